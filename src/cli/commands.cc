@@ -1,0 +1,35 @@
+#include "cli/commands.h"
+
+#include <cstdio>
+#include <map>
+
+namespace hetplan::cli {
+namespace {
+std::map<CLI::App*, Runner>& Runners() {
+  static std::map<CLI::App*, Runner> runners;
+  return runners;
+}
+}  // namespace
+
+void Register(CLI::App* sub, Runner run) { Runners()[sub] = std::move(run); }
+
+void RegisterAll(CLI::App& app) { RegisterGraph(app); }
+
+int RunSelected(CLI::App& app) {
+  for (auto& [sub, run] : Runners()) {
+    if (sub->parsed()) return run();
+  }
+  std::fprintf(stderr, "hetplan: error: no subcommand; see hetplan --help\n");
+  return 2;
+}
+
+int ReportError(const Status& status) {
+  std::fprintf(stderr, "hetplan: error: %s\n", status.message().c_str());
+  switch (status.code()) {
+    case ErrorCode::kInvalidArgument: return 2;
+    case ErrorCode::kInternal: return 70;
+    default: return 1;
+  }
+}
+
+}  // namespace hetplan::cli

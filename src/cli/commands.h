@@ -1,0 +1,24 @@
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "hetplan/util/status.h"
+
+namespace hetplan::cli {
+
+// Each command file registers its subcommand and the function that runs it.
+using Runner = std::function<int()>;
+void Register(CLI::App* sub, Runner run);
+void RegisterAll(CLI::App& app);
+int RunSelected(CLI::App& app);
+
+// Prints "hetplan: error: <message>" on stderr; returns the exit code for it.
+int ReportError(const Status& status);
+
+// Subcommand registration, one per file.
+void RegisterGraph(CLI::App& app);
+
+}  // namespace hetplan::cli

@@ -1,0 +1,875 @@
+#include "hetplan/graph/onnx_import.h"
+
+#include <algorithm>
+#include <queue>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "graph/constant_folding.h"
+#include "hetplan/util/io.h"
+#include "hetplan/util/sha256.h"
+
+namespace hetplan {
+
+using internal::ConstTensor;
+
+Result<FusionLevel> ParseFusionLevel(std::string_view text) {
+  if (text == "none") return FusionLevel::kNone;
+  if (text == "activation") return FusionLevel::kActivation;
+  return Error(ErrorCode::kInvalidArgument, "unknown fusion level '{}'; use none or activation", text);
+}
+
+std::string ToString(FusionLevel level) {
+  return level == FusionLevel::kNone ? "none" : "activation";
+}
+
+Result<std::pair<std::string, std::vector<int64_t>>> ParseShapeOverride(std::string_view text) {
+  auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--shape '{}': expected NAME=D0xD1x... such as input=1x3x224x224", text);
+  }
+  std::string name(text.substr(0, eq));
+  std::vector<int64_t> dims;
+  std::string_view rest = text.substr(eq + 1);
+  while (!rest.empty()) {
+    auto x = rest.find('x');
+    std::string_view tok = rest.substr(0, x);
+    int64_t v = 0;
+    bool okd = !tok.empty() && tok.size() < 12;
+    for (char c : tok) {
+      if (c < '0' || c > '9') okd = false;
+      else v = v * 10 + (c - '0');
+    }
+    if (!okd || v <= 0) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--shape '{}': dim '{}' is not a positive integer; use e.g. {}=1x3x224x224", text,
+                   tok, name);
+    }
+    dims.push_back(v);
+    if (x == std::string_view::npos) break;
+    rest = rest.substr(x + 1);
+    if (rest.empty()) {
+      return Error(ErrorCode::kInvalidArgument, "--shape '{}': trailing 'x'", text);
+    }
+  }
+  return std::make_pair(name, dims);
+}
+
+namespace {
+
+constexpr int kMaxFoldRounds = 16;
+
+const char* DtypeName(int32_t t) {
+  switch (t) {
+    case onnx::TensorProto::FLOAT: return "float32";
+    case onnx::TensorProto::DOUBLE: return "float64";
+    case onnx::TensorProto::FLOAT16: return "float16";
+    case onnx::TensorProto::BFLOAT16: return "bfloat16";
+    case onnx::TensorProto::INT64: return "int64";
+    case onnx::TensorProto::INT32: return "int32";
+    case onnx::TensorProto::INT16: return "int16";
+    case onnx::TensorProto::INT8: return "int8";
+    case onnx::TensorProto::UINT8: return "uint8";
+    case onnx::TensorProto::BOOL: return "bool";
+    default: return "unknown";
+  }
+}
+int64_t DtypeBytes(int32_t t) {
+  switch (t) {
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::INT64: return 8;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32: return 4;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::INT16: return 2;
+    default: return 1;
+  }
+}
+
+std::string NodeLabel(const onnx::NodeProto& n, int index) {
+  if (!n.name().empty()) return fmt::format("node '{}' ({})", n.name(), n.op_type());
+  return fmt::format("node #{} ({})", index, n.op_type());
+}
+
+int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name) return a.i();
+  }
+  return def;
+}
+
+// Everything the importer tracks while it works on one model.
+class Importer {
+ public:
+  Importer(std::string label, const ImportOptions& options) : label_(std::move(label)), options_(options) {}
+
+  Result<LoadedModel> Run(std::string_view bytes);
+
+ private:
+  Status Parse(std::string_view bytes);
+  Status CheckStructure();
+  Status CheckExternalData();
+  Status FixInputShapes();
+  Status TopologicalSort();
+  Status InferShapes();
+  bool FoldConstants();
+  Status CollectShapes();
+  Result<OpGraph> BuildGraph();
+
+  Status Fail(ErrorCode code, const std::string& what) const {
+    return Status(code, fmt::format("{}: {}", label_, what));
+  }
+
+  std::string label_;
+  ImportOptions options_;
+  std::shared_ptr<onnx::ModelProto> model_ = std::make_shared<onnx::ModelProto>();
+  int original_nodes_ = 0;
+  int folded_nodes_ = 0;
+  std::unordered_set<std::string> initializer_names_;
+  // name → static shape and dtype of every tensor with a fully known shape
+  std::unordered_map<std::string, std::vector<int64_t>> shapes_;
+  std::unordered_map<std::string, int32_t> dtypes_;
+  std::unordered_map<std::string, ConstTensor> constants_;
+};
+
+Status Importer::Parse(std::string_view bytes) {
+  if (bytes.empty()) return Fail(ErrorCode::kParseError, "the file is empty; expected an ONNX model (.onnx)");
+  if (!model_->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Fail(ErrorCode::kParseError,
+                "not a valid ONNX protobuf (truncated or not a model); re-export the model with "
+                "torch.onnx.export or check the download");
+  }
+  if (!model_->has_graph()) {
+    return Fail(ErrorCode::kParseError, "the protobuf has no graph: it is not an ONNX model; re-export it");
+  }
+  if (model_->graph().node_size() == 0) {
+    return Fail(ErrorCode::kParseError, "the graph is empty (no nodes); nothing to plan");
+  }
+  original_nodes_ = model_->graph().node_size();
+  return Status::Ok();
+}
+
+Status Importer::CheckStructure() {
+  const auto& g = model_->graph();
+  std::unordered_map<std::string, int> opset;
+  for (const auto& o : model_->opset_import()) opset[o.domain()] = static_cast<int>(o.version());
+  for (const auto& [domain, version] : opset) {
+    if (!domain.empty() && domain != "ai.onnx") {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("opset domain '{}' is not supported (only the standard ai.onnx domain "
+                              "is); export without custom or vendor operators",
+                              domain));
+    }
+  }
+  if (opset.empty()) {
+    return Fail(ErrorCode::kParseError, "the model declares no opset_import; re-export it with an opset");
+  }
+  int version = opset.count("") ? opset[""] : opset["ai.onnx"];
+
+  for (const auto& init : g.initializer()) initializer_names_.insert(init.name());
+  std::unordered_set<std::string> produced;  // graph inputs, initializers, node outputs
+  for (const auto& in : g.input()) produced.insert(in.name());
+  produced.insert(initializer_names_.begin(), initializer_names_.end());
+  std::unordered_set<std::string> node_outputs;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("{} is in the unknown domain '{}'; only standard ONNX operators are "
+                              "supported",
+                              NodeLabel(n, i), n.domain()));
+    }
+    if (n.op_type() == "Loop" || n.op_type() == "If" || n.op_type() == "Scan") {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("{} is control flow, which hetplan cannot plan statically; export the "
+                              "model with the loop unrolled or the branch resolved",
+                              NodeLabel(n, i)));
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() || a.graphs_size() > 0) {
+        return Fail(ErrorCode::kUnsupported,
+                    fmt::format("{} has a subgraph attribute '{}'; subgraphs are not supported",
+                                NodeLabel(n, i), a.name()));
+      }
+    }
+    if (onnx::OpSchemaRegistry::Schema(n.op_type(), version, "") == nullptr) {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("{}: '{}' is not an ONNX operator at opset {}; export with standard "
+                              "operators",
+                              NodeLabel(n, i), n.op_type(), version));
+    }
+    for (const auto& out : n.output()) {
+      if (out.empty()) continue;
+      if (!node_outputs.insert(out).second || produced.count(out)) {
+        return Fail(ErrorCode::kParseError,
+                    fmt::format("{} writes tensor '{}', which another node, input or initializer "
+                                "already defines; each tensor must have one producer",
+                                NodeLabel(n, i), out));
+      }
+    }
+  }
+  produced.insert(node_outputs.begin(), node_outputs.end());
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const auto& in : g.node(i).input()) {
+      if (!in.empty() && !produced.count(in)) {
+        return Fail(ErrorCode::kParseError,
+                    fmt::format("{} reads tensor '{}', which no node, graph input or initializer "
+                                "produces (dangling edge); repair or re-export the model",
+                                NodeLabel(g.node(i), i), in));
+      }
+    }
+  }
+  for (const auto& out : g.output()) {
+    if (!produced.count(out.name())) {
+      return Fail(ErrorCode::kParseError,
+                  fmt::format("graph output '{}' is produced by no node; repair or re-export the model",
+                              out.name()));
+    }
+  }
+  return Status::Ok();
+}
+
+// External data is never read (the planner needs shapes, not weights), but a
+// reference that escapes the model's directory is refused outright.
+Status Importer::CheckExternalData() {
+  auto check = [&](const onnx::TensorProto& t) -> Status {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) return Status::Ok();
+    for (const auto& kv : t.external_data()) {
+      if (kv.key() != "location") continue;
+      const std::string& loc = kv.value();
+      bool escapes = loc.empty() || loc[0] == '/' || loc.find("..") != std::string::npos ||
+                     loc.find('\\') != std::string::npos || loc.find(':') != std::string::npos;
+      if (escapes) {
+        return Fail(ErrorCode::kUnsupported,
+                    fmt::format("initializer '{}' points to external data at '{}', outside the "
+                                "model's folder; refusing to follow it (keep external data next to "
+                                "the model)",
+                                t.name(), loc));
+      }
+    }
+    return Status::Ok();
+  };
+  for (const auto& t : model_->graph().initializer()) HETPLAN_RETURN_IF_ERROR(check(t));
+  for (const auto& n : model_->graph().node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t()) HETPLAN_RETURN_IF_ERROR(check(a.t()));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Importer::FixInputShapes() {
+  auto* g = model_->mutable_graph();
+  std::set<std::string> unused;
+  for (const auto& [name, dims] : options_.input_shapes) unused.insert(name);
+  std::vector<std::string> real_inputs;
+  for (int i = 0; i < g->input_size(); ++i) {
+    auto* in = g->mutable_input(i);
+    if (initializer_names_.count(in->name())) continue;
+    real_inputs.push_back(in->name());
+    if (!in->type().has_tensor_type()) {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("graph input '{}' is not a tensor; only tensor inputs are supported",
+                              in->name()));
+    }
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    auto it = options_.input_shapes.find(in->name());
+    if (it != options_.input_shapes.end()) {
+      unused.erase(in->name());
+      if (tt->has_shape() && tt->shape().dim_size() != static_cast<int>(it->second.size())) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("--shape {}: the input has rank {}, the option gives {} dims",
+                                in->name(), tt->shape().dim_size(), it->second.size()));
+      }
+      tt->mutable_shape()->clear_dim();
+      for (int64_t d : it->second) tt->mutable_shape()->add_dim()->set_dim_value(d);
+      continue;
+    }
+    if (!tt->has_shape()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("graph input '{}' has no shape; give one with --shape {}=1x3x224x224",
+                              in->name(), in->name()));
+    }
+    for (int d = 0; d < tt->shape().dim_size(); ++d) {
+      const auto& dim = tt->shape().dim(d);
+      if (!dim.has_dim_value() || dim.dim_value() <= 0) {
+        std::string sym = dim.has_dim_param() ? fmt::format(" ('{}')", dim.dim_param()) : "";
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("graph input '{}' dim {}{} is symbolic; fix it with --shape "
+                                "{}=1x3x224x224 (your real sizes)",
+                                in->name(), d, sym, in->name()));
+      }
+    }
+  }
+  if (!unused.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--shape names '{}', which is not a graph input; inputs are: {}",
+                            *unused.begin(), fmt::join(real_inputs, ", ")));
+  }
+  return Status::Ok();
+}
+
+Status Importer::TopologicalSort() {
+  auto* g = model_->mutable_graph();
+  const int n = g->node_size();
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < n; ++i) {
+    for (const auto& out : g->node(i).output()) {
+      if (!out.empty()) producer[out] = i;
+    }
+  }
+  std::vector<std::vector<int>> succ(n);
+  std::vector<int> indeg(n, 0);
+  for (int i = 0; i < n; ++i) {
+    std::set<int> preds;
+    for (const auto& in : g->node(i).input()) {
+      auto it = producer.find(in);
+      if (it != producer.end()) preds.insert(it->second);
+    }
+    for (int p : preds) {
+      if (p == i) {
+        return Fail(ErrorCode::kParseError,
+                    fmt::format("{} reads its own output: the graph has a cycle; an inference graph "
+                                "must be acyclic",
+                                NodeLabel(g->node(i), i)));
+      }
+      succ[p].push_back(i);
+      ++indeg[i];
+    }
+  }
+  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+  for (int i = 0; i < n; ++i) {
+    if (indeg[i] == 0) ready.push(i);
+  }
+  std::vector<int> order;
+  while (!ready.empty()) {
+    int u = ready.top();
+    ready.pop();
+    order.push_back(u);
+    for (int v : succ[u]) {
+      if (--indeg[v] == 0) ready.push(v);
+    }
+  }
+  if (static_cast<int>(order.size()) != n) {
+    int culprit = 0;
+    while (indeg[culprit] == 0) ++culprit;
+    return Fail(ErrorCode::kParseError,
+                fmt::format("the graph has a cycle through {}; an inference graph must be acyclic",
+                            NodeLabel(g->node(culprit), culprit)));
+  }
+  bool sorted = true;
+  for (int i = 0; i < n; ++i) sorted = sorted && order[i] == i;
+  if (!sorted) {
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    for (int i : order) *nodes.Add() = g->node(i);
+    g->mutable_node()->Swap(&nodes);
+  }
+  return Status::Ok();
+}
+
+Status Importer::InferShapes() {
+  // Drop stale value_info so that inference starts from what the nodes say.
+  model_->mutable_graph()->clear_value_info();
+  try {
+    onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/false);
+    onnx::shape_inference::InferShapes(*model_, onnx::OpSchemaRegistry::Instance(), opts);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    return Fail(ErrorCode::kParseError,
+                fmt::format("ONNX shape inference failed: {}; check the named node's inputs", what));
+  }
+  return CollectShapes();
+}
+
+Status Importer::CollectShapes() {
+  shapes_.clear();
+  dtypes_.clear();
+  const auto& g = model_->graph();
+  auto add = [&](const onnx::ValueInfoProto& vi) {
+    if (!vi.type().has_tensor_type()) return;
+    const auto& tt = vi.type().tensor_type();
+    dtypes_[vi.name()] = tt.elem_type();
+    if (!tt.has_shape()) return;
+    std::vector<int64_t> dims;
+    for (const auto& d : tt.shape().dim()) {
+      if (!d.has_dim_value()) return;
+      dims.push_back(d.dim_value());
+    }
+    shapes_[vi.name()] = std::move(dims);
+  };
+  for (const auto& vi : g.input()) add(vi);
+  for (const auto& vi : g.value_info()) add(vi);
+  for (const auto& vi : g.output()) add(vi);
+  for (const auto& t : g.initializer()) {
+    shapes_[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
+    dtypes_[t.name()] = t.data_type();
+  }
+  return Status::Ok();
+}
+
+bool Importer::FoldConstants() {
+  auto* g = model_->mutable_graph();
+  for (const auto& t : g->initializer()) {
+    if (constants_.count(t.name())) continue;
+    int64_t n = 1;
+    for (int64_t d : t.dims()) n *= std::max<int64_t>(d, 0);
+    if (n > internal::kMaxFoldElements) continue;
+    if (auto c = internal::FromTensorProto(t)) constants_[t.name()] = std::move(*c);
+  }
+  std::unordered_set<std::string> graph_outputs;
+  for (const auto& o : g->output()) graph_outputs.insert(o.name());
+
+  std::vector<bool> folded(g->node_size(), false);
+  int count = 0;
+  for (int i = 0; i < g->node_size(); ++i) {
+    const auto& n = g->node(i);
+    if (n.output_size() != 1 || graph_outputs.count(n.output(0))) continue;
+    auto out = internal::EvaluateNode(n, constants_, shapes_);
+    if (!out) continue;
+    if ((*out)[0].size() > internal::kMaxFoldElements) continue;
+    constants_[n.output(0)] = std::move((*out)[0]);
+    folded[i] = true;
+    ++count;
+  }
+  if (count == 0) return false;
+  // Keep the remaining nodes; turn folded values they read into initializers.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  std::set<std::string> needed;
+  for (int i = 0; i < g->node_size(); ++i) {
+    if (folded[i]) continue;
+    for (const auto& in : g->node(i).input()) needed.insert(in);
+    *kept.Add() = g->node(i);
+  }
+  for (int i = 0; i < g->node_size(); ++i) {
+    if (!folded[i]) continue;
+    const std::string& name = g->node(i).output(0);
+    if (needed.count(name) && !initializer_names_.count(name)) {
+      *g->add_initializer() = internal::ToTensorProto(constants_[name], name);
+      initializer_names_.insert(name);
+    }
+  }
+  g->mutable_node()->Swap(&kept);
+  folded_nodes_ += count;
+  return true;
+}
+
+// --- operator construction -------------------------------------------------
+
+bool IsMvmType(const std::string& t) { return t == "Conv" || t == "Gemm" || t == "MatMul"; }
+bool IsActivation(const std::string& t) {
+  return t == "Relu" || t == "Clip" || t == "HardSwish" || t == "HardSigmoid" || t == "Gelu" ||
+         t == "LeakyRelu" || t == "Tanh" || t == "Sigmoid" || t == "Elu" || t == "Selu";
+}
+
+Result<OpGraph> Importer::BuildGraph() {
+  const auto& g = model_->graph();
+  const int n = g.node_size();
+  std::unordered_set<std::string> constant_tensors(initializer_names_.begin(), initializer_names_.end());
+  // Alias: Identity/Dropout outputs stand for their input; Constant outputs are constants.
+  std::unordered_map<std::string, std::string> alias;
+  auto resolve = [&](std::string name) {
+    for (int guard = 0; guard < n + 1; ++guard) {
+      auto it = alias.find(name);
+      if (it == alias.end()) break;
+      name = it->second;
+    }
+    return name;
+  };
+  std::vector<bool> is_op(n, false);
+  for (int i = 0; i < n; ++i) {
+    const auto& node = g.node(i);
+    const std::string& t = node.op_type();
+    if (t == "Constant") {
+      for (const auto& o : node.output()) constant_tensors.insert(o);
+    } else if (t == "Identity" || t == "Dropout") {
+      if (node.input_size() >= 1 && node.output_size() >= 1) {
+        alias[node.output(0)] = node.input(0);
+        if (constant_tensors.count(resolve(node.input(0)))) constant_tensors.insert(node.output(0));
+      }
+    } else {
+      bool all_const = node.input_size() > 0;
+      for (const auto& in : node.input()) {
+        if (!in.empty() && !constant_tensors.count(resolve(in))) all_const = false;
+      }
+      if (all_const) {
+        // A computation on constants only (e.g. a weight transpose left by the
+        // exporter) is part of the constant, not an operator.
+        for (const auto& o : node.output()) constant_tensors.insert(o);
+      } else {
+        is_op[i] = true;
+      }
+    }
+  }
+
+  // Consumers of every (resolved) tensor among operator nodes.
+  std::unordered_map<std::string, std::vector<int>> consumers;
+  for (int i = 0; i < n; ++i) {
+    if (!is_op[i]) continue;
+    std::set<std::string> seen;
+    for (const auto& in : g.node(i).input()) {
+      if (in.empty()) continue;
+      std::string r = resolve(in);
+      if (seen.insert(r).second) consumers[r].push_back(i);
+    }
+  }
+  std::unordered_set<std::string> graph_outputs;
+  for (const auto& o : g.output()) graph_outputs.insert(resolve(o.name()));
+
+  // Fusion: each operator is a unit of node indices; units[i] starts at a main node.
+  std::vector<int> unit_of(n, -1);
+  std::vector<std::vector<int>> units;
+  auto single_consumer = [&](const std::string& tensor) -> int {
+    if (graph_outputs.count(tensor)) return -1;
+    auto it = consumers.find(tensor);
+    if (it == consumers.end() || it->second.size() != 1) return -1;
+    return it->second[0];
+  };
+  auto is_const_input = [&](const onnx::NodeProto& node, const std::string& other) {
+    for (const auto& in : node.input()) {
+      if (in != other && !in.empty() && constant_tensors.count(resolve(in))) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < n; ++i) {
+    if (!is_op[i] || unit_of[i] >= 0) continue;
+    std::vector<int> unit = {i};
+    unit_of[i] = static_cast<int>(units.size());
+    if (options_.fusion == FusionLevel::kActivation && IsMvmType(g.node(i).op_type())) {
+      auto absorb = [&](int j) {
+        unit.push_back(j);
+        unit_of[j] = unit_of[i];
+      };
+      std::string tail = g.node(i).output(0);
+      bool bias_done = false, bn_done = false, act_done = false;
+      while (!act_done) {
+        int j = single_consumer(tail);
+        auto it = consumers.find(tail);
+        // SiLU: tail → Sigmoid → Mul(tail, sigmoid); tail has exactly these two consumers.
+        if (j < 0 && it != consumers.end() && it->second.size() == 2 && !graph_outputs.count(tail)) {
+          int a = it->second[0], b = it->second[1];
+          if (g.node(a).op_type() == "Mul") std::swap(a, b);
+          if (g.node(a).op_type() == "Sigmoid" && g.node(b).op_type() == "Mul" &&
+              single_consumer(g.node(a).output(0)) == b && unit_of[a] < 0 && unit_of[b] < 0) {
+            absorb(a);
+            absorb(b);
+            tail = g.node(b).output(0);
+            act_done = true;
+            continue;
+          }
+          // Erf-GELU: tail → Div(c) → Erf → Add(c) → Mul(tail, ·) → Mul(c).
+          if (g.node(a).op_type() == "Div" || g.node(b).op_type() == "Div") {
+            if (g.node(b).op_type() == "Div") std::swap(a, b);
+            int erf = single_consumer(g.node(a).output(0));
+            int add = erf >= 0 ? single_consumer(g.node(erf).output(0)) : -1;
+            int mul = add >= 0 ? single_consumer(g.node(add).output(0)) : -1;
+            int half = mul >= 0 ? single_consumer(g.node(mul).output(0)) : -1;
+            if (erf >= 0 && add >= 0 && mul == b && half >= 0 && g.node(erf).op_type() == "Erf" &&
+                g.node(add).op_type() == "Add" && g.node(b).op_type() == "Mul" &&
+                g.node(half).op_type() == "Mul" && is_const_input(g.node(a), tail) &&
+                is_const_input(g.node(half), g.node(mul).output(0))) {
+              for (int k : {a, erf, add, b, half}) absorb(k);
+              tail = g.node(half).output(0);
+              act_done = true;
+              continue;
+            }
+          }
+          break;
+        }
+        if (j < 0 || unit_of[j] >= 0) break;
+        const auto& nj = g.node(j);
+        const std::string& tj = nj.op_type();
+        if (!bias_done && !bn_done && tj == "Add" && g.node(i).op_type() == "MatMul" &&
+            is_const_input(nj, tail)) {
+          bias_done = true;
+        } else if (!bn_done && tj == "BatchNormalization") {
+          bn_done = true;
+        } else if (IsActivation(tj) && nj.input_size() >= 1 && resolve(nj.input(0)) == tail) {
+          act_done = true;
+        } else {
+          break;
+        }
+        absorb(j);
+        tail = nj.output(0);
+      }
+    }
+    units.push_back(std::move(unit));
+  }
+  if (static_cast<int>(units.size()) > options_.max_operators) {
+    return Fail(ErrorCode::kLimitExceeded,
+                fmt::format("the model has {} operators, more than the limit of {}; raise "
+                            "--max-operators if this is intended",
+                            units.size(), options_.max_operators));
+  }
+
+  // Producer unit of every resolved tensor.
+  std::unordered_map<std::string, int> producer;
+  for (int u = 0; u < static_cast<int>(units.size()); ++u) {
+    for (int i : units[u]) {
+      for (const auto& o : g.node(i).output()) {
+        if (!o.empty()) producer[o] = u;
+      }
+    }
+  }
+  auto tensor_info = [&](const std::string& name, const onnx::NodeProto& node, int index,
+                         TensorInfo* out) -> Status {
+    auto it = shapes_.find(name);
+    if (it == shapes_.end()) {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("{}: tensor '{}' has no static shape after shape inference; give "
+                              "static input shapes with --shape or re-export with static shapes",
+                              NodeLabel(node, index), name));
+    }
+    out->name = name;
+    out->shape = it->second;
+    int64_t elements = 1;
+    for (int64_t d : out->shape) {
+      if (d == 0) {
+        return Fail(ErrorCode::kUnsupported,
+                    fmt::format("{}: tensor '{}' has zero elements (shape [{}]); a zero-sized "
+                                "tensor cannot be planned",
+                                NodeLabel(node, index), name, fmt::join(out->shape, ",")));
+      }
+      if (d < 0 || elements > options_.max_tensor_elements / d) {
+        return Fail(ErrorCode::kLimitExceeded,
+                    fmt::format("{}: tensor '{}' (shape [{}]) has more than {} elements; the model "
+                                "is beyond the planner's size limit",
+                                NodeLabel(node, index), name, fmt::join(out->shape, ","),
+                                options_.max_tensor_elements));
+      }
+      elements *= d;
+    }
+    out->elements = elements;
+    auto dt = dtypes_.find(name);
+    int32_t type = dt == dtypes_.end() ? onnx::TensorProto::FLOAT : dt->second;
+    out->dtype = DtypeName(type);
+    out->element_bytes = DtypeBytes(type);
+    return Status::Ok();
+  };
+
+  std::vector<Operator> ops;
+  std::vector<Edge> edges;
+  for (int u = 0; u < static_cast<int>(units.size()); ++u) {
+    const auto& unit = units[u];
+    const int main_index = unit[0];
+    const auto& main = g.node(main_index);
+    Operator op;
+    op.id = u;
+    op.type = main.op_type();
+    op.name = main.name().empty() ? fmt::format("{}_{}", main.op_type(), main_index) : main.name();
+    std::unordered_set<int> in_unit(unit.begin(), unit.end());
+    std::set<std::string> seen_inputs;
+    for (int i : unit) {
+      const auto& node = g.node(i);
+      op.nodes.push_back(node.name().empty() ? fmt::format("{}_{}", node.op_type(), i) : node.name());
+      op.node_types.push_back(node.op_type());
+      op.node_indices.push_back(i);
+      for (const auto& raw : node.input()) {
+        if (raw.empty()) continue;
+        std::string in = resolve(raw);
+        if (constant_tensors.count(in)) {
+          auto it = shapes_.find(in);
+          if (it != shapes_.end() && seen_inputs.insert(in).second) {
+            int64_t e = 1;
+            for (int64_t d : it->second) e *= std::max<int64_t>(d, 1);
+            auto dt = dtypes_.find(in);
+            op.param_bytes += e * DtypeBytes(dt == dtypes_.end() ? onnx::TensorProto::FLOAT : dt->second);
+          }
+          continue;
+        }
+        auto p = producer.find(in);
+        if (p != producer.end() && p->second == u) continue;  // internal to the fused unit
+        if (!seen_inputs.insert(in).second) continue;
+        TensorInfo ti;
+        HETPLAN_RETURN_IF_ERROR(tensor_info(in, node, i, &ti));
+        op.input_elements += ti.elements;
+        if (p != producer.end()) {
+          edges.push_back(Edge{p->second, u, {in}, ti.elements, ti.bytes()});
+        }
+        op.inputs.push_back(std::move(ti));
+      }
+    }
+    for (int i : unit) {
+      const auto& node = g.node(i);
+      for (const auto& o : node.output()) {
+        if (o.empty()) continue;
+        // An output is visible when the graph or a node outside the unit reads it.
+        bool visible = graph_outputs.count(o) > 0;
+        auto c = consumers.find(o);
+        if (c != consumers.end()) {
+          for (int k : c->second) visible = visible || !in_unit.count(k);
+        }
+        if (!visible && !(i == unit.back() && o == node.output(0))) continue;
+        TensorInfo ti;
+        HETPLAN_RETURN_IF_ERROR(tensor_info(o, node, i, &ti));
+        op.output_elements += ti.elements;
+        op.outputs.push_back(std::move(ti));
+      }
+    }
+    if (op.inputs.empty() && op.outputs.empty()) continue;
+    op.dtype = op.outputs.empty() ? "float32" : op.outputs[0].dtype;
+
+    // Matrix view of the main node.
+    auto const_shape = [&](int k) -> const std::vector<int64_t>* {
+      if (main.input_size() <= k || main.input(k).empty()) return nullptr;
+      std::string r = resolve(main.input(k));
+      if (!constant_tensors.count(r)) return nullptr;
+      auto it = shapes_.find(r);
+      return it == shapes_.end() ? nullptr : &it->second;
+    };
+    auto shape_of = [&](int k) -> const std::vector<int64_t>* {
+      if (main.input_size() <= k) return nullptr;
+      auto it = shapes_.find(resolve(main.input(k)));
+      return it == shapes_.end() ? nullptr : &it->second;
+    };
+    const std::vector<int64_t>* main_out = nullptr;
+    if (auto it = shapes_.find(main.output(0)); it != shapes_.end()) main_out = &it->second;
+    auto prod = [](const std::vector<int64_t>& v, size_t from, size_t to) {
+      int64_t p = 1;
+      for (size_t k = from; k < to && k < v.size(); ++k) p *= v[k];
+      return p;
+    };
+    if (op.type == "Conv" && main_out && main_out->size() >= 3) {
+      op.groups = std::max<int64_t>(1, AttrInt(main, "group", 1));
+      const auto* w = const_shape(1);
+      const auto* ws = w ? w : shape_of(1);
+      if (ws && ws->size() >= 3) {
+        op.kernel_h = (*ws)[2];
+        op.kernel_w = ws->size() >= 4 ? (*ws)[3] : 1;
+        int64_t rows = prod(*ws, 1, ws->size());
+        op.macs = prod(*main_out, 0, main_out->size()) * rows;
+        if (w) {
+          op.has_weight = true;
+          op.weight_rows = rows;
+          op.weight_cols = (*ws)[0];
+          op.n_mvm = (*main_out)[0] * prod(*main_out, 2, main_out->size());
+        }
+      }
+    } else if (op.type == "Gemm") {
+      const auto* a = shape_of(0);
+      const auto* b = const_shape(1);
+      const auto* bs = b ? b : shape_of(1);
+      if (a && bs && a->size() == 2 && bs->size() == 2) {
+        bool ta = AttrInt(main, "transA", 0) != 0, tb = AttrInt(main, "transB", 0) != 0;
+        int64_t m = ta ? (*a)[1] : (*a)[0];
+        int64_t k = tb ? (*bs)[1] : (*bs)[0];
+        int64_t cols = tb ? (*bs)[0] : (*bs)[1];
+        op.macs = m * k * cols;
+        if (b) {
+          op.has_weight = true;
+          op.weight_rows = k;
+          op.weight_cols = cols;
+          op.n_mvm = m;
+        }
+      }
+    } else if (op.type == "MatMul") {
+      const auto* a = shape_of(0);
+      const auto* b = const_shape(1);
+      const auto* bs = b ? b : shape_of(1);
+      if (a && bs && !a->empty() && bs->size() >= 2 && main_out) {
+        int64_t k = (*bs)[bs->size() - 2];
+        op.macs = prod(*main_out, 0, main_out->size()) * k;
+        if (b && bs->size() == 2) {
+          op.has_weight = true;
+          op.weight_rows = k;
+          op.weight_cols = (*bs)[1];
+          op.n_mvm = k > 0 ? prod(*a, 0, a->size()) / k : 0;
+        }
+      }
+    }
+    ops.push_back(std::move(op));
+  }
+  // Re-number in case an empty unit was skipped.
+  std::vector<int> renumber(units.size(), -1);
+  for (int k = 0; k < static_cast<int>(ops.size()); ++k) {
+    renumber[ops[k].id] = k;
+    ops[k].id = k;
+  }
+  for (auto& e : edges) {
+    e.from = renumber[e.from];
+    e.to = renumber[e.to];
+  }
+
+  std::vector<TensorInfo> inputs, outputs;
+  for (const auto& in : g.input()) {
+    if (initializer_names_.count(in.name())) continue;
+    TensorInfo ti;
+    ti.name = in.name();
+    if (auto it = shapes_.find(in.name()); it != shapes_.end()) {
+      ti.shape = it->second;
+      ti.elements = 1;
+      for (int64_t d : ti.shape) ti.elements *= d;
+    }
+    ti.dtype = DtypeName(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
+    ti.element_bytes = DtypeBytes(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
+    inputs.push_back(ti);
+  }
+  for (const auto& out : g.output()) {
+    TensorInfo ti;
+    ti.name = out.name();
+    if (auto it = shapes_.find(resolve(out.name())); it != shapes_.end()) {
+      ti.shape = it->second;
+      ti.elements = 1;
+      for (int64_t d : ti.shape) ti.elements *= d;
+    }
+    outputs.push_back(ti);
+  }
+  std::string name = model_->graph().name().empty() ? label_ : model_->graph().name();
+  auto graph = OpGraph::Create(label_, std::move(ops), std::move(edges), std::move(inputs),
+                               std::move(outputs));
+  if (!graph.ok()) return graph.status();
+  if (graph->size() == 0) {
+    return Fail(ErrorCode::kParseError, "the graph has no operators after removing constants; nothing to plan");
+  }
+  return graph;
+}
+
+Result<LoadedModel> Importer::Run(std::string_view bytes) {
+  if (static_cast<int64_t>(bytes.size()) > options_.max_file_bytes) {
+    return Fail(ErrorCode::kLimitExceeded,
+                fmt::format("the file has {} bytes, more than the limit of {}", bytes.size(),
+                            options_.max_file_bytes));
+  }
+  HETPLAN_RETURN_IF_ERROR(Parse(bytes));
+  HETPLAN_RETURN_IF_ERROR(CheckStructure());
+  HETPLAN_RETURN_IF_ERROR(CheckExternalData());
+  HETPLAN_RETURN_IF_ERROR(FixInputShapes());
+  HETPLAN_RETURN_IF_ERROR(TopologicalSort());
+  HETPLAN_RETURN_IF_ERROR(InferShapes());
+  for (int round = 0; round < kMaxFoldRounds && FoldConstants(); ++round) {
+    HETPLAN_RETURN_IF_ERROR(InferShapes());
+  }
+  auto graph = BuildGraph();
+  if (!graph.ok()) return graph.status();
+  LoadedModel m{std::move(graph).value(), model_, label_, Sha256Hex(bytes), original_nodes_,
+                folded_nodes_, options_.fusion};
+  return m;
+}
+
+}  // namespace
+
+Result<LoadedModel> LoadOnnxModelFromBytes(std::string_view bytes, const std::string& label,
+                                           const ImportOptions& options) {
+  Importer importer(label, options);
+  try {
+    return importer.Run(bytes);
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kParseError, "{}: could not read the model: {}", label, e.what());
+  }
+}
+
+Result<LoadedModel> LoadOnnxModel(const std::string& path, const ImportOptions& options) {
+  auto bytes = ReadFile(path, options.max_file_bytes);
+  if (!bytes.ok()) return bytes.status();
+  return LoadOnnxModelFromBytes(*bytes, path, options);
+}
+
+}  // namespace hetplan
