@@ -155,7 +155,9 @@ TEST(Algorithms, ClosureMatchesDfsOnRandomDags) {
       for (const auto& b : p.branches) {
         for (size_t i = 0; i < b.size(); ++i) {
           ++count[b[i]];
-          if (i) EXPECT_LT(g.topo_position(b[i - 1]), g.topo_position(b[i]));
+          if (i > 0) {
+            EXPECT_LT(g.topo_position(b[i - 1]), g.topo_position(b[i]));
+          }
         }
       }
       // Operators in different branches of a phase are parallelizable.
