@@ -301,6 +301,30 @@ std::optional<std::vector<ConstTensor>> EvaluateNode(
     if (!r) return std::nullopt;
     return std::vector<ConstTensor>{*r};
   }
+  if (op == "Where") {
+    if (in.size() != 3 || !in[1] || !in[2]) return std::nullopt;
+    const ConstTensor& a = *in[1];
+    const ConstTensor& b = *in[2];
+    if (a.is_float != b.is_float || x.is_float) return std::nullopt;
+    int64_t n = std::max({x.size(), a.size(), b.size()});
+    for (const ConstTensor* t : {&x, &a, &b}) {
+      if (t->size() != n && t->size() != 1) return std::nullopt;
+    }
+    ConstTensor out = x.size() == n ? a : (a.size() == n ? a : b);
+    out.dims = x.size() == n ? x.dims : (a.size() == n ? a.dims : b.dims);
+    out.dtype = a.dtype;
+    out.is_float = a.is_float;
+    out.ints.clear();
+    out.floats.clear();
+    auto at = [](const ConstTensor& t, int64_t i) { return t.size() == 1 ? 0 : i; };
+    for (int64_t i = 0; i < n; ++i) {
+      bool c = x.ints[at(x, i)] != 0;
+      const ConstTensor& src = c ? a : b;
+      if (src.is_float) out.floats.push_back(src.floats[at(src, i)]);
+      else out.ints.push_back(src.ints[at(src, i)]);
+    }
+    return std::vector<ConstTensor>{out};
+  }
   if (op == "Slice") {
     if (x.dims.size() != 1 || in.size() < 3 || !in[1] || !in[2]) return std::nullopt;
     if (in.size() >= 4 && in[3] && (in[3]->ints.size() != 1 || in[3]->ints[0] != 0)) return std::nullopt;

@@ -326,7 +326,7 @@ Status Importer::TopologicalSort() {
       if (!out.empty()) producer[out] = i;
     }
   }
-  std::vector<std::vector<int>> succ(n);
+  std::vector<std::vector<int>> succ(n), pred(n);
   std::vector<int> indeg(n, 0);
   for (int i = 0; i < n; ++i) {
     std::set<int> preds;
@@ -342,6 +342,7 @@ Status Importer::TopologicalSort() {
                                 NodeLabel(g->node(i), i)));
       }
       succ[p].push_back(i);
+      pred[i].push_back(p);
       ++indeg[i];
     }
   }
@@ -359,8 +360,18 @@ Status Importer::TopologicalSort() {
     }
   }
   if (static_cast<int>(order.size()) != n) {
+    // A node left over may only be downstream of the cycle: walk back through
+    // left-over predecessors (each has one) n times to land on the cycle.
     int culprit = 0;
     while (indeg[culprit] == 0) ++culprit;
+    for (int step = 0; step < n; ++step) {
+      for (int p : pred[culprit]) {
+        if (indeg[p] > 0) {
+          culprit = p;
+          break;
+        }
+      }
+    }
     return Fail(ErrorCode::kParseError,
                 fmt::format("the graph has a cycle through {}; an inference graph must be acyclic",
                             NodeLabel(g->node(culprit), culprit)));
@@ -421,7 +432,13 @@ bool Importer::FoldConstants() {
   for (const auto& t : g->initializer()) {
     if (constants_.count(t.name())) continue;
     int64_t n = 1;
-    for (int64_t d : t.dims()) n *= std::max<int64_t>(d, 0);
+    for (int64_t d : t.dims()) {
+      if (d > 0 && n > internal::kMaxFoldElements / d) {  // also guards n * d against overflow
+        n = internal::kMaxFoldElements + 1;
+        break;
+      }
+      n *= std::max<int64_t>(d, 0);
+    }
     if (n > internal::kMaxFoldElements) continue;
     if (auto c = internal::FromTensorProto(t)) constants_[t.name()] = std::move(*c);
   }
@@ -679,7 +696,16 @@ Result<OpGraph> Importer::BuildGraph() {
           auto it = shapes_.find(in);
           if (it != shapes_.end() && seen_inputs.insert(in).second) {
             int64_t e = 1;
-            for (int64_t d : it->second) e *= std::max<int64_t>(d, 1);
+            for (int64_t d : it->second) {
+              if (d > 0 && e > options_.max_tensor_elements / d) {
+                return Fail(ErrorCode::kLimitExceeded,
+                            fmt::format("{}: constant '{}' (shape [{}]) has more than {} elements; "
+                                        "the model is beyond the planner's size limit",
+                                        NodeLabel(node, i), in, fmt::join(it->second, ","),
+                                        options_.max_tensor_elements));
+              }
+              e *= std::max<int64_t>(d, 1);
+            }
             auto dt = dtypes_.find(in);
             op.param_bytes += e * DtypeBytes(dt == dtypes_.end() ? onnx::TensorProto::FLOAT : dt->second);
           }
@@ -798,6 +824,20 @@ Result<OpGraph> Importer::BuildGraph() {
     e.to = renumber[e.to];
   }
 
+  // Graph inputs and outputs no operator reads or writes were not checked above.
+  auto count_elements = [&](const char* what, TensorInfo* ti) -> Status {
+    ti->elements = 1;
+    for (int64_t d : ti->shape) {
+      if (d > 0 && ti->elements > options_.max_tensor_elements / d) {
+        return Fail(ErrorCode::kLimitExceeded,
+                    fmt::format("graph {} '{}' (shape [{}]) has more than {} elements; the model "
+                                "is beyond the planner's size limit",
+                                what, ti->name, fmt::join(ti->shape, ","), options_.max_tensor_elements));
+      }
+      ti->elements *= d;
+    }
+    return Status::Ok();
+  };
   std::vector<TensorInfo> inputs, outputs;
   for (const auto& in : g.input()) {
     if (initializer_names_.count(in.name())) continue;
@@ -805,8 +845,7 @@ Result<OpGraph> Importer::BuildGraph() {
     ti.name = in.name();
     if (auto it = shapes_.find(in.name()); it != shapes_.end()) {
       ti.shape = it->second;
-      ti.elements = 1;
-      for (int64_t d : ti.shape) ti.elements *= d;
+      HETPLAN_RETURN_IF_ERROR(count_elements("input", &ti));
     }
     ti.dtype = DtypeName(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
     ti.element_bytes = DtypeBytes(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
@@ -817,8 +856,7 @@ Result<OpGraph> Importer::BuildGraph() {
     ti.name = out.name();
     if (auto it = shapes_.find(resolve(out.name())); it != shapes_.end()) {
       ti.shape = it->second;
-      ti.elements = 1;
-      for (int64_t d : ti.shape) ti.elements *= d;
+      HETPLAN_RETURN_IF_ERROR(count_elements("output", &ti));
     }
     outputs.push_back(ti);
   }

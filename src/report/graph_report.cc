@@ -109,7 +109,7 @@ std::string GraphSummaryText(const LoadedModel& m) {
   out += fmt::format("model      {}\n", m.path);
   out += fmt::format("sha256     {}\n", m.sha256);
   out += fmt::format("fusion     {}\n", ToString(m.fusion));
-  out += fmt::format("ONNX nodes {} ({} folded as constant shape arithmetic)\n", m.onnx_nodes,
+  out += fmt::format("ONNX nodes {} ({} folded into constants)\n", m.onnx_nodes,
                      m.folded_nodes);
   out += fmt::format("operators  {}   edges {}   parallel pairs |P| {}\n", s.operators, s.edges,
                      s.parallel_pairs);

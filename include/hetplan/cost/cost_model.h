@@ -1,0 +1,79 @@
+// The solver-facing cost model: for every (operator, PU) a latency (absent =
+// unsupported), crossbars on spatial PUs, energy; for every edge and PU pair a
+// transfer time; PU capacities, powers and contention. Built from a platform,
+// a graph and cost sources (see BuildCostModel in cost/build.h); solvers see
+// only this.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetplan/graph/op_graph.h"
+
+namespace hetplan {
+
+struct PuInfo {
+  std::string name;
+  std::string kind = "cpu";        // cpu | cim | gpu | npu
+  bool spatial = false;            // spatial: concurrent operators, capacity in crossbars
+  int64_t capacity = -1;           // crossbar budget C of a spatial PU; -1 when serial
+  std::optional<double> power_w;
+  std::string cost_label = "measured";  // measured | analytical | table | synthetic
+};
+
+class CostModel {
+ public:
+  CostModel() = default;
+  CostModel(int num_ops, std::vector<PuInfo> pus, int num_edges)
+      : n_(num_ops), k_(static_cast<int>(pus.size())), pus_(std::move(pus)),
+        latency_(static_cast<size_t>(n_) * k_, std::numeric_limits<double>::quiet_NaN()),
+        crossbars_(static_cast<size_t>(n_) * k_, 0),
+        transfer_(static_cast<size_t>(num_edges) * k_ * k_, 0.0),
+        slowdown_(static_cast<size_t>(k_) * k_, 1.0) {}
+
+  int num_ops() const { return n_; }
+  int num_pus() const { return k_; }
+  int num_edges() const { return k_ == 0 ? 0 : static_cast<int>(transfer_.size() / (k_ * k_)); }
+  const std::vector<PuInfo>& pus() const { return pus_; }
+  const PuInfo& pu(int p) const { return pus_[p]; }
+  int FindPu(const std::string& name) const {
+    for (int p = 0; p < k_; ++p) {
+      if (pus_[p].name == name) return p;
+    }
+    return -1;
+  }
+
+  bool supported(int v, int p) const { return !std::isnan(latency_[Idx(v, p)]); }
+  // Execution time of v on p (dispatch included); NaN when unsupported.
+  double latency_us(int v, int p) const { return latency_[Idx(v, p)]; }
+  int64_t crossbars(int v, int p) const { return crossbars_[Idx(v, p)]; }
+  // Transfer time on edge e when its source runs on p and its target on q.
+  double transfer_us(int e, int p, int q) const { return transfer_[(static_cast<size_t>(e) * k_ + p) * k_ + q]; }
+  double slowdown(int run, int interfere) const { return slowdown_[run * k_ + interfere]; }
+  std::optional<double> energy_uj(int v, int p) const {
+    if (!pus_[p].power_w || !supported(v, p)) return std::nullopt;
+    return latency_us(v, p) * *pus_[p].power_w;
+  }
+
+  void set_latency(int v, int p, double us) { latency_[Idx(v, p)] = us; }
+  void set_unsupported(int v, int p) { latency_[Idx(v, p)] = std::numeric_limits<double>::quiet_NaN(); }
+  void set_crossbars(int v, int p, int64_t n) { crossbars_[Idx(v, p)] = n; }
+  void set_transfer(int e, int p, int q, double us) { transfer_[(static_cast<size_t>(e) * k_ + p) * k_ + q] = us; }
+  void set_slowdown(int run, int interfere, double f) { slowdown_[run * k_ + interfere] = f; }
+  PuInfo& mutable_pu(int p) { return pus_[p]; }
+
+ private:
+  size_t Idx(int v, int p) const { return static_cast<size_t>(v) * k_ + p; }
+  int n_ = 0, k_ = 0;
+  std::vector<PuInfo> pus_;
+  std::vector<double> latency_;
+  std::vector<int64_t> crossbars_;
+  std::vector<double> transfer_;
+  std::vector<double> slowdown_;
+};
+
+}  // namespace hetplan

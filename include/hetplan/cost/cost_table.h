@@ -1,0 +1,79 @@
+// Cost tables: what each operator costs on each processing unit, measured or
+// given by a user. Written and read as CSV (docs/cost-table-format.md) and
+// JSON. A table carries its provenance so that a cached table is never
+// applied to another model, host or thread count.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetplan/graph/op_graph.h"
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+struct OpCost {
+  int op_id = -1;
+  std::string op_name;   // the operator's main ONNX node name: the key
+  std::string pu;        // PU name as in the platform
+  double exec_us = 0;    // median execution time
+  double dispatch_us = 0;
+  double h2d_us = 0;     // host → device copy of the operator's inputs (accelerators)
+  double d2h_us = 0;     // device → host copy of its outputs
+  std::optional<double> p10_us, p90_us;
+  std::optional<double> in_context_us;  // ORT profiler, kernel time inside the whole model
+};
+
+// SF(run, interfere): slowdown of `run` while `interfere` is busy (BIDENT).
+struct Slowdown {
+  std::string run_pu, interfere_pu;
+  double factor = 1.0;
+};
+
+// Measured makespan of running two operators together (BIDENT co-execution).
+struct CoExecution {
+  std::string op_a, pu_a, op_b, pu_b;
+  double makespan_us = 0;
+};
+
+struct CostTable {
+  // Provenance: source ("measured" | "synthetic" | "analytical" | "user"),
+  // model_sha256, fusion, host, cpu, threads, runtime, created, …
+  std::map<std::string, std::string> meta;
+  std::vector<OpCost> ops;
+  std::map<std::string, double> power_w;  // per PU
+  std::vector<Slowdown> slowdowns;
+  std::vector<CoExecution> coexec;
+  // Whole-model measurement, when the profiler made one.
+  std::optional<double> model_median_us, model_p10_us, model_p90_us;
+
+  const OpCost* Find(const std::string& op_name, const std::string& pu) const;
+};
+
+// CSV with a `kind` column (op | pu | slowdown | coexec); metadata in
+// leading "# key=value" lines. Columns are read by header name.
+std::string CostTableToCsv(const CostTable& t);
+Result<CostTable> ParseCostTableCsv(std::string_view text, const std::string& label);
+nlohmann::json CostTableToJson(const CostTable& t);
+Result<CostTable> CostTableFromJson(const nlohmann::json& j, const std::string& label);
+// Reads .csv or .json by extension.
+Result<CostTable> LoadCostTable(const std::string& path);
+Status SaveCostTable(const CostTable& t, const std::string& csv_path, const std::string& json_path);
+
+// Checks a table against a graph: every op row names an operator of the
+// graph (by name; op_id must agree when given), costs are finite and ≥ 0, no
+// duplicate (op, pu) rows, every operator has a cost on at least one of
+// `pus` (when given). Unsupported (op, PU) pairs are absent, never zero rows.
+Status CheckCostTable(const CostTable& t, const OpGraph& g, const std::string& label);
+
+// Checks that a table was made for the model whose file hash is
+// `model_sha256`: a table whose meta model_sha256 names another model is
+// refused (its operators may share names with this one's and still cost
+// something else). A table without model_sha256 (written by hand) passes.
+Status CheckProvenance(const CostTable& t, const std::string& model_sha256, const std::string& label);
+
+}  // namespace hetplan

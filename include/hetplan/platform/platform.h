@@ -1,0 +1,136 @@
+// The hardware a model is planned for: processing units (PUs) and the links
+// between them. Loaded from YAML (docs/platform-format.md), validated, and
+// adjusted with `key=value` overrides. Presets live in platforms/.
+//
+// Units: bandwidths in GB/s with 1 GB/s = 10^9 bytes/s, times in µs unless the
+// name says otherwise (mvm_latency_ns), power in W.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+enum class PuKind { kCpu, kCim, kGpu, kNpu };
+
+// kSerial: one operator at a time. kSpatial: concurrent operators on
+// disjoint resources with a capacity (the crossbars of a CIM accelerator).
+enum class Execution { kSerial, kSpatial };
+
+// Where a PU's operator costs come from. kProfile: measured with ONNX
+// Runtime; kCim: the analytical CIM model (cost/cim_model.h); kTable: a user
+// CSV; kRoofline: an analytical roofline.
+enum class CostSource { kProfile, kCim, kTable, kRoofline };
+
+// How a grouped convolution (groups > 1) is laid out on crossbars; see
+// cost/cim_model.h.
+enum class GroupedConvMapping { kBlockDiagonal, kPerGroup };
+
+struct CimParams {
+  int64_t crossbar_rows = 256;  // N: input-vector length one crossbar takes
+  int64_t crossbar_cols = 256;  // M: outputs one crossbar produces
+  int64_t crossbars = 100;      // C: the crossbar budget; 0 = nothing fits
+  double mvm_latency_ns = 50;   // T_mvm
+  double bandwidth_gbps = 10.24;  // B_cim, internal load/store bandwidth
+  int64_t element_bytes = 1;    // b_elem (1 = INT8)
+  std::vector<std::string> supported_ops = {"Conv", "Gemm", "MatMul"};
+  GroupedConvMapping grouped_conv = GroupedConvMapping::kBlockDiagonal;
+  bool im2col_load = false;     // load the im2col'd input instead of the raw input
+};
+
+struct RooflineParams {
+  std::map<std::string, double> peak_gflops;  // by ONNX dtype: float32, float16, int8, ...
+  double memory_bandwidth_gbps = 0;
+  double dispatch_us = 0;                     // fixed cost per operator
+  std::map<std::string, double> efficiency;   // by op type, or "default"; absent = 1
+};
+
+struct ProcessingUnit {
+  std::string name;
+  PuKind kind = PuKind::kCpu;
+  Execution execution = Execution::kSerial;
+  CostSource cost_source = CostSource::kProfile;
+  std::optional<double> power_w;
+  int threads = 1;      // intra-op threads when profiling (cost: profile)
+  std::string table;    // CSV path for cost: table; LoadPlatform resolves it against the YAML's folder
+  CimParams cim;        // meaningful for kind kCim
+  RooflineParams roofline;  // meaningful for cost kRoofline
+};
+
+// An undirected link between two PUs. Transfers over it take
+// latency_us + bytes / bandwidth (cost/cim_model.h, TransferUs). A pair of
+// PUs without a link has no modelled transfer path.
+struct Link {
+  std::string a, b;
+  double bandwidth_gbps = 0;
+  double latency_us = 0;
+  std::optional<int64_t> element_bytes;  // bytes per transferred element; absent = the tensor's own
+};
+
+struct Platform {
+  std::string name;
+  std::string description;
+  std::string source;  // file path, or "preset:klein-arm"
+  std::vector<ProcessingUnit> pus;
+  std::vector<Link> links;
+  std::vector<std::string> overrides;  // assignments applied by ApplyOverride, in order
+
+  // Index of the PU called `name`, -1 if absent.
+  int FindPu(std::string_view name) const;
+  // The link between a and b in either direction, nullptr if none.
+  const Link* FindLink(std::string_view a, std::string_view b) const;
+};
+
+// Limits enforced by the parser and ValidatePlatform.
+inline constexpr int kMaxPus = 64;
+inline constexpr size_t kMaxPlatformStringChars = 4096;
+inline constexpr size_t kMaxPlatformYamlBytes = size_t{1} << 20;
+
+// Parses and validates a platform document. `file_label` prefixes every
+// error (`<file_label>:<line>: <key path>: <problem>; <fix>`) and becomes
+// Platform::source. Never throws and never crashes, whatever the input.
+Result<Platform> ParsePlatformYaml(std::string_view yaml_text, const std::string& file_label);
+
+// `name_or_path` is a path when it contains '/' or ends in .yaml/.yml;
+// otherwise a preset name, looked up as <dir>/<name>.yaml in
+// $HETPLAN_PLATFORM_DIR, then in HETPLAN_SOURCE_DIR/platforms. Relative
+// `table:` paths are resolved against the YAML file's folder.
+Result<Platform> LoadPlatform(const std::string& name_or_path);
+
+// Applies one assignment: "<pu>.<key>=<value>" (e.g. "cim.crossbars=200",
+// "cpu.power_w=5", "gpu.peak_gflops.float32=80", "gpu.efficiency.Conv=0.6",
+// "cim.supported_ops=Conv,Gemm") or "link.<a>-<b>.<key>=<value>" (e.g.
+// "link.cpu-cim.bandwidth_gbps=5"). The PU's name and kind cannot be
+// overridden. The result is re-validated; on any error `p` is unchanged and
+// the message names the assignment and the valid keys.
+Status ApplyOverride(Platform& p, std::string_view assignment);
+
+// Checks every rule of docs/platform-format.md on a platform however it was
+// built. Errors read `<source>: <key path>: <problem>; <fix>`.
+Status ValidatePlatform(const Platform& p);
+
+// {name, description, source, overrides, pus: [names in order],
+//  <pu name>: {kind, execution, cost_source, power_w (null if absent), every
+//  resolved parameter that applies to the PU}, links: [{a, b, bandwidth_gbps,
+//  latency_us, element_bytes (null if absent)}]}.
+nlohmann::json PlatformToJson(const Platform& p);
+
+// Lower-case names as written in YAML.
+std::string ToString(PuKind kind);
+std::string ToString(Execution execution);
+std::string ToString(CostSource source);
+std::string ToString(GroupedConvMapping mapping);
+Result<PuKind> ParsePuKind(std::string_view text);
+Result<Execution> ParseExecution(std::string_view text);
+Result<CostSource> ParseCostSource(std::string_view text);
+Result<GroupedConvMapping> ParseGroupedConvMapping(std::string_view text);
+
+}  // namespace hetplan

@@ -1,0 +1,31 @@
+// The independent schedule validator. It reads only the schedule file
+// (docs/schedule-format.md) and checks every constraint from it: supported
+// device, finish − start = cost × slowdown, precedence with transfers, no
+// overlap on serial PUs, capacity on spatial PUs, makespan = latest finish,
+// energy = Σ cost × slowdown × power. It shares no code with the solvers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+struct ValidationReport {
+  std::vector<std::string> violations;  // one line each, naming operators
+  int operators = 0;
+  int edges = 0;
+  bool ok() const { return violations.empty(); }
+};
+
+// Relative tolerance on times (µs): |a − b| ≤ tol · max(1, |a|, |b|).
+inline constexpr double kValidateTolerance = 1e-6;
+
+// Structural problems (missing keys, wrong types) are violations too, never crashes.
+ValidationReport ValidateScheduleJson(const nlohmann::json& schedule);
+Result<ValidationReport> ValidateScheduleFile(const std::string& path);
+
+}  // namespace hetplan
