@@ -13,7 +13,12 @@ std::map<CLI::App*, Runner>& Runners() {
 
 void Register(CLI::App* sub, Runner run) { Runners()[sub] = std::move(run); }
 
-void RegisterAll(CLI::App& app) { RegisterGraph(app); }
+void RegisterAll(CLI::App& app) {
+  RegisterGraph(app);
+  RegisterProfile(app);
+  RegisterPartition(app);
+  RegisterValidate(app);
+}
 
 int RunSelected(CLI::App& app) {
   for (auto& [sub, run] : Runners()) {

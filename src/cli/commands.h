@@ -20,5 +20,8 @@ int ReportError(const Status& status);
 
 // Subcommand registration, one per file.
 void RegisterGraph(CLI::App& app);
+void RegisterProfile(CLI::App& app);
+void RegisterPartition(CLI::App& app);
+void RegisterValidate(CLI::App& app);
 
 }  // namespace hetplan::cli

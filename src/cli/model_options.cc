@@ -11,7 +11,7 @@ void AddModelOptions(CLI::App* sub, ModelOptions* o) {
       ->default_val(100000);
 }
 
-Result<LoadedModel> LoadModel(const ModelOptions& o) {
+Result<ImportOptions> MakeImportOptions(const ModelOptions& o) {
   ImportOptions io;
   HETPLAN_ASSIGN_OR_RETURN(io.fusion, ParseFusionLevel(o.fusion));
   io.max_operators = o.max_operators;
@@ -19,6 +19,11 @@ Result<LoadedModel> LoadModel(const ModelOptions& o) {
     HETPLAN_ASSIGN_OR_RETURN(auto kv, ParseShapeOverride(s));
     io.input_shapes[kv.first] = kv.second;
   }
+  return io;
+}
+
+Result<LoadedModel> LoadModel(const ModelOptions& o) {
+  HETPLAN_ASSIGN_OR_RETURN(ImportOptions io, MakeImportOptions(o));
   return LoadOnnxModel(o.path, io);
 }
 

@@ -18,6 +18,7 @@ struct ModelOptions {
 };
 
 void AddModelOptions(CLI::App* sub, ModelOptions* o);
+Result<ImportOptions> MakeImportOptions(const ModelOptions& o);
 Result<LoadedModel> LoadModel(const ModelOptions& o);
 
 }  // namespace hetplan::cli

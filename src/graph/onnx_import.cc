@@ -300,7 +300,13 @@ Status Importer::FixInputShapes() {
     }
     for (int d = 0; d < tt->shape().dim_size(); ++d) {
       const auto& dim = tt->shape().dim(d);
-      if (!dim.has_dim_value() || dim.dim_value() <= 0) {
+      if (dim.has_dim_value() && dim.dim_value() <= 0) {
+        return Fail(ErrorCode::kUnsupported,
+                    fmt::format("graph input '{}' dim {} is {}: a zero-sized tensor cannot be planned; give "
+                                "real sizes with --shape {}=1x3x224x224",
+                                in->name(), d, dim.dim_value(), in->name()));
+      }
+      if (!dim.has_dim_value()) {
         std::string sym = dim.has_dim_param() ? fmt::format(" ('{}')", dim.dim_param()) : "";
         return Fail(ErrorCode::kInvalidArgument,
                     fmt::format("graph input '{}' dim {}{} is symbolic; fix it with --shape "

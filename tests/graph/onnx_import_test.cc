@@ -93,19 +93,18 @@ void MakeExternal(onnx::TensorProto& t, const std::string& location) {
   kv->set_value(location);
 }
 
-onnx::AttributeProto IntAttr(const std::string& name, int64_t v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(v);
-  return a;
-}
-
 onnx::AttributeProto IntsAttr(const std::string& name, const Dims& v) {
   onnx::AttributeProto a;
   a.set_name(name);
   a.set_type(onnx::AttributeProto::INTS);
   for (int64_t x : v) a.add_ints(x);
+  return a;
+}
+
+onnx::AttributeProto IntAttr(const std::string& name, int64_t v) {
+  onnx::AttributeProto a = IntsAttr(name, {});
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(v);
   return a;
 }
 
@@ -121,11 +120,7 @@ onnx::NodeProto& AddNode(onnx::ModelProto& m, const std::string& op, const Names
   return *n;
 }
 
-std::string Bytes(const onnx::ModelProto& m) {
-  std::string s;
-  EXPECT_TRUE(m.SerializeToString(&s));
-  return s;
-}
+std::string Bytes(const onnx::ModelProto& m) { return m.SerializeAsString(); }
 
 Result<LoadedModel> Import(const onnx::ModelProto& m, const ImportOptions& options = {}) {
   return LoadOnnxModelFromBytes(Bytes(m), "test.onnx", options);
@@ -176,8 +171,8 @@ template <typename T>
   if (r.ok()) return ::testing::AssertionFailure() << "expected an error, got ok";
   const Status& s = r.status();
   if (s.code() != code) {
-    return ::testing::AssertionFailure() << "code " << static_cast<int>(s.code()) << ", expected "
-                                         << static_cast<int>(code) << ": " << s.message();
+    return ::testing::AssertionFailure() << "code " << static_cast<int>(s.code()) << " (expected "
+                                         << static_cast<int>(code) << "): " << s.message();
   }
   for (std::string_view p : parts) {
     if (s.message().find(p) == std::string::npos) {
@@ -185,6 +180,31 @@ template <typename T>
     }
   }
   return ::testing::AssertionSuccess();
+}
+#define ASSERT_OK(r) ASSERT_TRUE((r).ok()) << (r).status().message()
+
+// For a test that only demands "no crash": an error, if any, names the file.
+template <typename T>
+void ExpectOkOrNamesFile(const Result<T>& r) {
+  if (!r.ok()) {
+    EXPECT_NE(r.status().message().find("test.onnx"), std::string::npos) << r.status().message();
+  }
+}
+
+// The matrix-vector view: weight_rows, weight_cols, n_mvm, macs.
+Dims Mvm(const Operator& op) { return {op.weight_rows, op.weight_cols, op.n_mvm, op.macs}; }
+
+// The ONNX nodes each operator covers, in operator order.
+std::vector<Names> Units(const OpGraph& g) {
+  std::vector<Names> units;
+  for (const auto& op : g.operators()) units.push_back(op.nodes);
+  return units;
+}
+
+Names Types(const OpGraph& g) {
+  Names types;
+  for (const auto& op : g.operators()) types.push_back(op.type);
+  return types;
 }
 
 const Edge* FindEdge(const OpGraph& g, int from, int to) {
@@ -194,58 +214,42 @@ const Edge* FindEdge(const OpGraph& g, int from, int to) {
   return nullptr;
 }
 
-// A file or folder under the temp dir, removed at the end of the test.
-class TempPath {
- public:
+// A path under the temp dir, removed (file or folder) when the test ends.
+struct TempPath {
   explicit TempPath(const std::string& stem)
-      : path_(fs::temp_directory_path() /
-              ("hetplan_import_test_" + std::to_string(::getpid()) + "_" + stem)) {}
+      : path((fs::temp_directory_path() /
+              ("hetplan_import_test_" + std::to_string(::getpid()) + "_" + stem)).string()) {}
   ~TempPath() {
     std::error_code ec;
-    fs::remove_all(path_, ec);
+    fs::remove_all(path, ec);
   }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
+  std::string path;
 };
 
 // --- good models --------------------------------------------------------------
 
 TEST(OnnxImport, ConvReluConvWithoutFusion) {
   auto r = Import(ConvReluConv());
-  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_OK(r);
   const OpGraph& g = r->graph;
-  ASSERT_EQ(g.size(), 3);
+  EXPECT_EQ(Types(g), (Names{"Conv", "Relu", "Conv"}));
+  EXPECT_EQ(g.op(0).name, "conv1");
   EXPECT_EQ(r->onnx_nodes, 3);
   EXPECT_EQ(r->folded_nodes, 0);
-  EXPECT_EQ(r->fusion, FusionLevel::kNone);
-  EXPECT_EQ(g.op(0).type, "Conv");
-  EXPECT_EQ(g.op(0).name, "conv1");
-  EXPECT_EQ(g.op(1).type, "Relu");
-  EXPECT_EQ(g.op(2).type, "Conv");
+  EXPECT_EQ(r->sha256.size(), 64u);
 
   const Operator& c1 = g.op(0);
   EXPECT_TRUE(c1.has_weight);
-  EXPECT_EQ(c1.weight_rows, 27);
-  EXPECT_EQ(c1.weight_cols, 8);
-  EXPECT_EQ(c1.n_mvm, 64);  // 8x8 output pixels
-  EXPECT_EQ(c1.kernel_h, 3);
-  EXPECT_EQ(c1.kernel_w, 3);
+  EXPECT_EQ(Mvm(c1), (Dims{27, 8, 8 * 8, 8 * 8 * 8 * 27}));  // n_mvm = H_out·W_out
+  EXPECT_EQ((Dims{c1.kernel_h, c1.kernel_w}), (Dims{3, 3}));
   EXPECT_EQ(c1.input_elements, 3 * 8 * 8);
   EXPECT_EQ(c1.output_elements, 8 * 8 * 8);
-  EXPECT_EQ(c1.macs, 8 * 8 * 8 * 27);
   EXPECT_EQ(c1.param_bytes, 8 * 27 * 4);
   ASSERT_EQ(c1.inputs.size(), 1u);
   EXPECT_EQ(c1.inputs[0].name, "x");
-
-  const Operator& c2 = g.op(2);
-  EXPECT_EQ(c2.weight_rows, 8);
-  EXPECT_EQ(c2.weight_cols, 16);
-  EXPECT_EQ(c2.n_mvm, 64);
-  EXPECT_EQ(c2.output_elements, 16 * 8 * 8);
-  EXPECT_EQ(c2.macs, 16 * 8 * 8 * 8);
   EXPECT_FALSE(g.op(1).has_weight);
+  EXPECT_EQ(Mvm(g.op(2)), (Dims{8, 16, 8 * 8, 16 * 8 * 8 * 8}));
+  EXPECT_EQ(g.op(2).output_elements, 16 * 8 * 8);
 
   ASSERT_EQ(g.edges().size(), 2u);
   const Edge* e01 = FindEdge(g, 0, 1);
@@ -254,26 +258,26 @@ TEST(OnnxImport, ConvReluConvWithoutFusion) {
   EXPECT_EQ(e01->tensors, Names{"c1"});
   EXPECT_EQ(e01->elements, 512);
   EXPECT_EQ(e01->bytes, 512 * 4);
+  EXPECT_EQ(e12->tensors, Names{"r1"});
   EXPECT_EQ(e12->elements, 512);
   EXPECT_TRUE(g.reaches(0, 2));
   ASSERT_EQ(g.graph_inputs().size(), 1u);
   EXPECT_EQ(g.graph_inputs()[0].elements, 192);
   ASSERT_EQ(g.graph_outputs().size(), 1u);
   EXPECT_EQ(g.graph_outputs()[0].shape, (Dims{1, 16, 8, 8}));
-  EXPECT_EQ(r->sha256.size(), 64u);
 }
 
 TEST(OnnxImport, ConvReluConvWithActivationFusion) {
   auto r = Import(ConvReluConv(), Fused());
-  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_OK(r);
   const OpGraph& g = r->graph;
-  ASSERT_EQ(g.size(), 2);
-  EXPECT_EQ(g.op(0).nodes, (Names{"conv1", "relu1"}));
+  EXPECT_EQ(r->fusion, FusionLevel::kActivation);
+  EXPECT_EQ(Units(g), (std::vector<Names>{{"conv1", "relu1"}, {"conv2"}}));
   EXPECT_EQ(g.op(0).node_types, (Names{"Conv", "Relu"}));
-  EXPECT_EQ(g.op(0).output_elements, 512);
+  EXPECT_EQ(Mvm(g.op(0)), (Dims{27, 8, 64, 512 * 27}));
   ASSERT_EQ(g.op(0).outputs.size(), 1u);
   EXPECT_EQ(g.op(0).outputs[0].name, "r1");
-  EXPECT_EQ(g.op(0).weight_rows, 27);
+  EXPECT_EQ(g.op(0).output_elements, 512);
   ASSERT_EQ(g.edges().size(), 1u);
   EXPECT_EQ(g.edges()[0].tensors, Names{"r1"});
   EXPECT_EQ(g.edges()[0].elements, 512);
@@ -288,15 +292,11 @@ TEST(OnnxImport, GemmTransBAfterFlatten) {
   AddNode(m, "Gemm", {"f", "w", "b"}, {"y"}, "fc", {IntAttr("transB", 1)});
   AddOutput(m, "y");
   auto r = Import(m);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->graph.size(), 2);
+  ASSERT_OK(r);
+  EXPECT_EQ(Types(r->graph), (Names{"Flatten", "Gemm"}));
   const Operator& fc = r->graph.op(1);
-  EXPECT_EQ(fc.type, "Gemm");
   EXPECT_TRUE(fc.has_weight);
-  EXPECT_EQ(fc.weight_rows, 64);
-  EXPECT_EQ(fc.weight_cols, 10);
-  EXPECT_EQ(fc.n_mvm, 2);
-  EXPECT_EQ(fc.macs, 2 * 64 * 10);
+  EXPECT_EQ(Mvm(fc), (Dims{64, 10, 2, 2 * 64 * 10}));  // n_mvm = batch rows
   EXPECT_EQ(fc.param_bytes, (640 + 10) * 4);
   EXPECT_EQ(fc.output_elements, 20);
 }
@@ -308,22 +308,17 @@ TEST(OnnxImport, MatMulWithConstantAndActivationOperands) {
   AddInput(m, "k", {1, 4, 16, 5});
   AddInitializer(m, "w", {64, 32});
   AddNode(m, "MatMul", {"x", "w"}, {"y"}, "proj");
-  AddNode(m, "MatMul", {"q", "k"}, {"s"}, "qk");
+  AddNode(m, "MatMul", {"q", "k"}, {"s"}, "qk");  // attention scores QK^T
   AddOutput(m, "y");
   AddOutput(m, "s");
   auto r = Import(m);
-  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_OK(r);
   ASSERT_EQ(r->graph.size(), 2);
-  const Operator& proj = r->graph.op(0);
-  EXPECT_TRUE(proj.has_weight);
-  EXPECT_EQ(proj.weight_rows, 64);
-  EXPECT_EQ(proj.weight_cols, 32);
-  EXPECT_EQ(proj.n_mvm, 5);
-  EXPECT_EQ(proj.macs, 5 * 32 * 64);
+  EXPECT_TRUE(r->graph.op(0).has_weight);
+  EXPECT_EQ(Mvm(r->graph.op(0)), (Dims{64, 32, 5, 5 * 32 * 64}));
   const Operator& qk = r->graph.op(1);
   EXPECT_FALSE(qk.has_weight);
-  EXPECT_EQ(qk.weight_rows, 0);
-  EXPECT_EQ(qk.macs, 4 * 5 * 5 * 16);
+  EXPECT_EQ(Mvm(qk), (Dims{0, 0, 0, 4 * 5 * 5 * 16}));
   EXPECT_EQ(qk.input_elements, 2 * 4 * 5 * 16);
   EXPECT_TRUE(r->graph.parallelizable(0, 1));
 }
@@ -335,10 +330,9 @@ TEST(OnnxImport, FusesConvBatchNormRelu) {
   AddNode(m, "Relu", {"bn"}, {"y"}, "relu");
   AddOutput(m, "y");
   auto r = Import(m, Fused());
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->graph.size(), 1);
+  ASSERT_OK(r);
+  EXPECT_EQ(Units(r->graph), (std::vector<Names>{{"conv", "bn", "relu"}}));
   EXPECT_EQ(r->graph.op(0).type, "Conv");
-  EXPECT_EQ(r->graph.op(0).nodes, (Names{"conv", "bn", "relu"}));
   EXPECT_EQ(r->graph.op(0).param_bytes, (216 + 32) * 4);
   EXPECT_EQ(Import(m)->graph.size(), 3);
 }
@@ -349,9 +343,8 @@ TEST(OnnxImport, FusesConvSiLU) {
   AddNode(m, "Mul", {"c", "sig"}, {"y"}, "mul");
   AddOutput(m, "y");
   auto r = Import(m, Fused());
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->graph.size(), 1);
-  EXPECT_EQ(r->graph.op(0).nodes, (Names{"conv", "sigmoid", "mul"}));
+  ASSERT_OK(r);
+  EXPECT_EQ(Units(r->graph), (std::vector<Names>{{"conv", "sigmoid", "mul"}}));
   ASSERT_EQ(r->graph.op(0).outputs.size(), 1u);
   EXPECT_EQ(r->graph.op(0).outputs[0].name, "y");
 }
@@ -373,13 +366,12 @@ TEST(OnnxImport, FusesMatMulBiasErfGelu) {
   AddNode(m, "Mul", {"g", "half"}, {"y"}, "mul_half");
   AddOutput(m, "y");
   auto r = Import(m, Fused());
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->graph.size(), 1);
-  const Operator& op = r->graph.op(0);
-  EXPECT_EQ(op.type, "MatMul");
-  EXPECT_EQ(op.nodes, (Names{"matmul", "add_bias", "div", "erf", "add_one", "mul", "mul_half"}));
-  EXPECT_EQ(op.n_mvm, 5);
-  EXPECT_EQ(op.output_elements, 160);
+  ASSERT_OK(r);
+  EXPECT_EQ(Units(r->graph), (std::vector<Names>{
+                                 {"matmul", "add_bias", "div", "erf", "add_one", "mul", "mul_half"}}));
+  EXPECT_EQ(r->graph.op(0).type, "MatMul");
+  EXPECT_EQ(r->graph.op(0).n_mvm, 5);
+  EXPECT_EQ(r->graph.op(0).output_elements, 160);
   EXPECT_EQ(Import(m)->graph.size(), 7);
 }
 
@@ -389,10 +381,8 @@ TEST(OnnxImport, DoesNotFuseConvWithTwoConsumers) {
   AddNode(m, "Add", {"c", "r"}, {"y"}, "add");
   AddOutput(m, "y");
   auto r = Import(m, Fused());
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->graph.size(), 3);
-  EXPECT_EQ(r->graph.op(0).nodes, Names{"conv"});
-  EXPECT_EQ(r->graph.op(1).type, "Relu");
+  ASSERT_OK(r);
+  EXPECT_EQ(Units(r->graph), (std::vector<Names>{{"conv"}, {"relu"}, {"add"}}));
   EXPECT_TRUE(FindEdge(r->graph, 0, 1) && FindEdge(r->graph, 0, 2) && FindEdge(r->graph, 1, 2));
 }
 
@@ -402,10 +392,8 @@ TEST(OnnxImport, DoesNotFuseConvWhoseOutputIsAGraphOutput) {
   AddOutput(m, "c");
   AddOutput(m, "y");
   auto r = Import(m, Fused());
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->graph.size(), 2);
-  EXPECT_EQ(r->graph.op(0).nodes, Names{"conv"});
-  EXPECT_EQ(r->graph.op(1).nodes, Names{"relu"});
+  ASSERT_OK(r);
+  EXPECT_EQ(Units(r->graph), (std::vector<Names>{{"conv"}, {"relu"}}));
 }
 
 TEST(OnnxImport, IdentityAndDropoutAreAliasesNotOperators) {
@@ -416,14 +404,11 @@ TEST(OnnxImport, IdentityAndDropoutAreAliasesNotOperators) {
     AddNode(m, "Relu", {"c_alias"}, {"y"}, "relu");
     AddOutput(m, "y");
     auto r = Import(m);
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    ASSERT_EQ(r->graph.size(), 2);
-    EXPECT_EQ(r->graph.op(0).type, "Conv");
-    EXPECT_EQ(r->graph.op(1).type, "Relu");
+    ASSERT_OK(r);
+    EXPECT_EQ(Types(r->graph), (Names{"Conv", "Relu"}));
     ASSERT_EQ(r->graph.edges().size(), 1u);
     const Edge& e = r->graph.edges()[0];
-    EXPECT_EQ(e.from, 0);
-    EXPECT_EQ(e.to, 1);
+    EXPECT_EQ((std::pair{e.from, e.to}), (std::pair{0, 1}));
     EXPECT_EQ(e.tensors, Names{"c"});
     EXPECT_EQ(e.elements, 512);
   }
@@ -443,17 +428,15 @@ TEST(OnnxImport, FoldsShapeSubgraphIntoReshape) {
   AddNode(m, "Relu", {"flat"}, {"y"}, "relu");
   AddOutput(m, "y");
   auto r = Import(m);
-  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_OK(r);
   EXPECT_EQ(r->onnx_nodes, 6);
   EXPECT_GE(r->folded_nodes, 4);
   EXPECT_EQ(r->model->graph().node_size(), 2);
   const OpGraph& g = r->graph;
-  ASSERT_EQ(g.size(), 2);
-  EXPECT_EQ(g.op(0).type, "Reshape");
-  EXPECT_EQ(g.op(1).type, "Relu");
+  EXPECT_EQ(Types(g), (Names{"Reshape", "Relu"}));
   ASSERT_EQ(g.op(0).outputs.size(), 1u);
   EXPECT_EQ(g.op(0).outputs[0].shape, (Dims{1, 24}));
-  ASSERT_EQ(g.op(0).inputs.size(), 1u);  // the folded shape is a constant, not an input
+  ASSERT_EQ(g.op(0).inputs.size(), 1u);  // the folded target is a constant, not an input
   EXPECT_EQ(g.op(0).inputs[0].name, "x");
   ASSERT_EQ(g.edges().size(), 1u);
   EXPECT_EQ(g.edges()[0].elements, 24);
@@ -467,10 +450,8 @@ TEST(OnnxImport, SortsNodesListedBeforeTheirProducers) {
   AddNode(m, "Conv", {"x", "w"}, {"c"}, "conv", {IntsAttr("pads", {1, 1, 1, 1})});
   AddOutput(m, "y");
   auto r = Import(m);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->graph.size(), 2);
-  EXPECT_EQ(r->graph.op(0).name, "conv");
-  EXPECT_EQ(r->graph.op(1).name, "relu");
+  ASSERT_OK(r);
+  EXPECT_EQ(Units(r->graph), (std::vector<Names>{{"conv"}, {"relu"}}));
   EXPECT_TRUE(FindEdge(r->graph, 0, 1));
   EXPECT_EQ(r->model->graph().node(0).name(), "conv");
 }
@@ -484,15 +465,14 @@ TEST(OnnxImport, SymbolicBatchNeedsShapeOption) {
   ImportOptions o;
   o.input_shapes["x"] = {2, 3, 8, 8};
   auto r = Import(m, o);
-  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_OK(r);
   EXPECT_EQ(r->graph.op(0).n_mvm, 2 * 64);
   EXPECT_EQ(r->graph.op(0).input_elements, 2 * 192);
 
-  ImportOptions wrong = o;  // a typo next to a correct --shape
-  wrong.input_shapes["image"] = {1, 3, 8, 8};
-  EXPECT_TRUE(Fails(Import(m, wrong), ErrorCode::kInvalidArgument,
+  ImportOptions typo = o;  // a typo next to a correct --shape
+  typo.input_shapes["image"] = {1, 3, 8, 8};
+  EXPECT_TRUE(Fails(Import(m, typo), ErrorCode::kInvalidArgument,
                     {"test.onnx", "'image'", "not a graph input", "inputs are: x"}));
-
   ImportOptions rank;
   rank.input_shapes["x"] = {1, 3};
   EXPECT_TRUE(Fails(Import(m, rank), ErrorCode::kInvalidArgument, {"test.onnx", "--shape x", "rank 4"}));
@@ -500,52 +480,37 @@ TEST(OnnxImport, SymbolicBatchNeedsShapeOption) {
 
 TEST(OnnxImport, ParseShapeOverride) {
   auto good = ParseShapeOverride("x=1x3");
-  ASSERT_TRUE(good.ok()) << good.status().message();
+  ASSERT_OK(good);
   EXPECT_EQ(good->first, "x");
   EXPECT_EQ(good->second, (Dims{1, 3}));
   auto img = ParseShapeOverride("input.1=1x3x224x224");
-  ASSERT_TRUE(img.ok());
+  ASSERT_OK(img);
   EXPECT_EQ(img->first, "input.1");
   EXPECT_EQ(img->second, (Dims{1, 3, 224, 224}));
-
   for (const char* bad : {"x=", "=1x2", "x=1xx2", "x=0x3", "x=ax3", "x", "x=1x3x", "x=-1x3",
                           "x=99999999999999999x2"}) {
-    auto r = ParseShapeOverride(bad);
-    EXPECT_TRUE(Fails(r, ErrorCode::kInvalidArgument, {"--shape", bad})) << bad;
+    EXPECT_TRUE(Fails(ParseShapeOverride(bad), ErrorCode::kInvalidArgument, {"--shape", bad}));
   }
   EXPECT_TRUE(Fails(ParseShapeOverride("x=ax3"), ErrorCode::kInvalidArgument, {"'a'", "x=1x3x224x224"}));
 }
 
-TEST(OnnxImport, ParseFusionLevel) {
-  EXPECT_EQ(ParseFusionLevel("none").value(), FusionLevel::kNone);
-  EXPECT_EQ(ParseFusionLevel("activation").value(), FusionLevel::kActivation);
-  EXPECT_TRUE(Fails(ParseFusionLevel("all"), ErrorCode::kInvalidArgument, {"'all'", "none or activation"}));
-  EXPECT_EQ(ToString(FusionLevel::kActivation), "activation");
-}
-
 // --- malformed files ----------------------------------------------------------
 
-TEST(OnnxImport, RejectsEmptyBytes) {
+TEST(OnnxImport, RejectsUnparseableBytes) {
   EXPECT_TRUE(Fails(LoadOnnxModelFromBytes("", "test.onnx"), ErrorCode::kParseError,
                     {"test.onnx", "empty"}));
-}
-
-TEST(OnnxImport, RejectsGarbageBytes) {
   std::mt19937 rng(7);
   std::string garbage(4096, '\0');
   for (char& c : garbage) c = static_cast<char>(rng() & 0xff);
   EXPECT_TRUE(Fails(LoadOnnxModelFromBytes(garbage, "test.onnx"), ErrorCode::kParseError, {"test.onnx"}));
   EXPECT_TRUE(Fails(LoadOnnxModelFromBytes(std::string(64, '\xff'), "test.onnx"), ErrorCode::kParseError,
-                    {"test.onnx", "not a valid ONNX protobuf"}));
-}
-
-TEST(OnnxImport, RejectsTruncatedModel) {
+                    {"test.onnx", "not a valid ONNX protobuf", "re-export"}));
   std::string bytes = Bytes(ConvReluConv());
-  auto r = LoadOnnxModelFromBytes(std::string_view(bytes).substr(0, bytes.size() / 2), "test.onnx");
-  EXPECT_TRUE(Fails(r, ErrorCode::kParseError, {"test.onnx", "truncated"}));
+  EXPECT_TRUE(Fails(LoadOnnxModelFromBytes(std::string_view(bytes).substr(0, bytes.size() / 2), "test.onnx"),
+                    ErrorCode::kParseError, {"test.onnx", "truncated"}));
 }
 
-TEST(OnnxImport, RejectsProtobufThatIsNotAModel) {
+TEST(OnnxImport, RejectsProtobufThatIsNotAUsableModel) {
   onnx::TensorProto t;
   t.set_name("t");
   t.set_data_type(onnx::TensorProto::FLOAT);
@@ -553,41 +518,35 @@ TEST(OnnxImport, RejectsProtobufThatIsNotAModel) {
   for (float v : {1.f, 2.f, 3.f}) t.add_float_data(v);
   EXPECT_TRUE(Fails(LoadOnnxModelFromBytes(t.SerializeAsString(), "test.onnx"), ErrorCode::kParseError,
                     {"test.onnx"}));
-
-  auto m = MakeModel();
-  m.clear_graph();
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "no graph"}));
+  auto no_graph = MakeModel();
+  no_graph.clear_graph();
+  EXPECT_TRUE(Fails(Import(no_graph), ErrorCode::kParseError, {"test.onnx", "no graph"}));
+  auto no_nodes = MakeModel();
+  AddInput(no_nodes, "x", {1, 4});
+  AddOutput(no_nodes, "x");
+  EXPECT_TRUE(Fails(Import(no_nodes), ErrorCode::kParseError, {"test.onnx", "no nodes"}));
+  auto no_opset = Tiny();
+  no_opset.clear_opset_import();
+  EXPECT_TRUE(Fails(Import(no_opset), ErrorCode::kParseError, {"test.onnx", "opset_import"}));
 }
 
-TEST(OnnxImport, RejectsGraphWithoutNodes) {
-  auto m = MakeModel();
-  AddInput(m, "x", {1, 4});
-  AddOutput(m, "x");
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "no nodes"}));
-}
-
-TEST(OnnxImport, RejectsModelWithoutOpset) {
-  auto m = Tiny();
-  m.clear_opset_import();
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "opset_import"}));
-}
-
-TEST(OnnxImport, RejectsCycle) {
+TEST(OnnxImport, RejectsCycles) {
   auto m = MakeModel();
   AddInput(m, "x", {1, 4});
   AddNode(m, "Add", {"x", "b_out"}, {"a_out"}, "A");
   AddNode(m, "Relu", {"a_out"}, {"b_out"}, "B");
   AddOutput(m, "a_out");
-  auto r = Import(m);
-  EXPECT_TRUE(Fails(r, ErrorCode::kParseError, {"test.onnx", "cycle"}));
-  const std::string& msg = r.status().message();
-  EXPECT_TRUE(msg.find("'A'") != std::string::npos || msg.find("'B'") != std::string::npos) << msg;
-}
+  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "cycle", "'A'"}));
 
-TEST(OnnxImport, CycleMessageNamesANodeOnTheCycle) {
-  // "C" only reads from the cycle A ⇄ B; it is listed first.
-  auto m = MakeModel();
-  AddInput(m, "x", {1, 4});
+  auto self = MakeModel();
+  AddInput(self, "x", {1, 4});
+  AddNode(self, "Add", {"x", "a"}, {"a"}, "self");
+  AddOutput(self, "a");
+  EXPECT_TRUE(Fails(Import(self), ErrorCode::kParseError, {"test.onnx", "'self'", "cycle"}));
+
+  // "C" only reads from the cycle A ⇄ B and is listed first: the message names A or B.
+  m.mutable_graph()->clear_output();
+  m.mutable_graph()->clear_node();
   AddNode(m, "Relu", {"a_out"}, {"c_out"}, "C");
   AddNode(m, "Add", {"x", "b_out"}, {"a_out"}, "A");
   AddNode(m, "Relu", {"a_out"}, {"b_out"}, "B");
@@ -599,80 +558,57 @@ TEST(OnnxImport, CycleMessageNamesANodeOnTheCycle) {
   EXPECT_TRUE(msg.find("'A'") != std::string::npos || msg.find("'B'") != std::string::npos) << msg;
 }
 
-TEST(OnnxImport, RejectsSelfLoop) {
-  auto m = MakeModel();
-  AddInput(m, "x", {1, 4});
-  AddNode(m, "Add", {"x", "a"}, {"a"}, "self");
-  AddOutput(m, "a");
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "'self'", "cycle"}));
-}
-
-TEST(OnnxImport, RejectsDanglingInput) {
-  auto m = Tiny();
-  AddNode(m, "Add", {"y", "ghost"}, {"z"}, "add");
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "'add'", "'ghost'", "dangling"}));
-}
-
-TEST(OnnxImport, RejectsTwoProducersOfOneTensor) {
-  auto m = Tiny();
-  AddNode(m, "Sigmoid", {"x"}, {"y"}, "sigmoid");
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "'sigmoid'", "'y'", "one producer"}));
-  auto shadow = Tiny();
+TEST(OnnxImport, RejectsBrokenDataflow) {
+  auto dangling = Tiny();
+  AddNode(dangling, "Add", {"y", "ghost"}, {"z"}, "add");
+  EXPECT_TRUE(Fails(Import(dangling), ErrorCode::kParseError,
+                    {"test.onnx", "'add'", "'ghost'", "dangling", "re-export"}));
+  auto twice = Tiny();
+  AddNode(twice, "Sigmoid", {"x"}, {"y"}, "sigmoid");
+  EXPECT_TRUE(Fails(Import(twice), ErrorCode::kParseError, {"test.onnx", "'sigmoid'", "'y'", "one producer"}));
+  auto shadow = Tiny();  // a node output that is also an initializer
   AddInitializer(shadow, "y", {1, 4});
   EXPECT_TRUE(Fails(Import(shadow), ErrorCode::kParseError, {"test.onnx", "'y'"}));
-}
-
-TEST(OnnxImport, RejectsGraphOutputWithoutProducer) {
-  auto m = Tiny();
-  AddOutput(m, "nowhere");
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "'nowhere'"}));
+  auto orphan = Tiny();
+  AddOutput(orphan, "nowhere");
+  EXPECT_TRUE(Fails(Import(orphan), ErrorCode::kParseError, {"test.onnx", "'nowhere'"}));
 }
 
 // --- unsupported content ----------------------------------------------------
 
 TEST(OnnxImport, RejectsControlFlow) {
-  for (const char* op : {"Loop", "If", "Scan"}) {
+  for (std::string op : {"Loop", "If", "Scan"}) {
     SCOPED_TRACE(op);
     auto m = Tiny();
     AddInput(m, "cond", {}, "", onnx::TensorProto::BOOL);
-    AddNode(m, op, {"cond"}, {"z"}, std::string("flow_") + op);
-    EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported,
-                      {"test.onnx", std::string("'flow_") + op + "'", "control flow"}));
+    AddNode(m, op, {"cond"}, {"z"}, "flow_" + op);
+    EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'flow_" + op + "'", "control flow"}));
   }
-}
-
-TEST(OnnxImport, RejectsSubgraphAttribute) {
   auto m = Tiny();
-  onnx::AttributeProto a;
-  a.set_name("body");
-  a.set_type(onnx::AttributeProto::GRAPH);
-  a.mutable_g()->set_name("inner");
-  AddNode(m, "Relu", {"y"}, {"z"}, "sneaky", {a});
+  onnx::AttributeProto body;
+  body.set_name("body");
+  body.set_type(onnx::AttributeProto::GRAPH);
+  body.mutable_g()->set_name("inner");
+  AddNode(m, "Relu", {"y"}, {"z"}, "sneaky", {body});
   EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'sneaky'", "'body'"}));
 }
 
-TEST(OnnxImport, RejectsCustomDomainNode) {
-  auto m = Tiny();
-  AddNode(m, "MyOp", {"y"}, {"z"}, "custom").set_domain("com.example");
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'custom'", "'com.example'"}));
-}
-
-TEST(OnnxImport, RejectsUnknownOpsetDomain) {
-  auto m = Tiny();
-  auto* o = m.add_opset_import();
+TEST(OnnxImport, RejectsNonStandardOperators) {
+  auto custom = Tiny();
+  AddNode(custom, "MyOp", {"y"}, {"z"}, "custom").set_domain("com.example");
+  EXPECT_TRUE(Fails(Import(custom), ErrorCode::kUnsupported, {"test.onnx", "'custom'", "'com.example'"}));
+  auto vendor = Tiny();
+  auto* o = vendor.add_opset_import();
   o->set_domain("com.vendor");
   o->set_version(1);
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'com.vendor'", "export without"}));
-}
-
-TEST(OnnxImport, RejectsUnknownOpType) {
-  auto m = Tiny();
-  AddNode(m, "FooBar", {"y"}, {"z"}, "foo");
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'foo'", "'FooBar'", "opset 13"}));
+  EXPECT_TRUE(Fails(Import(vendor), ErrorCode::kUnsupported, {"test.onnx", "'com.vendor'", "export without"}));
+  auto unknown = Tiny();
+  AddNode(unknown, "FooBar", {"y"}, {"z"}, "foo");
+  EXPECT_TRUE(Fails(Import(unknown), ErrorCode::kUnsupported, {"test.onnx", "'foo'", "'FooBar'", "opset 13"}));
 }
 
 TEST(OnnxImport, RejectsOutputWithoutStaticShape) {
-  // The Reshape target is a graph input, so its output shape is unknowable.
+  // The Reshape target is a graph input, so the output shape is unknowable.
   auto m = MakeModel();
   AddInput(m, "x", {1, 4, 6});
   AddInput(m, "target", {2}, "", onnx::TensorProto::INT64);
@@ -683,32 +619,30 @@ TEST(OnnxImport, RejectsOutputWithoutStaticShape) {
                     {"test.onnx", "'reshape'", "'flat'", "no static shape", "--shape"}));
 }
 
+// --- sizes and limits -----------------------------------------------------------
+
 TEST(OnnxImport, RejectsZeroSizedInput) {
   auto m = Tiny({1, 0, 4});
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kInvalidArgument, {"test.onnx", "'x'", "dim 1"}));
-  // Given through the options (the CLI parser refuses 0, the API does not).
-  ImportOptions o;
+  EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'x'", "dim 1", "zero-sized"}));
+  ImportOptions o;  // through the API (the CLI's parser refuses 0)
   o.input_shapes["x"] = {1, 0, 4};
   EXPECT_TRUE(Fails(Import(m, o), ErrorCode::kUnsupported, {"test.onnx", "'x'", "zero elements"}));
 }
 
-TEST(OnnxImport, RejectsEnormousTensor) {
-  auto m = Tiny({1, 1024, 1024, 1024, 1024});
+TEST(OnnxImport, RejectsEnormousTensors) {
+  auto m = Tiny({1, 1024, 1024, 1024, 1024});  // 2^40 elements
   EXPECT_TRUE(Fails(Import(m), ErrorCode::kLimitExceeded, {"test.onnx", "'x'", "1,1024,1024,1024,1024"}));
   ImportOptions small;
   small.max_tensor_elements = 3;
   EXPECT_TRUE(Fails(Import(Tiny({1, 4}), small), ErrorCode::kLimitExceeded, {"test.onnx", "'x'"}));
-}
-
-TEST(OnnxImport, RejectsEnormousUnusedInput) {
   // No operator reads it, but graph_inputs() reports its size: no silent overflow.
-  auto m = Tiny();
-  AddInput(m, "huge", {1 << 30, 1 << 30, 1 << 30});
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kLimitExceeded, {"test.onnx", "'huge'"}));
+  auto unused = Tiny();
+  AddInput(unused, "huge", {1 << 30, 1 << 30, 1 << 30});
+  EXPECT_TRUE(Fails(Import(unused), ErrorCode::kLimitExceeded, {"test.onnx", "'huge'"}));
 }
 
 TEST(OnnxImport, RejectsEnormousConstant) {
-  // A weight declared [2^32, 2^32] (its data external, never read).
+  // A weight declared [2^32, 2^32], its data external (never read).
   auto m = MakeModel();
   AddInput(m, "x", {1, int64_t{1} << 32});
   auto& w = AddInitializer(m, "w", {1, 1});
@@ -741,8 +675,7 @@ TEST(OnnxImport, RefusesExternalDataOutsideTheModelFolder) {
     MakeExternal(*m.mutable_graph()->mutable_initializer(0), loc);
     EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'w'", loc, "refusing"}));
   }
-  // The same check covers tensors inside Constant nodes.
-  auto m = Tiny();
+  auto m = Tiny();  // the same check covers tensors inside Constant nodes
   onnx::AttributeProto value;
   value.set_name("value");
   value.set_type(onnx::AttributeProto::TENSOR);
@@ -753,14 +686,13 @@ TEST(OnnxImport, RefusesExternalDataOutsideTheModelFolder) {
 }
 
 TEST(OnnxImport, NeverReadsExternalData) {
-  // The referenced file does not exist: the import works from dims alone.
+  // The referenced file does not exist: the import works from the dims alone.
   auto m = ConvOnly();
   AddOutput(m, "c");
   MakeExternal(*m.mutable_graph()->mutable_initializer(0), "weights_that_do_not_exist.bin");
   auto r = Import(m);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_TRUE(r->graph.op(0).has_weight);
-  EXPECT_EQ(r->graph.op(0).weight_rows, 27);
+  ASSERT_OK(r);
+  EXPECT_EQ(Mvm(r->graph.op(0)), (Dims{27, 8, 64, 512 * 27}));
 }
 
 // --- files ---------------------------------------------------------------------
@@ -768,35 +700,25 @@ TEST(OnnxImport, NeverReadsExternalData) {
 TEST(OnnxImport, LoadsFromFile) {
   TempPath file("model.onnx");
   std::string bytes = Bytes(ConvReluConv());
-  {
-    std::ofstream f(file.str(), std::ios::binary);
-    f << bytes;
-  }
-  auto r = LoadOnnxModel(file.str());
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->path, file.str());
+  std::ofstream(file.path, std::ios::binary) << bytes;
+  auto r = LoadOnnxModel(file.path);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->path, file.path);
   EXPECT_EQ(r->graph.size(), 3);
   auto same = LoadOnnxModelFromBytes(bytes, "test.onnx");
-  ASSERT_TRUE(same.ok());
+  ASSERT_OK(same);
   EXPECT_EQ(r->sha256, same->sha256);
-
-  // Errors from a file name the path rather than a label.
-  {
-    std::ofstream f(file.str(), std::ios::binary | std::ios::trunc);
-    f << bytes.substr(0, bytes.size() / 2);
-  }
-  EXPECT_TRUE(Fails(LoadOnnxModel(file.str()), ErrorCode::kParseError, {file.str()}));
+  // Errors from a file name its path.
+  std::ofstream(file.path, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() / 2);
+  EXPECT_TRUE(Fails(LoadOnnxModel(file.path), ErrorCode::kParseError, {file.path, "truncated"}));
 }
 
-TEST(OnnxImport, MissingFileIsNotFound) {
+TEST(OnnxImport, MissingFileOrDirectoryIsAnError) {
   TempPath missing("missing.onnx");
-  EXPECT_TRUE(Fails(LoadOnnxModel(missing.str()), ErrorCode::kNotFound, {missing.str(), "check the path"}));
-}
-
-TEST(OnnxImport, DirectoryIsAnError) {
+  EXPECT_TRUE(Fails(LoadOnnxModel(missing.path), ErrorCode::kNotFound, {missing.path, "check the path"}));
   TempPath dir("dir.onnx");
-  ASSERT_TRUE(fs::create_directories(dir.str()));
-  EXPECT_TRUE(Fails(LoadOnnxModel(dir.str()), ErrorCode::kIoError, {dir.str(), "folder"}));
+  ASSERT_TRUE(fs::create_directories(dir.path));
+  EXPECT_TRUE(Fails(LoadOnnxModel(dir.path), ErrorCode::kIoError, {dir.path, "folder"}));
 }
 
 // --- robustness ------------------------------------------------------------------
@@ -809,28 +731,21 @@ TEST(OnnxImport, MisSizedRawDataShapeDoesNotCrash) {
   t->set_name("target");
   t->set_data_type(onnx::TensorProto::INT64);
   t->add_dims(2);
-  int64_t one = 24;
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(&one), sizeof one));
+  int64_t n = 24;
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(&n), sizeof n));
   AddNode(m, "Reshape", {"x", "target"}, {"flat"}, "reshape");
   AddNode(m, "Relu", {"flat"}, {"y"}, "relu");
   AddOutput(m, "y");
-  auto r = Import(m);
-  if (!r.ok()) {
-    EXPECT_NE(r.status().message().find("test.onnx"), std::string::npos) << r.status().message();
-  }
-
-  // Huge declared dims with a tiny payload: no overflow, no giant allocation.
+  ExpectOkOrNamesFile(Import(m));
+  // Enormous declared dims over the same 8 bytes: no overflow, no huge allocation.
   t->clear_dims();
   t->add_dims(int64_t{1} << 40);
   t->add_dims(int64_t{1} << 40);
-  auto huge = Import(m);
-  if (!huge.ok()) {
-    EXPECT_NE(huge.status().message().find("test.onnx"), std::string::npos) << huge.status().message();
-  }
+  ExpectOkOrNamesFile(Import(m));
 }
 
 TEST(OnnxImport, MalformedShapeArithmeticDoesNotCrash) {
-  // Slice/Range with empty constant operands must not escape as exceptions.
+  // Slice with an empty `starts` constant must not escape as an exception.
   auto m = MakeModel();
   AddInput(m, "x", {1, 4, 6});
   AddInt64Initializer(m, "empty", {0}, {});
@@ -839,10 +754,7 @@ TEST(OnnxImport, MalformedShapeArithmeticDoesNotCrash) {
   AddNode(m, "Slice", {"s", "empty", "one"}, {"sl"}, "slice");
   AddNode(m, "Reshape", {"x", "sl"}, {"flat"}, "reshape");
   AddOutput(m, "flat");
-  auto r = Import(m);
-  if (!r.ok()) {
-    EXPECT_NE(r.status().message().find("test.onnx"), std::string::npos) << r.status().message();
-  }
+  ExpectOkOrNamesFile(Import(m));
 }
 
 }  // namespace

@@ -66,13 +66,14 @@ struct ProcessingUnit {
 };
 
 // An undirected link between two PUs. Transfers over it take
-// latency_us + bytes / bandwidth (cost/cim_model.h, TransferUs). A pair of
-// PUs without a link has no modelled transfer path.
+// latency_us + bytes / bandwidth (cost/cim_model.h, TransferUs). For a pair
+// without a link the cost model uses measured device copies instead
+// (cost/build.h).
 struct Link {
   std::string a, b;
   double bandwidth_gbps = 0;
   double latency_us = 0;
-  std::optional<int64_t> element_bytes;  // bytes per transferred element; absent = the tensor's own
+  std::optional<int64_t> element_bytes;  // bytes per transferred element; absent = chosen by the cost model
 };
 
 struct Platform {

@@ -1,0 +1,35 @@
+// Builds the solver-facing CostModel from a graph, a platform and the cost
+// sources each PU names: measured tables (ONNX Runtime), the analytical CIM
+// model, user tables, or the analytical roofline.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "hetplan/cost/cost_model.h"
+#include "hetplan/cost/cost_table.h"
+#include "hetplan/graph/op_graph.h"
+#include "hetplan/platform/platform.h"
+
+namespace hetplan {
+
+struct CostSources {
+  // Per PU name: a table (measured by the profiler for `profile` PUs, or a
+  // user table given with --costs / the PU's `table:` key).
+  std::map<std::string, CostTable> tables;
+};
+
+// Transfer on edge e between PUs p ≠ q:
+//  - a link between them: latency_us + elements·b / bandwidth, with b the
+//    link's element_bytes, else the CIM end's element_bytes (b_elem, eq. 4),
+//    else the tensor's own element size;
+//  - no link: the table's d2h of the producer (when p is an accelerator) plus
+//    h2d of the consumer (when q is an accelerator): BIDENT's shared-memory SoC.
+Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, const CostSources& sources);
+
+// The roofline cost of `op` on `pu` (cost: roofline): dispatch +
+// max(flops / peak, bytes / bandwidth) / efficiency; nullopt when the PU has
+// no peak for the operator's dtype.
+std::optional<double> RooflineLatencyUs(const Operator& op, const RooflineParams& r);
+
+}  // namespace hetplan

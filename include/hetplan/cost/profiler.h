@@ -1,0 +1,53 @@
+// The host profiler: measures what each operator costs on this machine's CPU
+// with ONNX Runtime (the CIM paper's §IV-A1; BIDENT's per-operator profiler
+// for its CPU). Every operator is cut out of the model with its real shapes
+// and constants, run alone, and timed (median of `runs` after `warmup`); the
+// whole model is timed too, and (optionally) ORT's own profiler attributes
+// kernel time to the operators inside the whole model. The result is a
+// CostTable whose meta records how and where it was measured.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "hetplan/cost/cost_table.h"
+#include "hetplan/graph/onnx_import.h"
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+struct ProfileOptions {
+  int threads = 1;      // ORT intra-op threads (the CIM paper's host is single-core)
+  int warmup = 20;      // untimed runs before timing (BIDENT: 20)
+  int runs = 200;       // timed runs per operator (BIDENT: 200)
+  int model_runs = 50;  // timed runs of the whole model (with and without ORT's profiler)
+  bool in_context = true;  // also attribute kernel time inside the whole model
+  std::string cache_dir;   // empty = no cache
+  // Called after each operator with (operators done, operators in all); from
+  // the calling thread. Not called on a cache hit.
+  std::function<void(int done, int total)> progress;
+};
+
+// Profiles every operator of `m` on the host CPU, naming the PU `pu_name`.
+// With a cache_dir, a table measured earlier under the same key (model hash,
+// input shapes, fusion, PU name, threads, warmup, runs, model_runs,
+// in_context, ORT version, CPU model, host) is returned without running
+// anything (meta cache=hit); a missing or unreadable cache file means
+// measuring again (cache=miss) and rewriting it. Errors: bad options, a model
+// or an operator ONNX Runtime cannot load or run (the message names the
+// operator and quotes ORT). ORT exceptions never escape.
+Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu_name,
+                                     const ProfileOptions& o);
+
+// The cache key and the files it names: <cache_dir>/<key>.json and .csv.
+std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o);
+
+// "1.29.0"
+std::string OnnxRuntimeVersion();
+// The CPU's model name from /proc/cpuinfo ("model name", or on ARM
+// "Hardware"/"Processor"/"CPU part"), "unknown" when there is none.
+std::string CpuModelName();
+// gethostname(), "unknown" on failure.
+std::string HostName();
+
+}  // namespace hetplan

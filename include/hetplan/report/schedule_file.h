@@ -1,0 +1,38 @@
+// The schedule file (docs/schedule-format.md): the contract every solver and
+// baseline writes, self-contained so that `hetplan validate` can check it
+// alone. Plus its CSV summary and Chrome trace, both derived from the JSON.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "hetplan/graph/onnx_import.h"
+#include "hetplan/platform/platform.h"
+#include "hetplan/solve/problem.h"
+
+namespace hetplan {
+
+struct ScheduleContext {
+  const LoadedModel* model = nullptr;
+  const Platform* platform = nullptr;
+  const Problem* problem = nullptr;
+  const SolveResult* result = nullptr;  // result->schedule must be set
+  std::string mode = "partition";
+  std::map<std::string, double> baselines;  // e.g. cpu_only_us
+  std::vector<std::string> notes;
+};
+
+// Fields that vary between identical runs (wall times); everything else is a
+// pure function of the inputs. Listed in docs/schedule-format.md.
+inline constexpr const char* kNondeterministicFields[] = {"solver.seconds"};
+
+nlohmann::json ScheduleToJson(const ScheduleContext& ctx);
+// One row per operator: id,name,type,device,start_us,finish_us,cost_us,crossbars.
+std::string ScheduleJsonToCsv(const nlohmann::json& schedule);
+// Chrome trace event format (Perfetto, chrome://tracing): one track per PU
+// plus one for transfers.
+nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& schedule);
+
+}  // namespace hetplan

@@ -1,0 +1,166 @@
+#include <cstdio>
+#include <map>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "hetplan/app/pipeline.h"
+#include "hetplan/report/schedule_file.h"
+#include "hetplan/util/io.h"
+
+namespace hetplan::cli {
+
+void RegisterPartition(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "partition", "Assign every operator to a PU and schedule it (the CIM paper's ILP on CBC)");
+  struct Opts {
+    ModelOptions model;
+    std::string platform = "klein-arm";
+    std::vector<std::string> sets;
+    std::string costs, solver = "ilp", objective = "latency", out, csv, trace, write_lp, write_mps;
+    std::string formulation = "paper", cache_dir = ".cache/hetplan";
+    double time_limit = 600, gap = 1e-4;
+    std::optional<double> latency_cap;
+    int threads = 0, warmup = 20, runs = 200;
+    bool no_warm_start = false, no_cache = false, log = false;
+  };
+  auto o = std::make_shared<Opts>();
+  AddModelOptions(sub, &o->model);
+  sub->add_option("--platform", o->platform, "Preset name (klein-arm, klein-x86, soc-example) or a YAML path")
+      ->default_val("klein-arm");
+  sub->add_option("--set", o->sets, "Override a platform field, PU.KEY=VALUE (repeatable), e.g. cim.crossbars=200");
+  sub->add_option("--costs", o->costs, "Cost table (CSV/JSON) for PUs with cost: table (or instead of profiling)");
+  sub->add_option("--solver", o->solver, "Solver name")->default_val("ilp");
+  sub->add_option("--formulation", o->formulation, "ILP formulation")->default_val("paper");
+  sub->add_option("--objective", o->objective, "latency | energy")->default_val("latency");
+  sub->add_option("--latency-cap", o->latency_cap, "With --objective energy: makespan ≤ this (µs)");
+  sub->add_option("--time-limit", o->time_limit, "Solver time limit in seconds")->default_val(600);
+  sub->add_option("--gap", o->gap, "Relative MIP gap at which to stop")->default_val(1e-4);
+  sub->add_option("--threads", o->threads, "Solver threads (0 = all cores)")->default_val(0);
+  sub->add_flag("--no-warm-start", o->no_warm_start, "Do not start the solver from the best heuristic schedule");
+  sub->add_flag("--solver-log", o->log, "Show the solver's log on stderr");
+  sub->add_option("--out", o->out, "Schedule file (JSON, docs/schedule-format.md)");
+  sub->add_option("--csv", o->csv, "CSV summary, one row per operator");
+  sub->add_option("--trace", o->trace, "Chrome trace (Perfetto, chrome://tracing)");
+  sub->add_option("--write-lp", o->write_lp, "Write the ILP in LP format");
+  sub->add_option("--write-mps", o->write_mps, "Write the ILP in MPS format");
+  sub->add_option("--warmup", o->warmup, "Profiler warm-up runs per operator")->default_val(20);
+  sub->add_option("--runs", o->runs, "Profiler timed runs per operator")->default_val(200);
+  sub->add_option("--cache-dir", o->cache_dir, "Profile cache folder")->default_val(".cache/hetplan");
+  sub->add_flag("--no-cache", o->no_cache, "Profile afresh and do not cache");
+  Register(sub, [o]() -> int {
+    PlanInputs in;
+    in.model_path = o->model.path;
+    auto io = MakeImportOptions(o->model);
+    if (!io.ok()) return ReportError(io.status());
+    in.import = *io;
+    in.platform = o->platform;
+    in.overrides = o->sets;
+    in.costs_path = o->costs;
+    in.profile.warmup = o->warmup;
+    in.profile.runs = o->runs;
+    in.profile.cache_dir = o->no_cache ? "" : o->cache_dir;
+    if (isatty(fileno(stderr))) {
+      in.profile.progress = [](int done, int total) {
+        std::fprintf(stderr, "\rprofiling %d/%d operators", done, total);
+        if (done == total) std::fprintf(stderr, "\n");
+      };
+    }
+    auto objective = ParseObjective(o->objective);
+    if (!objective.ok()) return ReportError(objective.status());
+    auto pp = PrepareProblem(in);
+    if (!pp.ok()) return ReportError(pp.status());
+    SolveOptions so;
+    so.time_limit_s = o->time_limit;
+    so.relative_gap = o->gap;
+    so.threads = o->threads;
+    so.warm_start = !o->no_warm_start;
+    so.formulation = o->formulation;
+    so.write_lp = o->write_lp;
+    so.write_mps = o->write_mps;
+    so.log = o->log;
+    auto plan = PlanPartition(*pp, o->solver, *objective, o->latency_cap, so);
+    if (!plan.ok()) return ReportError(plan.status());
+    const SolveResult& r = plan->result;
+    if (!r.schedule) {
+      std::printf("solver %s: %s after %.2f s — no schedule (nothing written)\n", r.solver.c_str(),
+                  ToString(r.status).c_str(), r.seconds);
+      return 3;
+    }
+    const nlohmann::json& s = plan->schedule;
+    if (!o->out.empty()) {
+      if (Status st = WriteFileAtomic(o->out, s.dump(1) + "\n"); !st.ok()) return ReportError(st);
+    }
+    if (!o->csv.empty()) {
+      if (Status st = WriteFileAtomic(o->csv, ScheduleJsonToCsv(s)); !st.ok()) return ReportError(st);
+    }
+    if (!o->trace.empty()) {
+      if (Status st = WriteFileAtomic(o->trace, ScheduleJsonToChromeTrace(s).dump() + "\n"); !st.ok()) {
+        return ReportError(st);
+      }
+    }
+    // Summary.
+    std::map<std::string, std::pair<int, double>> per_device;  // ops, busy µs
+    int64_t crossbars = 0;
+    for (const auto& op : s["operators"]) {
+      auto& d = per_device[op["device"].get<std::string>()];
+      ++d.first;
+      d.second += op["finish_us"].get<double>() - op["start_us"].get<double>();
+      for (const auto& dev : s["devices"]) {
+        if (dev["name"] == op["device"] && dev["execution"] == "spatial" && !op["crossbars"].is_null()) {
+          crossbars += op["crossbars"].get<int64_t>();
+        }
+      }
+    }
+    std::printf("model     %s (%d operators, fusion %s)\n", pp->model.path.c_str(), pp->model.graph.size(),
+                ToString(pp->model.fusion).c_str());
+    std::printf("platform  %s%s\n", pp->platform.name.c_str(),
+                pp->platform.overrides.empty() ? "" : (" with " + fmt::format("{}", fmt::join(pp->platform.overrides, " "))).c_str());
+    for (const auto& note : pp->notes) std::printf("costs     %s\n", note.c_str());
+    for (const auto& note : pp->run_notes) std::printf("run       %s\n", note.c_str());
+    for (const auto& dev : s["devices"]) {
+      std::string name = dev["name"].get<std::string>();
+      auto it = per_device.find(name);
+      int ops = it == per_device.end() ? 0 : it->second.first;
+      double busy = it == per_device.end() ? 0 : it->second.second;
+      std::printf("device    %-6s %4d operators, busy %10.1f µs", name.c_str(), ops, busy);
+      if (dev["execution"] == "spatial") {
+        std::printf(", crossbars %lld / %lld", static_cast<long long>(crossbars),
+                    static_cast<long long>(dev["capacity_crossbars"].get<int64_t>()));
+      }
+      std::printf("\n");
+    }
+    std::printf("makespan  %.1f µs\n", s["makespan_us"].get<double>());
+    if (plan->baselines.count("cpu_only_us")) {
+      std::printf("cpu-only  %.1f µs   speedup %.2fx\n", plan->baselines.at("cpu_only_us"),
+                  plan->baselines.at("cpu_only_us") / s["makespan_us"].get<double>());
+    }
+    if (!s["energy_uj"].is_null()) std::printf("energy    %.1f µJ\n", s["energy_uj"].get<double>());
+    std::printf("solver    %s (%s): %s, objective %.3f, bound %.3f, gap %.4g%%, %.2f s, %d variables, %d constraints\n",
+                r.solver.c_str(), r.formulation.c_str(), ToString(r.status).c_str(), r.objective, r.bound,
+                100.0 * r.gap, r.seconds, r.variables, r.constraints);
+    std::printf("validate  ok (%d operators, %d edges checked)\n", plan->validation.operators, plan->validation.edges);
+    if (!o->out.empty()) std::printf("wrote     %s\n", o->out.c_str());
+    return 0;
+  });
+}
+
+void RegisterValidate(CLI::App& app) {
+  auto* sub = app.add_subcommand("validate", "Check a schedule file against every constraint, from the file alone");
+  auto path = std::make_shared<std::string>();
+  sub->add_option("schedule", *path, "Schedule JSON")->required();
+  Register(sub, [path]() -> int {
+    auto report = ValidateScheduleFile(*path);
+    if (!report.ok()) return ReportError(report.status());
+    if (report->ok()) {
+      std::printf("%s: valid (%d operators, %d edges)\n", path->c_str(), report->operators, report->edges);
+      return 0;
+    }
+    for (const auto& v : report->violations) std::printf("%s: %s\n", path->c_str(), v.c_str());
+    std::fprintf(stderr, "hetplan: error: %s: %zu violation%s\n", path->c_str(), report->violations.size(),
+                 report->violations.size() == 1 ? "" : "s");
+    return 1;
+  });
+}
+
+}  // namespace hetplan::cli

@@ -1,0 +1,168 @@
+// `hetplan profile`: measures every operator's host cost with ONNX Runtime
+// and writes the cost table (docs/cost-table-format.md).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "hetplan/cost/profiler.h"
+
+namespace hetplan::cli {
+
+namespace {
+
+// "profiling 12/49 operators, ETA 8 s", redrawn in place on a terminal.
+class ProgressLine {
+ public:
+  ProgressLine() : enabled_(isatty(fileno(stderr)) != 0) {}
+  ~ProgressLine() { Clear(); }
+
+  // Before anything is known: the whole model is measured first.
+  void Start(const std::string& model) {
+    if (enabled_) Draw(fmt::format("profiling {}: timing the whole model", model));
+  }
+
+  void Update(int done, int total) {
+    if (!enabled_) return;
+    auto now = Clock::now();
+    if (done == 0) {
+      // The whole-model runs come first; the per-operator clock starts now.
+      ops_start_ = now;
+      Draw(fmt::format("profiling 0/{} operators", total));
+      return;
+    }
+    // Redraw at most 10 times a second, and always at the end.
+    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    double elapsed = std::chrono::duration<double>(now - ops_start_).count();
+    double eta = elapsed / done * (total - done);
+    Draw(fmt::format("profiling {}/{} operators, ETA {:.0f} s", done, total, eta));
+  }
+
+  void Clear() {
+    if (!enabled_ || !drawn_) return;
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    drawn_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void Draw(const std::string& text) {
+    std::fprintf(stderr, "\r\033[K%s", text.c_str());
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+
+  bool enabled_;
+  bool drawn_ = false;
+  Clock::time_point ops_start_, last_;
+};
+
+std::string Ms(double us) { return fmt::format("{:.3f} ms", us / 1000.0); }
+
+}  // namespace
+
+void RegisterProfile(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "profile", "Measure each operator's cost on this host's CPU with ONNX Runtime; write a cost table");
+  struct Opts {
+    ModelOptions model;
+    std::string pu = "cpu";
+    int threads = 1;
+    int warmup = 20;
+    int runs = 200;
+    int model_runs = 50;
+    bool no_in_context = false;
+    std::string cache_dir = ".cache/hetplan";
+    bool no_cache = false;
+    std::string out, json;
+  };
+  auto opts = std::make_shared<Opts>();
+  AddModelOptions(sub, &opts->model);
+  sub->add_option("--pu", opts->pu, "Name of the PU the table is for (as in the platform)")
+      ->default_val("cpu");
+  sub->add_option("--threads", opts->threads, "ONNX Runtime intra-op threads")
+      ->default_val(1)
+      ->check(CLI::Range(1, 1024));
+  sub->add_option("--warmup", opts->warmup, "Untimed runs before timing")
+      ->default_val(20)
+      ->check(CLI::Range(0, 1000000));
+  sub->add_option("--runs", opts->runs, "Timed runs per operator (the median is the cost)")
+      ->default_val(200)
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--model-runs", opts->model_runs, "Timed runs of the whole model")
+      ->default_val(50)
+      ->check(CLI::Range(1, 1000000));
+  sub->add_flag("--no-in-context", opts->no_in_context,
+                "Skip ORT's profiler on the whole model (no in_context_us column)");
+  sub->add_option("--cache-dir", opts->cache_dir, "Where measured tables are cached")
+      ->default_val(".cache/hetplan");
+  sub->add_flag("--no-cache", opts->no_cache, "Neither read nor write the cache");
+  sub->add_option("--out", opts->out, "Cost table to write (CSV)")->required();
+  sub->add_option("--json", opts->json, "Also write the table as JSON");
+  Register(sub, [opts]() -> int {
+    const auto start = std::chrono::steady_clock::now();
+    auto model = LoadModel(opts->model);
+    if (!model.ok()) return ReportError(model.status());
+    ProfileOptions po;
+    po.threads = opts->threads;
+    po.warmup = opts->warmup;
+    po.runs = opts->runs;
+    po.model_runs = opts->model_runs;
+    po.in_context = !opts->no_in_context;
+    po.cache_dir = opts->no_cache ? std::string() : opts->cache_dir;
+    auto progress = std::make_shared<ProgressLine>();
+    po.progress = [progress](int done, int total) { progress->Update(done, total); };
+    progress->Start(model->path);
+    auto table = ProfileOnnxRuntime(*model, opts->pu, po);
+    progress->Clear();
+    if (!table.ok()) return ReportError(table.status());
+    Status st = SaveCostTable(*table, opts->out, opts->json);
+    if (!st.ok()) return ReportError(st);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    auto meta = [&](const char* key) {
+      auto it = table->meta.find(key);
+      return it == table->meta.end() ? std::string() : it->second;
+    };
+    double sum_us = 0;
+    for (const OpCost& c : table->ops) sum_us += c.exec_us;
+    std::string out;
+    out += fmt::format("model          {} ({} operators, fusion {})\n", model->path, model->graph.size(),
+                       meta("fusion"));
+    out += fmt::format("host           {} · {} · {} thread{} · {}\n", meta("host"), meta("cpu"),
+                       meta("threads"), meta("threads") == "1" ? "" : "s", meta("runtime"));
+    if (table->model_median_us) {
+      out += fmt::format("whole model    {} median (p10 {}, p90 {}; {} runs)\n", Ms(*table->model_median_us),
+                         Ms(table->model_p10_us.value_or(0)), Ms(table->model_p90_us.value_or(0)),
+                         meta("model_runs"));
+      out += fmt::format("sum of ops     {} (medians of {} runs each)\n", Ms(sum_us), meta("runs"));
+      out += fmt::format("relative error {:+.1f} % (sum of operators vs whole model)\n",
+                         (sum_us / *table->model_median_us - 1.0) * 100.0);
+    }
+    if (!meta("in_context_unmapped_share").empty()) {
+      out += fmt::format("in context     {:.1f} % of kernel time not attributed to an operator\n",
+                         std::strtod(meta("in_context_unmapped_share").c_str(), nullptr) * 100.0);
+    } else if (!meta("in_context_error").empty()) {
+      out += fmt::format("in context     not measured: {}\n", meta("in_context_error"));
+    }
+    std::string cache = meta("cache");
+    if (cache == "hit" || cache == "miss") cache += " (" + meta("cache_file") + ")";
+    if (!meta("cache_error").empty()) cache += "; not written: " + meta("cache_error");
+    out += fmt::format("cache          {}\n", cache);
+    out += fmt::format("wall time      {:.1f} s\n", wall_s);
+    out += fmt::format("wrote          {}{}\n", opts->out, opts->json.empty() ? "" : ", " + opts->json);
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  });
+}
+
+}  // namespace hetplan::cli

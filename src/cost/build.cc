@@ -1,0 +1,123 @@
+#include "hetplan/cost/build.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "hetplan/cost/cim_model.h"
+
+namespace hetplan {
+
+std::optional<double> RooflineLatencyUs(const Operator& op, const RooflineParams& r) {
+  auto peak = r.peak_gflops.find(op.dtype);
+  if (peak == r.peak_gflops.end()) peak = r.peak_gflops.find("float32");
+  if (peak == r.peak_gflops.end() || peak->second <= 0) return std::nullopt;
+  // Matrix operators: 2 flops per MAC; elementwise and the rest: one per output element.
+  double flops = op.macs > 0 ? 2.0 * static_cast<double>(op.macs) : static_cast<double>(op.output_elements);
+  double bytes = static_cast<double>(op.param_bytes);
+  for (const auto& t : op.inputs) bytes += static_cast<double>(t.bytes());
+  for (const auto& t : op.outputs) bytes += static_cast<double>(t.bytes());
+  double compute_us = flops / (peak->second * 1e3);  // GFLOP/s = 1e3 flop/µs
+  double memory_us = r.memory_bandwidth_gbps > 0 ? bytes / (r.memory_bandwidth_gbps * 1e3) : 0.0;
+  double eff = 1.0;
+  if (auto it = r.efficiency.find(op.type); it != r.efficiency.end()) eff = it->second;
+  else if (auto d = r.efficiency.find("default"); d != r.efficiency.end()) eff = d->second;
+  return r.dispatch_us + std::max(compute_us, memory_us) / eff;
+}
+
+Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, const CostSources& sources) {
+  std::vector<PuInfo> pus;
+  for (const ProcessingUnit& pu : platform.pus) {
+    PuInfo info;
+    info.name = pu.name;
+    info.kind = ToString(pu.kind);
+    info.spatial = pu.execution == Execution::kSpatial;
+    info.capacity = info.spatial ? pu.cim.crossbars : -1;
+    info.power_w = pu.power_w;
+    switch (pu.cost_source) {
+      case CostSource::kProfile: info.cost_label = "measured"; break;
+      case CostSource::kCim:
+      case CostSource::kRoofline: info.cost_label = "analytical"; break;
+      case CostSource::kTable: info.cost_label = "table"; break;
+    }
+    pus.push_back(std::move(info));
+  }
+  const int n = g.size();
+  const int k = static_cast<int>(pus.size());
+  CostModel c(n, pus, static_cast<int>(g.edges().size()));
+  std::map<std::string, int> op_by_name;
+  for (const Operator& op : g.operators()) op_by_name[op.name] = op.id;
+  // h2d/d2h per (op, PU) from tables, for links that do not exist.
+  std::vector<double> h2d(static_cast<size_t>(n) * k, 0.0), d2h(static_cast<size_t>(n) * k, 0.0);
+
+  for (int p = 0; p < k; ++p) {
+    const ProcessingUnit& pu = platform.pus[p];
+    if (pu.cost_source == CostSource::kCim) {
+      for (const Operator& op : g.operators()) {
+        if (!CimSupports(op, pu.cim)) continue;
+        c.set_latency(op.id, p, CimLatencyUs(op, pu.cim));
+        c.set_crossbars(op.id, p, CimCrossbars(op, pu.cim));
+      }
+      continue;
+    }
+    if (pu.cost_source == CostSource::kRoofline) {
+      for (const Operator& op : g.operators()) {
+        if (auto us = RooflineLatencyUs(op, pu.roofline)) c.set_latency(op.id, p, *us);
+      }
+      continue;
+    }
+    auto it = sources.tables.find(pu.name);
+    if (it == sources.tables.end()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: PU '{}' takes its costs from {} but no cost table was given for it; {}", platform.source,
+                   pu.name, ToString(pu.cost_source),
+                   pu.cost_source == CostSource::kProfile ? "run `hetplan profile` or let the command profile it"
+                                                          : "pass --costs TABLE.csv");
+    }
+    const CostTable& t = it->second;
+    if (pu.cost_source == CostSource::kTable && t.meta.count("source")) {
+      c.mutable_pu(p).cost_label = t.meta.at("source");
+    }
+    if (!c.pu(p).power_w) {
+      if (auto pw = t.power_w.find(pu.name); pw != t.power_w.end()) c.mutable_pu(p).power_w = pw->second;
+    }
+    for (const OpCost& row : t.ops) {
+      if (row.pu != pu.name) continue;
+      auto op = op_by_name.find(row.op_name);
+      if (op == op_by_name.end()) continue;  // CheckCostTable reports unknown operators
+      c.set_latency(op->second, p, row.exec_us + row.dispatch_us);
+      h2d[static_cast<size_t>(op->second) * k + p] = row.h2d_us;
+      d2h[static_cast<size_t>(op->second) * k + p] = row.d2h_us;
+    }
+    for (const Slowdown& s : t.slowdowns) {
+      int run = platform.FindPu(s.run_pu), other = platform.FindPu(s.interfere_pu);
+      if (run >= 0 && other >= 0) c.set_slowdown(run, other, s.factor);
+    }
+  }
+
+  auto is_accelerator = [&](int p) { return platform.pus[p].kind != PuKind::kCpu; };
+  for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+    const Edge& edge = g.edges()[e];
+    for (int p = 0; p < k; ++p) {
+      for (int q = 0; q < k; ++q) {
+        if (p == q) continue;
+        const Link* link = platform.FindLink(platform.pus[p].name, platform.pus[q].name);
+        double us = 0;
+        if (link) {
+          int64_t b = 0;
+          if (link->element_bytes) b = *link->element_bytes;
+          else if (platform.pus[p].kind == PuKind::kCim) b = platform.pus[p].cim.element_bytes;
+          else if (platform.pus[q].kind == PuKind::kCim) b = platform.pus[q].cim.element_bytes;
+          else b = edge.elements > 0 ? edge.bytes / edge.elements : 4;
+          us = TransferUs(edge.elements, b, *link);
+        } else {
+          if (is_accelerator(p)) us += d2h[static_cast<size_t>(edge.from) * k + p];
+          if (is_accelerator(q)) us += h2d[static_cast<size_t>(edge.to) * k + q];
+        }
+        c.set_transfer(e, p, q, us);
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace hetplan

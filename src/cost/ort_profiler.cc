@@ -1,0 +1,847 @@
+// The ONNX Runtime host profiler (include/hetplan/cost/profiler.h).
+//
+// Three measurements, all on the calling thread, all with one Ort::Env:
+//  1. every operator in isolation: a one-operator ModelProto cut from the
+//     imported model (its nodes, the constants they read, its activation
+//     inputs as graph inputs with their static shapes), timed with
+//     steady_clock around Session::Run;
+//  2. the whole model with ORT's profiler on, whose per-node kernel times are
+//     attributed back to operators (in_context_us);
+//  3. the whole model without the profiler: the reference the per-operator
+//     sum is compared with.
+// This is the only file that includes ONNX Runtime headers for profiling.
+#include "hetplan/cost/profiler.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+#include <onnxruntime_cxx_api.h>
+#include <onnxruntime_session_options_config_keys.h>
+
+#include "hetplan/util/io.h"
+#include "hetplan/util/sha256.h"
+
+namespace hetplan {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kSeed = 0x6865747061;  // "hetpa": inputs are the same every time
+constexpr std::string_view kCacheVersion = "hetplan-ort-profile-v1";
+
+// ORT messages can span lines; errors here are one line.
+std::string OneLine(std::string s) {
+  for (char& ch : s) {
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// One Env for the process: ORT allows one, and creating it is not free.
+// FATAL-only logging keeps the library quiet; ORT's errors come back as
+// exceptions, which become Status values here.
+Result<Ort::Env*> SharedEnv() {
+  static std::mutex mu;
+  static std::unique_ptr<Ort::Env> env;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!env) {
+    try {
+      env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_FATAL, "hetplan");
+    } catch (const std::exception& e) {
+      return Error(ErrorCode::kInternal, "ONNX Runtime could not start ({}); check the library in "
+                   "third_party/onnxruntime (scripts/setup_ort.sh)", OneLine(e.what()));
+    }
+  }
+  return env.get();
+}
+
+// --- statistics --------------------------------------------------------------
+
+struct Stats {
+  double median_us = 0, p10_us = 0, p90_us = 0;
+};
+
+// Linear interpolation between order statistics (numpy's default), so that
+// p10 ≤ median ≤ p90 always holds.
+double Quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+Stats Summarise(std::vector<double> us) {
+  std::sort(us.begin(), us.end());
+  return Stats{Quantile(us, 0.5), Quantile(us, 0.1), Quantile(us, 0.9)};
+}
+
+// --- sessions ----------------------------------------------------------------
+
+// The session settings every measurement shares. The graph optimisation
+// level follows the operator granularity hetplan plans at:
+//  - fusion=none: ORT_ENABLE_BASIC. Basic rewrites (constant folding,
+//    redundant-node elimination, Conv+BN/Conv+Add folding) keep one kernel
+//    per ONNX node, so the whole model runs the same kernels that the
+//    isolated operators were timed with. ORT_ENABLE_ALL would fuse Conv+Relu
+//    and insert NCHWc reorders in the whole model only, and the per-operator
+//    sum would be compared with a different program.
+//  - fusion=activation: ORT_ENABLE_ALL, as the CIM paper measures its host
+//    ("all available graph and layout optimizations"); hetplan's fused
+//    operator (Conv+BN+Relu) is then one FusedConv in isolation too.
+Ort::SessionOptions MakeSessionOptions(const LoadedModel& m, const ProfileOptions& o) {
+  Ort::SessionOptions so;
+  so.SetIntraOpNumThreads(o.threads);
+  so.SetInterOpNumThreads(1);
+  so.SetExecutionMode(ORT_SEQUENTIAL);
+  so.SetGraphOptimizationLevel(m.fusion == FusionLevel::kActivation ? ORT_ENABLE_ALL : ORT_ENABLE_BASIC);
+  so.SetLogSeverityLevel(4);
+  // Sessions are created from bytes, so external data has no folder of its
+  // own: resolve it next to the model file.
+  if (!m.path.empty()) {
+    std::string folder = fs::absolute(fs::path(m.path)).parent_path().string();
+    so.AddConfigEntry(kOrtSessionOptionsModelExternalInitializersFileFolderPath, folder.c_str());
+  }
+  return so;
+}
+
+// A session with its inputs made once, ready to run again and again. Float
+// inputs are uniform in [-1, 1] from a fixed seed; integer inputs are zeros
+// (always a valid Gather index); bool inputs are false.
+class Runner {
+ public:
+  // Creates the session; a failure is ORT's message, one line.
+  static Result<std::unique_ptr<Runner>> Create(Ort::Env& env, const std::string& bytes,
+                                                const Ort::SessionOptions& so, uint64_t seed) {
+    auto r = std::unique_ptr<Runner>(new Runner());
+    try {
+      r->session_ = Ort::Session(env, bytes.data(), bytes.size(), so);
+    } catch (const std::exception& e) {
+      return Status(ErrorCode::kUnsupported, OneLine(e.what()));
+    }
+    try {
+      HETPLAN_RETURN_IF_ERROR(r->MakeInputs(seed));
+    } catch (const std::exception& e) {
+      return Status(ErrorCode::kInternal, OneLine(e.what()));
+    }
+    return r;
+  }
+
+  // Throws Ort::Exception (callers catch it).
+  void Run() {
+    auto outputs = session_.Run(run_options_, in_c_.data(), inputs_.data(), inputs_.size(),
+                                out_c_.data(), out_c_.size());
+    (void)outputs;
+  }
+
+  Ort::Session& session() { return session_; }
+
+ private:
+  Runner() = default;
+
+  Status MakeInputs(uint64_t seed) {
+    Ort::AllocatorWithDefaultOptions alloc;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    const size_t n_in = session_.GetInputCount();
+    for (size_t i = 0; i < n_in; ++i) {
+      input_names_.emplace_back(session_.GetInputNameAllocated(i, alloc).get());
+      const std::string& name = input_names_.back();
+      Ort::TypeInfo type_info = session_.GetInputTypeInfo(i);
+      if (type_info.GetONNXType() != ONNX_TYPE_TENSOR) {
+        return Status(ErrorCode::kUnsupported, fmt::format("input '{}' is not a tensor", name));
+      }
+      auto info = type_info.GetTensorTypeAndShapeInfo();
+      const ONNXTensorElementDataType type = info.GetElementType();
+      std::vector<int64_t> shape = info.GetShape();
+      for (int64_t d : shape) {
+        if (d < 0) {
+          return Status(ErrorCode::kUnsupported,
+                        fmt::format("input '{}' has a dynamic dimension; give static shapes with "
+                                    "--shape", name));
+        }
+      }
+      if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
+        return Status(ErrorCode::kUnsupported,
+                      fmt::format("input '{}' has an element type the profiler cannot fill", name));
+      }
+      Ort::Value v = Ort::Value::CreateTensor(alloc, shape.data(), shape.size(), type);
+      const size_t n = info.GetElementCount();
+      void* data = v.GetTensorMutableRawData();
+      std::memset(data, 0, v.GetTensorSizeInBytes());
+      switch (type) {
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: {
+          auto* p = static_cast<float*>(data);
+          for (size_t k = 0; k < n; ++k) p[k] = uniform(rng);
+          break;
+        }
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: {
+          auto* p = static_cast<double*>(data);
+          for (size_t k = 0; k < n; ++k) p[k] = uniform(rng);
+          break;
+        }
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
+          auto* p = static_cast<Ort::Float16_t*>(data);
+          for (size_t k = 0; k < n; ++k) p[k] = Ort::Float16_t(uniform(rng));
+          break;
+        }
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
+          auto* p = static_cast<Ort::BFloat16_t*>(data);
+          for (size_t k = 0; k < n; ++k) p[k] = Ort::BFloat16_t(uniform(rng));
+          break;
+        }
+        default:
+          break;  // integers and bool stay zero / false
+      }
+      inputs_.push_back(std::move(v));
+    }
+    const size_t n_out = session_.GetOutputCount();
+    for (size_t i = 0; i < n_out; ++i) {
+      output_names_.emplace_back(session_.GetOutputNameAllocated(i, alloc).get());
+    }
+    for (const auto& s : input_names_) in_c_.push_back(s.c_str());
+    for (const auto& s : output_names_) out_c_.push_back(s.c_str());
+    return Status::Ok();
+  }
+
+  Ort::Session session_{nullptr};
+  Ort::RunOptions run_options_;
+  std::vector<std::string> input_names_, output_names_;
+  std::vector<const char*> in_c_, out_c_;
+  std::vector<Ort::Value> inputs_;
+};
+
+// `warmup` untimed runs, then `runs` timed ones (µs each).
+std::vector<double> TimeRuns(Runner& r, int warmup, int runs) {
+  for (int i = 0; i < warmup; ++i) r.Run();
+  std::vector<double> us;
+  us.reserve(static_cast<size_t>(runs));
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = Clock::now();
+    r.Run();
+    auto t1 = Clock::now();
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  return us;
+}
+
+// --- cutting one operator out of the model -----------------------------------
+
+int32_t ElemTypeFromName(const std::string& dtype) {
+  static const std::unordered_map<std::string, int32_t> kTypes = {
+      {"float32", onnx::TensorProto::FLOAT},   {"float64", onnx::TensorProto::DOUBLE},
+      {"float16", onnx::TensorProto::FLOAT16}, {"bfloat16", onnx::TensorProto::BFLOAT16},
+      {"int64", onnx::TensorProto::INT64},     {"int32", onnx::TensorProto::INT32},
+      {"int16", onnx::TensorProto::INT16},     {"int8", onnx::TensorProto::INT8},
+      {"uint8", onnx::TensorProto::UINT8},     {"bool", onnx::TensorProto::BOOL}};
+  auto it = kTypes.find(dtype);
+  return it == kTypes.end() ? onnx::TensorProto::UNDEFINED : it->second;
+}
+
+class OperatorExtractor {
+ public:
+  explicit OperatorExtractor(const LoadedModel& m) : model_(*m.model) {
+    const auto& g = model_.graph();
+    for (int i = 0; i < g.node_size(); ++i) {
+      for (const auto& o : g.node(i).output()) {
+        if (!o.empty()) producer_.emplace(o, i);
+      }
+    }
+    for (int i = 0; i < g.initializer_size(); ++i) initializer_.emplace(g.initializer(i).name(), i);
+    for (int i = 0; i < g.sparse_initializer_size(); ++i) {
+      sparse_.emplace(g.sparse_initializer(i).values().name(), i);
+    }
+    for (const auto& vi : g.input()) value_info_.emplace(vi.name(), &vi);
+    for (const auto& vi : g.value_info()) value_info_.emplace(vi.name(), &vi);
+    for (const auto& vi : g.output()) value_info_.emplace(vi.name(), &vi);
+    is_op_node_.assign(static_cast<size_t>(g.node_size()), false);
+    for (const Operator& op : m.graph.operators()) {
+      for (int i : op.node_indices) {
+        if (i >= 0 && i < g.node_size()) is_op_node_[static_cast<size_t>(i)] = true;
+      }
+    }
+  }
+
+  // The operator as a model of its own: its nodes in order, the constants
+  // they read (initializers, and the Constant/Identity/constant-only nodes
+  // that compute them: ORT folds those at session creation, so they cost
+  // nothing at run time), its activation inputs as graph inputs with their
+  // static shapes, its outputs as graph outputs.
+  Result<std::string> Build(const Operator& op) const {
+    const auto& g = model_.graph();
+    std::set<int> nodes;
+    std::unordered_set<std::string> produced;
+    for (int i : op.node_indices) {
+      if (i < 0 || i >= g.node_size()) {
+        return Error(ErrorCode::kInternal, "operator '{}': node index {} outside the model's {} nodes",
+                     op.name, i, g.node_size());
+      }
+      nodes.insert(i);
+      for (const auto& o : g.node(i).output()) produced.insert(o);
+    }
+    std::vector<std::string> work;
+    for (int i : op.node_indices) {
+      for (const auto& in : g.node(i).input()) {
+        if (!in.empty() && !produced.count(in)) work.push_back(in);
+      }
+    }
+    std::reverse(work.begin(), work.end());  // visit in reading order
+    std::unordered_set<std::string> seen;
+    std::vector<std::string> activations;
+    std::set<int> inits, sparse;
+    while (!work.empty()) {
+      std::string name = std::move(work.back());
+      work.pop_back();
+      if (!seen.insert(name).second) continue;
+      if (auto it = initializer_.find(name); it != initializer_.end()) {
+        inits.insert(it->second);
+        continue;
+      }
+      if (auto it = sparse_.find(name); it != sparse_.end()) {
+        sparse.insert(it->second);
+        continue;
+      }
+      auto p = producer_.find(name);
+      if (p != producer_.end() && !is_op_node_[static_cast<size_t>(p->second)] && !nodes.count(p->second)) {
+        // A Constant, Identity/Dropout alias, or constant-only node: comes along.
+        nodes.insert(p->second);
+        const auto& pn = g.node(p->second);
+        for (int k = pn.input_size() - 1; k >= 0; --k) {
+          if (!pn.input(k).empty()) work.push_back(pn.input(k));
+        }
+        for (const auto& o : pn.output()) produced.insert(o);
+        continue;
+      }
+      if (p != producer_.end() && nodes.count(p->second)) continue;
+      activations.push_back(name);  // a graph input, or another operator's output
+    }
+
+    onnx::ModelProto sub;
+    sub.set_ir_version(model_.ir_version());
+    *sub.mutable_opset_import() = model_.opset_import();
+    *sub.mutable_functions() = model_.functions();
+    sub.set_producer_name("hetplan-profiler");
+    auto* sg = sub.mutable_graph();
+    sg->set_name(fmt::format("operator_{}", op.id));
+    for (int i : nodes) *sg->add_node() = g.node(i);  // the model is topologically sorted
+    for (int i : inits) *sg->add_initializer() = g.initializer(i);
+    for (int i : sparse) *sg->add_sparse_initializer() = g.sparse_initializer(i);
+    for (const auto& name : activations) {
+      HETPLAN_RETURN_IF_ERROR(AddValueInfo(op, name, op.inputs, sg->add_input()));
+    }
+    for (const auto& t : op.outputs) {
+      HETPLAN_RETURN_IF_ERROR(AddValueInfo(op, t.name, op.outputs, sg->add_output()));
+    }
+    std::string bytes;
+    if (!sub.SerializeToString(&bytes)) {
+      return Error(ErrorCode::kLimitExceeded, "operator '{}': its one-operator model cannot be "
+                   "serialised (over 2 GiB of constants?)", op.name);
+    }
+    return bytes;
+  }
+
+ private:
+  // Element type from the model's value_info (shape inference ran on it);
+  // static shape from the operator's TensorInfo, else from value_info.
+  Status AddValueInfo(const Operator& op, const std::string& name,
+                      const std::vector<TensorInfo>& known, onnx::ValueInfoProto* out) const {
+    out->set_name(name);
+    auto* tt = out->mutable_type()->mutable_tensor_type();
+    const TensorInfo* info = nullptr;
+    for (const auto& t : known) {
+      if (t.name == name) info = &t;
+    }
+    auto vi = value_info_.find(name);
+    int32_t elem = onnx::TensorProto::UNDEFINED;
+    if (vi != value_info_.end() && vi->second->type().has_tensor_type()) {
+      elem = vi->second->type().tensor_type().elem_type();
+    }
+    if (elem == onnx::TensorProto::UNDEFINED && info != nullptr) elem = ElemTypeFromName(info->dtype);
+    if (elem == onnx::TensorProto::UNDEFINED) {
+      return Error(ErrorCode::kUnsupported, "operator '{}' ({}): tensor '{}' has no known element "
+                   "type; the profiler cannot feed it", op.name, op.type, name);
+    }
+    tt->set_elem_type(elem);
+    auto* shape = tt->mutable_shape();
+    if (info != nullptr) {
+      for (int64_t d : info->shape) shape->add_dim()->set_dim_value(d);
+      return Status::Ok();
+    }
+    if (vi != value_info_.end() && vi->second->type().tensor_type().has_shape()) {
+      for (const auto& d : vi->second->type().tensor_type().shape().dim()) {
+        if (!d.has_dim_value()) break;
+        shape->add_dim()->set_dim_value(d.dim_value());
+      }
+      if (shape->dim_size() == vi->second->type().tensor_type().shape().dim_size()) return Status::Ok();
+    }
+    return Error(ErrorCode::kUnsupported, "operator '{}' ({}): tensor '{}' has no static shape; give "
+                 "static input shapes with --shape", op.name, op.type, name);
+  }
+
+  const onnx::ModelProto& model_;
+  std::unordered_map<std::string, int> producer_, initializer_, sparse_;
+  std::unordered_map<std::string, const onnx::ValueInfoProto*> value_info_;
+  std::vector<bool> is_op_node_;
+};
+
+// --- in-context attribution ---------------------------------------------------
+
+// Maps ORT's node names to operators: exactly, else by the longest original
+// name that prefixes it. ORT names a node it creates after what it replaces:
+// a fused node keeps the first node's name, an NCHWc node is named after its
+// output tensor plus "_nchwc", others get "_token_<n>"-style suffixes. So
+// the candidates are the operators' node names and, where no node has that
+// name, the tensors their nodes write.
+class NodeMapper {
+ public:
+  explicit NodeMapper(const LoadedModel& m) {
+    const auto& nodes = m.model->graph().node();
+    for (const Operator& op : m.graph.operators()) {
+      for (const auto& n : op.nodes) names_.emplace(n, op.id);
+    }
+    for (const Operator& op : m.graph.operators()) {
+      for (int i : op.node_indices) {
+        if (i < 0 || i >= nodes.size()) continue;
+        for (const auto& t : nodes.Get(i).output()) {
+          if (!t.empty()) names_.emplace(t, op.id);  // no-op when a node has that name
+        }
+      }
+    }
+  }
+
+  int Map(const std::string& node) {
+    if (auto it = cache_.find(node); it != cache_.end()) return it->second;
+    int id = -1;
+    if (auto it = names_.find(node); it != names_.end()) {
+      id = it->second;
+    } else {
+      size_t best = 0;
+      for (const auto& [name, op] : names_) {
+        if (name.size() > best && name.size() < node.size() && node.compare(0, name.size(), name) == 0 &&
+            !std::isalnum(static_cast<unsigned char>(node[name.size()]))) {
+          best = name.size();
+          id = op;
+        }
+      }
+    }
+    cache_.emplace(node, id);
+    return id;
+  }
+
+ private:
+  std::unordered_map<std::string, int> names_;
+  std::unordered_map<std::string, int> cache_;
+};
+
+struct InContext {
+  std::vector<std::optional<double>> op_us;  // per operator: median over runs
+  double unmapped_share = 0;                 // of all kernel time in the counted runs
+  int runs = 0;
+};
+
+// Reads ORT's Chrome-trace profile: "Session" events named "model_run" mark
+// each Run; "Node" events named "<node>_kernel_time" are kernels. Only the
+// last `runs` model runs count (the earlier ones were warm-up).
+Result<InContext> ParseOrtProfile(const std::string& path, const LoadedModel& m, int runs) {
+  const OpGraph& g = m.graph;
+  HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return Error(ErrorCode::kParseError, "{}: ONNX Runtime's profile is not valid JSON ({})", path,
+                 OneLine(e.what()));
+  }
+  const nlohmann::json* events = &j;
+  if (j.is_object() && j.contains("traceEvents")) events = &j["traceEvents"];
+  if (!events->is_array()) {
+    return Error(ErrorCode::kParseError, "{}: ONNX Runtime's profile is not an array of events", path);
+  }
+  auto num = [](const nlohmann::json& e, const char* key) -> double {
+    auto it = e.find(key);
+    return it != e.end() && it->is_number() ? it->get<double>() : -1.0;
+  };
+  auto str = [](const nlohmann::json& e, const char* key) -> std::string {
+    auto it = e.find(key);
+    return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::vector<std::pair<double, double>> windows;  // [ts, ts + dur] of each model_run
+  for (const auto& e : *events) {
+    if (!e.is_object() || str(e, "cat") != "Session" || str(e, "name") != "model_run") continue;
+    double ts = num(e, "ts"), dur = num(e, "dur");
+    if (ts >= 0 && dur >= 0) windows.emplace_back(ts, ts + dur);
+  }
+  std::sort(windows.begin(), windows.end());
+  if (windows.empty()) {
+    return Error(ErrorCode::kParseError, "{}: ONNX Runtime's profile has no model_run events", path);
+  }
+  if (static_cast<int>(windows.size()) > runs) windows.erase(windows.begin(), windows.end() - runs);
+
+  const std::string suffix = "_kernel_time";
+  NodeMapper mapper(m);
+  const size_t n_runs = windows.size();
+  std::vector<std::vector<double>> per_run(static_cast<size_t>(g.size()), std::vector<double>(n_runs, 0.0));
+  std::vector<bool> seen(static_cast<size_t>(g.size()), false);
+  double mapped = 0, unmapped = 0;
+  for (const auto& e : *events) {
+    if (!e.is_object() || str(e, "cat") != "Node") continue;
+    std::string name = str(e, "name");
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    double ts = num(e, "ts"), dur = num(e, "dur");
+    if (ts < 0 || dur < 0) continue;
+    auto w = std::upper_bound(windows.begin(), windows.end(), std::make_pair(ts, 1e300));
+    if (w == windows.begin()) continue;
+    --w;
+    if (ts > w->second) continue;  // between runs or in a warm-up run
+    const size_t run = static_cast<size_t>(w - windows.begin());
+    int op = mapper.Map(name.substr(0, name.size() - suffix.size()));
+    if (op < 0) {
+      unmapped += dur;
+      continue;
+    }
+    per_run[static_cast<size_t>(op)][run] += dur;
+    seen[static_cast<size_t>(op)] = true;
+    mapped += dur;
+  }
+  InContext out;
+  out.runs = static_cast<int>(n_runs);
+  out.unmapped_share = mapped + unmapped > 0 ? unmapped / (mapped + unmapped) : 0.0;
+  out.op_us.resize(static_cast<size_t>(g.size()));
+  for (size_t v = 0; v < per_run.size(); ++v) {
+    if (seen[v]) out.op_us[v] = Summarise(per_run[v]).median_us;
+  }
+  return out;
+}
+
+// A file name for ORT's profile that no other profiler run uses.
+std::string ProfilePrefix() {
+  static std::atomic<int> counter{0};
+  auto now = std::chrono::system_clock::now().time_since_epoch().count();
+  return (fs::temp_directory_path() /
+          fmt::format("hetplan_ort_profile_{}_{}_{}", static_cast<long>(getpid()), now, counter++))
+      .string();
+}
+
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The model as ORT should see it: the imported model (shape overrides
+// applied, shape arithmetic folded) with unnamed nodes given the names the
+// importer gave them, so that ORT's profile can be mapped back.
+Result<std::string> WholeModelBytes(const LoadedModel& m) {
+  const onnx::ModelProto* model = m.model.get();
+  onnx::ModelProto named;
+  bool unnamed = false;
+  for (const auto& n : model->graph().node()) unnamed = unnamed || n.name().empty();
+  if (unnamed) {
+    named = *model;
+    auto* g = named.mutable_graph();
+    for (int i = 0; i < g->node_size(); ++i) {
+      auto* n = g->mutable_node(i);
+      if (n->name().empty()) n->set_name(fmt::format("{}_{}", n->op_type(), i));
+    }
+    model = &named;
+  }
+  std::string bytes;
+  if (!model->SerializeToString(&bytes)) {
+    return Error(ErrorCode::kLimitExceeded, "{}: the model cannot be serialised for ONNX Runtime "
+                 "(over 2 GiB?); keep large weights as external data", m.path);
+  }
+  return bytes;
+}
+
+std::string DoubleText(double v) { return fmt::format("{}", v); }
+
+// --- the cache -----------------------------------------------------------------
+
+fs::path CacheFile(const std::string& dir, const std::string& key, const char* ext) {
+  return fs::path(dir) / (key + ext);
+}
+
+// A cached table is used only when it is whole and made for this model under
+// this key; anything else (missing, corrupt, foreign) means measuring again.
+std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& pu_name,
+                                    const std::string& dir, const std::string& key) {
+  std::error_code ec;
+  fs::path json = CacheFile(dir, key, ".json");
+  if (!fs::is_regular_file(json, ec)) return std::nullopt;
+  auto t = LoadCostTable(json.string());
+  if (!t.ok()) return std::nullopt;
+  auto meta = [&](const char* k) {
+    auto it = t->meta.find(k);
+    return it == t->meta.end() ? std::string() : it->second;
+  };
+  if (meta("cache_key") != key || meta("model_sha256") != m.sha256 || meta("source") != "measured") {
+    return std::nullopt;
+  }
+  if (!CheckCostTable(*t, m.graph, json.string()).ok() || !t->model_median_us) return std::nullopt;
+  for (const Operator& op : m.graph.operators()) {
+    if (t->Find(op.name, pu_name) == nullptr) return std::nullopt;
+  }
+  return std::move(t).value();
+}
+
+Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o) {
+  HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, SharedEnv());
+  const OpGraph& g = m.graph;
+  const std::string model_label = m.path.empty() ? std::string("the model") : m.path;
+  CostTable t;
+  auto& meta = t.meta;
+
+  // The whole model first: a model ORT cannot load fails before minutes of
+  // per-operator work.
+  HETPLAN_ASSIGN_OR_RETURN(std::string whole, WholeModelBytes(m));
+  {
+    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    auto runner = Runner::Create(*env, whole, so, kSeed);
+    if (!runner.ok()) {
+      return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime {} cannot load the model: {}; the model "
+                   "needs an operator, type or opset this ONNX Runtime has no CPU kernel for",
+                   model_label, OnnxRuntimeVersion(), runner.status().message());
+    }
+    try {
+      Stats s = Summarise(TimeRuns(**runner, o.warmup, o.model_runs));
+      t.model_median_us = s.median_us;
+      t.model_p10_us = s.p10_us;
+      t.model_p90_us = s.p90_us;
+    } catch (const std::exception& e) {
+      return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model: {}", model_label,
+                   OneLine(e.what()));
+    }
+  }
+
+  std::vector<std::optional<double>> in_context(static_cast<size_t>(g.size()));
+  if (o.in_context) {
+    const std::string prefix = ProfilePrefix();
+    std::string profile_path;
+    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    so.EnableProfiling(prefix.c_str());
+    Status failure;
+    {
+      auto runner = Runner::Create(*env, whole, so, kSeed);
+      if (!runner.ok()) {
+        failure = Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot load the model with its "
+                        "profiler on: {}", model_label, runner.status().message());
+      } else {
+        try {
+          TimeRuns(**runner, o.warmup, o.model_runs);
+          Ort::AllocatorWithDefaultOptions alloc;
+          profile_path = (*runner)->session().EndProfilingAllocated(alloc).get();
+        } catch (const std::exception& e) {
+          failure = Error(ErrorCode::kUnsupported, "{}: ONNX Runtime's profiler failed: {}", model_label,
+                          OneLine(e.what()));
+        }
+      }
+    }
+    if (failure.ok()) {
+      auto parsed = ParseOrtProfile(profile_path, m, o.model_runs);
+      if (parsed.ok()) {
+        in_context = parsed->op_us;
+        meta["in_context_unmapped_share"] = fmt::format("{:.4f}", parsed->unmapped_share);
+      } else {
+        failure = parsed.status();
+      }
+    }
+    std::error_code ec;
+    if (!profile_path.empty()) fs::remove(profile_path, ec);
+    // The per-operator times do not depend on it: record why it is missing
+    // instead of discarding them.
+    if (!failure.ok()) meta["in_context_error"] = OneLine(failure.message());
+  }
+
+  OperatorExtractor extractor(m);
+  double sum_us = 0;
+  if (o.progress) o.progress(0, g.size());
+  for (const Operator& op : g.operators()) {
+    HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(op));
+    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    auto runner = Runner::Create(*env, bytes, so, kSeed + static_cast<uint64_t>(op.id));
+    if (!runner.ok()) {
+      return Error(ErrorCode::kUnsupported, "{}: operator '{}' ({}, id {}): ONNX Runtime refuses it "
+                   "as a one-operator model: {}; profile with --fusion none, or give this operator's "
+                   "cost in a user table", model_label, op.name, op.type, op.id,
+                   runner.status().message());
+    }
+    Stats s;
+    try {
+      s = Summarise(TimeRuns(**runner, o.warmup, o.runs));
+    } catch (const std::exception& e) {
+      return Error(ErrorCode::kUnsupported, "{}: operator '{}' ({}, id {}): ONNX Runtime cannot run it "
+                   "alone: {}", model_label, op.name, op.type, op.id, OneLine(e.what()));
+    }
+    OpCost c;
+    c.op_id = op.id;
+    c.op_name = op.name;
+    c.pu = pu_name;
+    c.exec_us = s.median_us;
+    c.p10_us = s.p10_us;
+    c.p90_us = s.p90_us;
+    c.in_context_us = in_context[static_cast<size_t>(op.id)];
+    sum_us += s.median_us;
+    t.ops.push_back(std::move(c));
+    if (o.progress) o.progress(op.id + 1, g.size());
+  }
+
+  meta["source"] = "measured";
+  meta["model_sha256"] = m.sha256;
+  meta["model_file"] = m.path.empty() ? std::string() : fs::path(m.path).filename().string();
+  meta["fusion"] = ToString(m.fusion);
+  meta["graph_optimization"] = m.fusion == FusionLevel::kActivation ? "all" : "basic";
+  meta["pu"] = pu_name;
+  meta["host"] = HostName();
+  meta["cpu"] = CpuModelName();
+  meta["threads"] = std::to_string(o.threads);
+  meta["runtime"] = "onnxruntime " + OnnxRuntimeVersion();
+  meta["warmup"] = std::to_string(o.warmup);
+  meta["runs"] = std::to_string(o.runs);
+  meta["model_runs"] = std::to_string(o.model_runs);
+  meta["in_context"] = o.in_context ? "true" : "false";
+  meta["operators"] = std::to_string(g.size());
+  meta["created"] = UtcNow();
+  meta["sum_of_op_medians_us"] = DoubleText(sum_us);
+  if (t.model_median_us && *t.model_median_us > 0) {
+    meta["relative_error"] = DoubleText(sum_us / *t.model_median_us - 1.0);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string OnnxRuntimeVersion() {
+  try {
+    return Ort::GetVersionString();
+  } catch (const std::exception&) {
+    return "unknown";
+  }
+}
+
+std::string CpuModelName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  std::string fallback;
+  while (std::getline(in, line)) {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    std::string value = line.substr(colon + 1);
+    size_t a = value.find_first_not_of(" \t");
+    value = a == std::string::npos ? std::string() : value.substr(a);
+    if (value.empty()) continue;
+    if (key == "model name") return value;
+    if (fallback.empty() && (key == "Hardware" || key == "Processor" || key == "cpu model" ||
+                             key == "uarch" || key == "CPU part")) {
+      fallback = key == "CPU part" ? "CPU part " + value : value;
+    }
+  }
+  return fallback.empty() ? "unknown" : fallback;
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "unknown";
+  return buf;
+}
+
+std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o) {
+  std::string text;
+  auto add = [&](std::string_view k, const std::string& v) { text += fmt::format("{}={}\n", k, v); };
+  add("version", std::string(kCacheVersion));
+  add("model_sha256", m.sha256);
+  // --shape changes the model without changing its file.
+  for (const TensorInfo& in : m.graph.graph_inputs()) {
+    add("input", fmt::format("{}:{}:{}", in.name, in.dtype, fmt::join(in.shape, "x")));
+  }
+  add("fusion", ToString(m.fusion));
+  add("pu", pu_name);
+  add("threads", std::to_string(o.threads));
+  add("warmup", std::to_string(o.warmup));
+  add("runs", std::to_string(o.runs));
+  add("model_runs", std::to_string(o.model_runs));
+  add("in_context", o.in_context ? "true" : "false");
+  add("runtime", OnnxRuntimeVersion());
+  add("cpu", CpuModelName());
+  add("host", HostName());
+  return Sha256Hex(text);
+}
+
+Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu_name,
+                                     const ProfileOptions& o) {
+  if (m.model == nullptr) {
+    return Error(ErrorCode::kInvalidArgument, "profile: no ONNX model; load it with LoadOnnxModel first");
+  }
+  if (pu_name.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "profile: empty PU name; name the PU as in the platform (e.g. cpu)");
+  }
+  if (o.threads < 1 || o.threads > 1024) {
+    return Error(ErrorCode::kInvalidArgument, "profile: threads {} is not in 1..1024; give --threads 1 or more",
+                 o.threads);
+  }
+  if (o.warmup < 0 || o.runs < 1 || o.model_runs < 1) {
+    return Error(ErrorCode::kInvalidArgument, "profile: warmup {}, runs {}, model runs {}: warmup must be "
+                 ">= 0 and runs >= 1", o.warmup, o.runs, o.model_runs);
+  }
+  std::string key;
+  if (!o.cache_dir.empty()) {
+    key = ProfileCacheKey(m, pu_name, o);
+    if (auto cached = LoadCached(m, pu_name, o.cache_dir, key)) {
+      cached->meta["cache"] = "hit";
+      cached->meta["cache_file"] = CacheFile(o.cache_dir, key, ".json").string();
+      return std::move(*cached);
+    }
+  }
+  Result<CostTable> measured = Status(ErrorCode::kInternal, "");
+  try {
+    measured = Measure(m, pu_name, o);
+  } catch (const std::exception& e) {
+    // Nothing above should throw; a stray ORT or allocation error still must
+    // not cross the library's API.
+    return Error(ErrorCode::kInternal, "{}: profiling failed: {}", m.path, OneLine(e.what()));
+  }
+  if (!measured.ok()) return measured;
+  CostTable t = std::move(measured).value();
+  if (!key.empty()) {
+    t.meta["cache_key"] = key;
+    std::error_code ec;
+    fs::create_directories(o.cache_dir, ec);
+    Status st = ec ? Error(ErrorCode::kIoError, "{}: cannot create the cache folder ({})", o.cache_dir,
+                           ec.message())
+                   : SaveCostTable(t, CacheFile(o.cache_dir, key, ".csv").string(),
+                                   CacheFile(o.cache_dir, key, ".json").string());
+    // A cache that cannot be written costs time later, not correctness now.
+    if (!st.ok()) t.meta["cache_error"] = OneLine(st.message());
+    t.meta["cache_file"] = CacheFile(o.cache_dir, key, ".json").string();
+  }
+  t.meta["cache"] = key.empty() ? "off" : "miss";
+  return t;
+}
+
+}  // namespace hetplan

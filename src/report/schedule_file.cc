@@ -1,0 +1,161 @@
+#include "hetplan/report/schedule_file.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hetplan {
+namespace {
+
+nlohmann::json NumOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json NumOrNull(const std::optional<double>& v) { return v ? NumOrNull(*v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
+  const OpGraph& g = *ctx.problem->graph;
+  const CostModel& c = *ctx.problem->costs;
+  const Schedule& s = *ctx.result->schedule;
+  const int k = c.num_pus();
+  nlohmann::json j;
+  j["format"] = "hetplan-schedule";
+  j["version"] = 1;
+  std::string name = ctx.model->path;
+  if (auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  if (name.size() > 5 && name.ends_with(".onnx")) name.resize(name.size() - 5);
+  j["model"] = {{"name", name},
+                {"file", ctx.model->path},
+                {"sha256", ctx.model->sha256},
+                {"fusion", ToString(ctx.model->fusion)},
+                {"operators", g.size()}};
+  j["platform"] = PlatformToJson(*ctx.platform);
+  j["objective"] = ToString(ctx.problem->objective);
+  j["mode"] = ctx.mode;
+  auto& devices = j["devices"] = nlohmann::json::array();
+  for (int p = 0; p < k; ++p) {
+    const PuInfo& pu = c.pu(p);
+    devices.push_back({{"name", pu.name},
+                       {"kind", pu.kind},
+                       {"execution", pu.spatial ? "spatial" : "serial"},
+                       {"capacity_crossbars", pu.spatial ? nlohmann::json(pu.capacity) : nlohmann::json(nullptr)},
+                       {"power_w", NumOrNull(pu.power_w)},
+                       {"costs", pu.cost_label}});
+  }
+  auto& ops = j["operators"] = nlohmann::json::array();
+  for (const Operator& op : g.operators()) {
+    const ScheduledOp& so = s.ops[op.id];
+    nlohmann::json o;
+    o["id"] = op.id;
+    o["name"] = op.name;
+    o["type"] = op.type;
+    o["nodes"] = op.nodes;
+    nlohmann::json cost = nlohmann::json::object();
+    nlohmann::json crossbars = nullptr;
+    for (int p = 0; p < k; ++p) {
+      cost[c.pu(p).name] = c.supported(op.id, p) ? nlohmann::json(c.latency_us(op.id, p)) : nlohmann::json(nullptr);
+      if (c.pu(p).spatial && c.supported(op.id, p) && crossbars.is_null()) crossbars = c.crossbars(op.id, p);
+    }
+    o["cost_us"] = std::move(cost);
+    o["crossbars"] = crossbars;
+    int64_t out_bytes = 0;
+    for (const auto& t : op.outputs) out_bytes += t.bytes();
+    o["output_bytes"] = out_bytes;
+    o["device"] = c.pu(so.device).name;
+    o["start_us"] = so.start_us;
+    o["finish_us"] = so.finish_us;
+    if (so.slowdown != 1.0) o["slowdown"] = so.slowdown;
+    if (so.request != 0) o["request"] = so.request;
+    ops.push_back(std::move(o));
+  }
+  auto& edges = j["edges"] = nlohmann::json::array();
+  for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+    const Edge& edge = g.edges()[e];
+    int du = s.ops[edge.from].device, dv = s.ops[edge.to].device;
+    nlohmann::json transfer = nullptr;
+    if (du != dv) transfer = c.transfer_us(e, du, dv);
+    else if (k == 2) transfer = c.transfer_us(e, du, 1 - du);
+    edges.push_back({{"from", edge.from}, {"to", edge.to}, {"elements", edge.elements}, {"bytes", edge.bytes},
+                     {"transfer_us", transfer}});
+  }
+  j["makespan_us"] = s.makespan_us;
+  j["energy_uj"] = NumOrNull(s.energy_uj);
+  const SolveResult& r = *ctx.result;
+  j["solver"] = {{"name", r.solver},
+                 {"status", ToString(r.status)},
+                 {"formulation", r.formulation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.formulation)},
+                 {"objective", NumOrNull(r.objective)},
+                 {"bound", NumOrNull(r.bound)},
+                 {"gap", NumOrNull(r.gap)},
+                 {"seconds", r.seconds},
+                 {"variables", r.variables},
+                 {"constraints", r.constraints},
+                 {"big_m", r.big_m > 0 ? nlohmann::json(r.big_m) : nlohmann::json(nullptr)}};
+  j["baselines"] = nlohmann::json::object();
+  for (const auto& [key, value] : ctx.baselines) j["baselines"][key] = value;
+  auto cpu = ctx.baselines.find("cpu_only_us");
+  j["speedup"] = cpu != ctx.baselines.end() && s.makespan_us > 0 ? nlohmann::json(cpu->second / s.makespan_us)
+                                                                  : nlohmann::json(nullptr);
+  std::vector<std::string> notes = ctx.notes;
+  notes.insert(notes.end(), r.notes.begin(), r.notes.end());
+  j["notes"] = notes;
+  return j;
+}
+
+std::string ScheduleJsonToCsv(const nlohmann::json& s) {
+  std::string out = "id,name,type,device,start_us,finish_us,duration_us,crossbars\n";
+  for (const auto& o : s["operators"]) {
+    std::string name = o["name"].get<std::string>();
+    if (name.find_first_of(",\"") != std::string::npos) {
+      std::string q = "\"";
+      for (char ch : name) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      name = q + "\"";
+    }
+    double start = o["start_us"].get<double>(), finish = o["finish_us"].get<double>();
+    out += fmt::format("{},{},{},{},{},{},{},{}\n", o["id"].get<int>(), name, o["type"].get<std::string>(),
+                       o["device"].get<std::string>(), start, finish, finish - start,
+                       o["crossbars"].is_null() ? std::string() : std::to_string(o["crossbars"].get<int64_t>()));
+  }
+  return out;
+}
+
+nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& s) {
+  nlohmann::json events = nlohmann::json::array();
+  std::map<std::string, int> tid;
+  for (const auto& d : s["devices"]) {
+    int t = static_cast<int>(tid.size());
+    tid[d["name"].get<std::string>()] = t;
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", t},
+                      {"args", {{"name", d["name"].get<std::string>() + " (" + d["kind"].get<std::string>() + ", " +
+                                             d["costs"].get<std::string>() + ")"}}}});
+  }
+  const int transfer_tid = static_cast<int>(tid.size());
+  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", transfer_tid},
+                    {"args", {{"name", "transfers"}}}});
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
+                    {"args", {{"name", "hetplan " + s["model"]["name"].get<std::string>()}}}});
+  std::vector<const nlohmann::json*> by_id;
+  for (const auto& o : s["operators"]) {
+    size_t id = o["id"].get<size_t>();
+    if (by_id.size() <= id) by_id.resize(id + 1, nullptr);
+    by_id[id] = &o;
+    double start = o["start_us"].get<double>(), finish = o["finish_us"].get<double>();
+    nlohmann::json args = {{"id", o["id"]}, {"type", o["type"]}, {"nodes", o["nodes"]}};
+    if (o.contains("request")) args["request"] = o["request"];
+    events.push_back({{"name", o["name"]}, {"cat", o["type"]}, {"ph", "X"}, {"pid", 1},
+                      {"tid", tid[o["device"].get<std::string>()]}, {"ts", start}, {"dur", finish - start},
+                      {"args", args}});
+  }
+  for (const auto& e : s["edges"]) {
+    const auto* u = by_id.at(e["from"].get<size_t>());
+    const auto* v = by_id.at(e["to"].get<size_t>());
+    if ((*u)["device"] == (*v)["device"] || e["transfer_us"].is_null()) continue;
+    double t = e["transfer_us"].get<double>();
+    if (t <= 0) continue;
+    events.push_back({{"name", (*u)["name"].get<std::string>() + " → " + (*v)["name"].get<std::string>()},
+                      {"cat", "transfer"}, {"ph", "X"}, {"pid", 1}, {"tid", transfer_tid},
+                      {"ts", (*u)["finish_us"]}, {"dur", t},
+                      {"args", {{"bytes", e["bytes"]}, {"from", (*u)["device"]}, {"to", (*v)["device"]}}}});
+  }
+  return {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+}
+
+}  // namespace hetplan

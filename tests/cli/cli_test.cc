@@ -1,0 +1,161 @@
+// End-to-end: the real `hetplan` binary on real files (HiGHS-style app tests).
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CmdResult {
+  int code = -1;
+  std::string out;  // stdout + stderr
+};
+
+CmdResult Hetplan(const std::string& args) {
+  std::string cmd = std::string(HETPLAN_BINARY) + " " + args + " 2>&1";
+  CmdResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string Zoo(const std::string& m) { return std::string(HETPLAN_ZOO_DIR) + "/" + m + ".onnx"; }
+
+fs::path TempDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("hetplan_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+nlohmann::json ReadJson(const fs::path& p) {
+  std::ifstream f(p);
+  return nlohmann::json::parse(f);
+}
+
+TEST(Cli, HelpListsSubcommands) {
+  CmdResult r = Hetplan("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* sub : {"graph", "profile", "partition", "validate"}) {
+    EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
+  }
+}
+
+TEST(Cli, GraphPrintsSummaryAndWritesJsonAndDot) {
+  fs::path d = TempDir("graph");
+  CmdResult r = Hetplan("graph " + Zoo("resnet18") + " --json " + (d / "g.json").string() + " --dot " + (d / "g.dot").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("operators  49"), std::string::npos) << r.out;
+  auto j = ReadJson(d / "g.json");
+  EXPECT_EQ(j["operators"].size(), 49u);
+  EXPECT_EQ(j["operators"][0]["type"], "Conv");
+  EXPECT_TRUE(j["operators"][0].contains("n_mvm"));
+  EXPECT_EQ(j["edges"].size(), 56u);
+  EXPECT_TRUE(fs::file_size(d / "g.dot") > 100);
+}
+
+TEST(Cli, BadInputsGiveOneLineErrorsAndNonZeroExit) {
+  fs::path d = TempDir("bad");
+  {
+    std::ofstream(d / "garbage.onnx") << "this is not a protobuf at all \x01\x02\x03";
+  }
+  for (const std::string& args : {std::string("graph /nonexistent/model.onnx"),
+                                   "graph " + (d / "garbage.onnx").string(),
+                                   "graph " + d.string()}) {
+    CmdResult r = Hetplan(args);
+    EXPECT_NE(r.code, 0) << args;
+    EXPECT_NE(r.out.find("hetplan: error:"), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+  CmdResult r = Hetplan("graph " + Zoo("resnet18") + " --fusion everything");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("none or activation"), std::string::npos) << r.out;
+}
+
+TEST(Cli, FailedRunDoesNotOverwriteGoodOutput) {
+  fs::path d = TempDir("keep");
+  fs::path out = d / "g.json";
+  ASSERT_EQ(Hetplan("graph " + Zoo("resnet18") + " --json " + out.string()).code, 0);
+  auto before = fs::file_size(out);
+  CmdResult r = Hetplan("graph /nonexistent.onnx --json " + out.string());
+  EXPECT_NE(r.code, 0);
+  EXPECT_EQ(fs::file_size(out), before);
+}
+
+// Partition ResNet-18 on klein-arm with a cheap profile; validate the file;
+// the same command twice gives identical files except the wall time.
+TEST(Cli, PartitionValidatesAndIsDeterministic) {
+  fs::path d = TempDir("partition");
+  std::string common = "partition " + Zoo("resnet18") + " --platform klein-arm --warmup 2 --runs 5 --cache-dir " +
+                       (d / "cache").string();
+  CmdResult r1 = Hetplan(common + " --out " + (d / "a.json").string() + " --trace " + (d / "t.json").string() + " --csv " +
+                   (d / "a.csv").string() + " --threads 1");
+  ASSERT_EQ(r1.code, 0) << r1.out;
+  EXPECT_NE(r1.out.find("optimal"), std::string::npos) << r1.out;
+  EXPECT_NE(r1.out.find("cache miss"), std::string::npos) << r1.out;
+  CmdResult v = Hetplan("validate " + (d / "a.json").string());
+  EXPECT_EQ(v.code, 0) << v.out;
+  auto s = ReadJson(d / "a.json");
+  EXPECT_EQ(s["format"], "hetplan-schedule");
+  EXPECT_EQ(s["operators"].size(), 49u);
+  EXPECT_EQ(s["solver"]["status"], "optimal");
+  EXPECT_GT(s["speedup"].get<double>(), 1.0);
+  EXPECT_EQ(s["platform"]["cim"]["crossbars"], 100);
+  auto trace = ReadJson(d / "t.json");
+  EXPECT_GT(trace["traceEvents"].size(), 49u);
+
+  CmdResult r2 = Hetplan(common + " --out " + (d / "b.json").string() + " --threads 2");
+  ASSERT_EQ(r2.code, 0) << r2.out;
+  EXPECT_NE(r2.out.find("cache hit"), std::string::npos) << r2.out;
+  auto a = ReadJson(d / "a.json"), b = ReadJson(d / "b.json");
+  a["solver"].erase("seconds");
+  b["solver"].erase("seconds");
+  EXPECT_EQ(a.dump(), b.dump());
+
+  // A lying schedule is caught: move an operator onto the CIM where it is unsupported.
+  for (auto& op : s["operators"]) {
+    if (op["cost_us"]["cim"].is_null()) {
+      op["device"] = "cim";
+      break;
+    }
+  }
+  {
+    std::ofstream(d / "bad.json") << s.dump();
+  }
+  CmdResult bad = Hetplan("validate " + (d / "bad.json").string());
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("unsupported"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, ZeroCrossbarsGivesTheCpuOnlySchedule) {
+  fs::path d = TempDir("c0");
+  CmdResult r = Hetplan("partition " + Zoo("resnet18") + " --set cim.crossbars=0 --warmup 2 --runs 5 --cache-dir " +
+                  (d / "cache").string() + " --out " + (d / "s.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto s = ReadJson(d / "s.json");
+  for (const auto& op : s["operators"]) EXPECT_EQ(op["device"], "cpu");
+  EXPECT_NEAR(s["speedup"].get<double>(), 1.0, 1e-9);
+}
+
+TEST(Cli, BadOverrideIsAClearError) {
+  CmdResult r = Hetplan("partition " + Zoo("resnet18") + " --set cim.nonsense=3 --out /tmp/never-written.json");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("nonsense"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists("/tmp/never-written.json"));
+}
+
+}  // namespace

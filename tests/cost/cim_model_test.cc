@@ -1,0 +1,205 @@
+#include "hetplan/cost/cim_model.h"
+
+#include <limits>
+
+#include <gtest/gtest.h>
+
+namespace hetplan {
+namespace {
+
+// ResNet-18's first conv: weight 64x3x7x7, stride 2, pad 3;
+// input 1x3x224x224, output 1x64x112x112.
+Operator ResNetConv1() {
+  Operator op;
+  op.name = "/conv1/Conv";
+  op.type = "Conv";
+  op.has_weight = true;
+  op.weight_rows = 3 * 7 * 7;  // N_v = 147
+  op.weight_cols = 64;         // M_v
+  op.n_mvm = 112 * 112;        // 12,544
+  op.groups = 1;
+  op.input_elements = 3 * 224 * 224;    // 150,528
+  op.output_elements = 64 * 112 * 112;  // 802,816
+  op.kernel_h = op.kernel_w = 7;
+  return op;
+}
+
+// MobileNetV2's first depthwise conv: 32 channels, 3x3, groups 32,
+// input 1x32x112x112, output 1x32x112x112.
+Operator Depthwise() {
+  Operator op;
+  op.type = "Conv";
+  op.has_weight = true;
+  op.groups = 32;
+  op.weight_rows = 1 * 3 * 3;  // C_in/groups * K_h * K_w = 9
+  op.weight_cols = 32;         // C_out
+  op.n_mvm = 112 * 112;
+  op.input_elements = 32 * 112 * 112;
+  op.output_elements = 32 * 112 * 112;
+  return op;
+}
+
+CimParams Paper(double bandwidth_gbps = 10.24, double mvm_latency_ns = 50) {
+  CimParams p;
+  p.crossbar_rows = 256;
+  p.crossbar_cols = 256;
+  p.crossbars = 100;
+  p.mvm_latency_ns = mvm_latency_ns;
+  p.bandwidth_gbps = bandwidth_gbps;
+  p.element_bytes = 1;
+  return p;
+}
+
+TEST(CimModel, ResNet18FirstConv) {
+  Operator op = ResNetConv1();
+  CimParams p = Paper();
+  EXPECT_TRUE(CimSupports(op, p));
+  EXPECT_EQ(CimCrossbars(op, p), 1);  // ceil(147/256) * ceil(64/256)
+  EXPECT_EQ(CimMvmCount(op, p), 12544);
+  EXPECT_EQ(CimLoadElements(op, p), 150528);
+  // T_load = 1 B * 150528 / 10.24 GB/s = 150528 / 10240 µs = 14.7 µs
+  // T_mvm  = 12544 * 50 ns = 627.2 µs
+  // T_store = 802816 / 10240 µs = 78.4 µs
+  EXPECT_NEAR(CimLatencyUs(op, p), 150528.0 / 10240.0 + 12544 * 0.05 + 802816.0 / 10240.0, 1e-9);
+  EXPECT_NEAR(CimLatencyUs(op, p), 720.3, 1e-9);
+  // x86 setup: 20.48 GB/s halves load and store.
+  EXPECT_NEAR(CimLatencyUs(op, Paper(20.48)), 7.35 + 627.2 + 39.2, 1e-9);
+  // T_mvm = 1000 ns.
+  EXPECT_NEAR(CimLatencyUs(op, Paper(10.24, 1000)), 14.7 + 12544.0 + 78.4, 1e-9);
+  // Two bytes per element double the bus terms only.
+  p.element_bytes = 2;
+  EXPECT_NEAR(CimLatencyUs(op, p), 29.4 + 627.2 + 156.8, 1e-9);
+}
+
+TEST(CimModel, CrossbarsTileBothDimensions) {
+  Operator op;
+  op.type = "Conv";
+  op.has_weight = true;
+  op.weight_rows = 4608;  // N_v = 512 * 3 * 3
+  op.weight_cols = 512;   // M_v
+  op.n_mvm = 7 * 7;
+  CimParams p = Paper();
+  EXPECT_EQ(CimCrossbars(op, p), 36);  // ceil(4608/256) = 18, ceil(512/256) = 2
+  // Non-square crossbars: rows tile against crossbar_rows, columns against crossbar_cols.
+  p.crossbar_rows = 512;
+  p.crossbar_cols = 128;
+  EXPECT_EQ(CimCrossbars(op, p), 9 * 4);
+  // One more row or column starts a new tile.
+  op.weight_rows = 257;
+  op.weight_cols = 257;
+  EXPECT_EQ(CimCrossbars(op, Paper()), 4);
+  op.weight_rows = 256;
+  op.weight_cols = 256;
+  EXPECT_EQ(CimCrossbars(op, Paper()), 1);
+}
+
+TEST(CimModel, DepthwiseBlockDiagonal) {
+  Operator op = Depthwise();
+  CimParams p = Paper();
+  p.grouped_conv = GroupedConvMapping::kBlockDiagonal;
+  // 288 x 32 block-diagonal matrix: ceil(288/256) * ceil(32/256) = 2.
+  EXPECT_EQ(CimCrossbars(op, p), 2);
+  EXPECT_EQ(CimMvmCount(op, p), 12544);
+  EXPECT_NEAR(CimLatencyUs(op, p), 401408.0 / 10240 + 12544 * 0.05 + 401408.0 / 10240, 1e-9);
+}
+
+TEST(CimModel, DepthwisePerGroup) {
+  Operator op = Depthwise();
+  CimParams p = Paper();
+  p.grouped_conv = GroupedConvMapping::kPerGroup;
+  // One group's 9 x 1 matrix on one crossbar, reused by all 32 groups.
+  EXPECT_EQ(CimCrossbars(op, p), 1);
+  EXPECT_EQ(CimMvmCount(op, p), 12544 * 32);
+  EXPECT_NEAR(CimLatencyUs(op, p), 401408.0 / 10240 + 401408 * 0.05 + 401408.0 / 10240, 1e-9);
+}
+
+TEST(CimModel, GroupedConvMappings) {
+  // ResNeXt-style conv: 256 -> 256 channels, 3x3, groups 32: 8 channels a group.
+  Operator op;
+  op.type = "Conv";
+  op.has_weight = true;
+  op.groups = 32;
+  op.weight_rows = 8 * 9;  // 72
+  op.weight_cols = 256;
+  op.n_mvm = 100;
+  CimParams p = Paper();
+  p.grouped_conv = GroupedConvMapping::kBlockDiagonal;
+  EXPECT_EQ(CimCrossbars(op, p), 9);  // ceil(2304/256) * ceil(256/256)
+  EXPECT_EQ(CimMvmCount(op, p), 100);
+  p.grouped_conv = GroupedConvMapping::kPerGroup;
+  EXPECT_EQ(CimCrossbars(op, p), 1);  // 72 x 8
+  EXPECT_EQ(CimMvmCount(op, p), 3200);
+  // Ungrouped operators ignore the mapping.
+  Operator plain = ResNetConv1();
+  EXPECT_EQ(CimMvmCount(plain, p), 12544);
+  EXPECT_EQ(CimCrossbars(plain, p), 1);
+}
+
+TEST(CimModel, Im2colLoad) {
+  Operator op = ResNetConv1();
+  CimParams p = Paper();
+  p.im2col_load = true;
+  // Every input vector is loaded: n_mvm * N_v * groups = 12544 * 147.
+  EXPECT_EQ(CimLoadElements(op, p), 1843968);
+  EXPECT_NEAR(CimLatencyUs(op, p), 1843968.0 / 10240 + 627.2 + 78.4, 1e-9);
+  Operator dw = Depthwise();
+  EXPECT_EQ(CimLoadElements(dw, p), 12544 * 9 * 32);
+  p.grouped_conv = GroupedConvMapping::kPerGroup;
+  EXPECT_EQ(CimLoadElements(dw, p), 12544 * 9 * 32);  // the mapping does not change the data
+}
+
+TEST(CimModel, Support) {
+  CimParams p = Paper();
+  Operator matmul;
+  matmul.type = "MatMul";
+  matmul.has_weight = false;  // two activations: nothing to program
+  matmul.n_mvm = 197;
+  EXPECT_FALSE(CimSupports(matmul, p));
+  EXPECT_EQ(CimCrossbars(matmul, p), 0);
+  matmul.has_weight = true;
+  matmul.weight_rows = 768;
+  matmul.weight_cols = 3072;
+  EXPECT_TRUE(CimSupports(matmul, p));
+  EXPECT_EQ(CimCrossbars(matmul, p), 3 * 12);
+
+  Operator relu;
+  relu.type = "Relu";
+  EXPECT_FALSE(CimSupports(relu, p));
+  // A weighted type missing from supported_ops.
+  p.supported_ops = {"Conv"};
+  EXPECT_FALSE(CimSupports(matmul, p));
+  EXPECT_TRUE(CimSupports(ResNetConv1(), p));
+  p.supported_ops.clear();
+  EXPECT_FALSE(CimSupports(ResNetConv1(), p));
+}
+
+TEST(CimModel, Saturates) {
+  Operator op;
+  op.type = "Gemm";
+  op.has_weight = true;
+  op.weight_rows = std::numeric_limits<int64_t>::max() / 2;
+  op.weight_cols = std::numeric_limits<int64_t>::max() / 2;
+  op.groups = 1000;
+  op.n_mvm = std::numeric_limits<int64_t>::max() / 2;
+  CimParams p = Paper();
+  p.crossbar_rows = 1;
+  p.crossbar_cols = 1;
+  EXPECT_EQ(CimCrossbars(op, p), std::numeric_limits<int64_t>::max());
+  p.grouped_conv = GroupedConvMapping::kPerGroup;
+  EXPECT_EQ(CimMvmCount(op, p), std::numeric_limits<int64_t>::max());
+}
+
+TEST(Transfer, BandwidthAndLatency) {
+  Link link{"cpu", "cim", 10.24, 0, std::nullopt};
+  // Eq. 4: b_elem * N_out / B_shared; ResNet conv1's output as INT8.
+  EXPECT_NEAR(TransferUs(802816, 1, link), 78.4, 1e-9);
+  EXPECT_NEAR(TransferUs(802816, 4, link), 313.6, 1e-9);
+  link.latency_us = 3;
+  EXPECT_NEAR(TransferUs(802816, 1, link), 81.4, 1e-9);
+  link.bandwidth_gbps = 20.48;
+  EXPECT_NEAR(TransferUs(1000, 2, link), 3 + 2000.0 / 20480, 1e-12);
+  EXPECT_EQ(TransferUs(0, 1, link), 0);
+}
+
+}  // namespace
+}  // namespace hetplan

@@ -1,0 +1,317 @@
+// The ONNX Runtime profiler on a tiny residual block built here:
+//   x → Conv → Relu → Conv(weight via Identity) → Add(x) → Mul(Constant) → y
+// Few runs keep it fast; the checks are on shape and sanity of the numbers,
+// the cache, and the errors, not on how fast this machine is.
+#include "hetplan/cost/profiler.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "hetplan/util/io.h"
+
+namespace hetplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    static int n = 0;
+    path_ = fs::temp_directory_path() /
+            ("hetplan_profiler_test_" + std::to_string(getpid()) + "_" + std::to_string(n++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void AddTensor(onnx::ValueInfoProto* vi, const std::string& name, const std::vector<int64_t>& dims) {
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+onnx::TensorProto Floats(const std::string& name, const std::vector<int64_t>& dims, float scale) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t.add_dims(d);
+    n *= d;
+  }
+  for (int64_t i = 0; i < n; ++i) t.add_float_data(scale * static_cast<float>((i * 7) % 11 - 5));
+  return t;
+}
+
+onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
+                         const std::vector<std::string>& out, const std::string& name) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  for (const auto& s : in) n->add_input(s);
+  for (const auto& s : out) n->add_output(s);
+  return n;
+}
+
+void Pads(onnx::NodeProto* n) {
+  auto* a = n->add_attribute();
+  a->set_name("pads");
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) a->add_ints(1);
+}
+
+// Writes the residual block to `dir`/block.onnx and returns the path.
+std::string WriteBlock(const fs::path& dir, int channels = 8, int hw = 16) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("hetplan-test");
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("block");
+  const int64_t c = channels;
+  AddTensor(g->add_input(), "x", {1, c, hw, hw});
+  AddTensor(g->add_output(), "y", {1, c, hw, hw});
+  *g->add_initializer() = Floats("w1", {c, c, 3, 3}, 0.01f);
+  *g->add_initializer() = Floats("b1", {c}, 0.1f);
+  *g->add_initializer() = Floats("w2", {c, c, 3, 3}, 0.02f);
+  *g->add_initializer() = Floats("b2", {c}, 0.1f);
+  Pads(AddNode(g, "Conv", {"x", "w1", "b1"}, {"c1"}, "/conv1/Conv"));
+  AddNode(g, "Relu", {"c1"}, {"r1"}, "/relu/Relu");
+  // Exporters route weights through Identity; it must come along.
+  AddNode(g, "Identity", {"w2"}, {"w2_alias"}, "/w2/Identity");
+  Pads(AddNode(g, "Conv", {"r1", "w2_alias", "b2"}, {"c2"}, "/conv2/Conv"));
+  AddNode(g, "Add", {"c2", "x"}, {"s"}, "/add/Add");
+  // A Constant node's value must come along too.
+  auto* k = AddNode(g, "Constant", {}, {"half"}, "/half/Constant");
+  auto* a = k->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = Floats("half_value", {1}, 0.0f);
+  a->mutable_t()->set_float_data(0, 0.5f);
+  AddNode(g, "Mul", {"s", "half"}, {"y"}, "/scale/Mul");
+  std::string bytes;
+  EXPECT_TRUE(m.SerializeToString(&bytes));
+  std::string path = (dir / "block.onnx").string();
+  EXPECT_TRUE(WriteFileAtomic(path, bytes).ok());
+  return path;
+}
+
+LoadedModel Load(const std::string& path, FusionLevel fusion = FusionLevel::kNone) {
+  ImportOptions io;
+  io.fusion = fusion;
+  auto m = LoadOnnxModel(path, io);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(m).value();
+}
+
+ProfileOptions Quick() {
+  ProfileOptions o;
+  o.warmup = 2;
+  o.runs = 10;
+  o.model_runs = 5;
+  return o;
+}
+
+TEST(Profiler, MeasuresEveryOperatorAndTheWholeModel) {
+  TempDir dir;
+  LoadedModel m = Load(WriteBlock(dir.path()));
+  ASSERT_EQ(m.graph.size(), 5);  // Conv, Relu, Conv, Add, Mul
+  std::vector<std::pair<int, int>> progress;
+  ProfileOptions o = Quick();
+  o.progress = [&](int done, int total) { progress.emplace_back(done, total); };
+  auto t = ProfileOnnxRuntime(m, "cpu", o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+
+  ASSERT_EQ(t->ops.size(), 5u);
+  int with_context = 0;
+  for (const Operator& op : m.graph.operators()) {
+    const OpCost* c = t->Find(op.name, "cpu");
+    ASSERT_NE(c, nullptr) << op.name;
+    EXPECT_EQ(c->op_id, op.id);
+    EXPECT_GT(c->exec_us, 0) << op.name;
+    ASSERT_TRUE(c->p10_us && c->p90_us) << op.name;
+    EXPECT_LE(*c->p10_us, c->exec_us) << op.name;
+    EXPECT_LE(c->exec_us, *c->p90_us) << op.name;
+    EXPECT_EQ(c->dispatch_us, 0);
+    if (c->in_context_us) {
+      ++with_context;
+      EXPECT_GE(*c->in_context_us, 0);
+    }
+  }
+  EXPECT_GE(with_context, 4) << "ORT's profile should attribute most operators";
+  ASSERT_TRUE(t->model_median_us.has_value());
+  EXPECT_GT(*t->model_median_us, 0);
+  EXPECT_LE(*t->model_p10_us, *t->model_median_us);
+  EXPECT_LE(*t->model_median_us, *t->model_p90_us);
+
+  for (const char* key : {"source", "model_sha256", "model_file", "fusion", "host", "cpu", "threads",
+                          "runtime", "warmup", "runs", "model_runs", "created", "sum_of_op_medians_us",
+                          "relative_error", "in_context_unmapped_share", "cache"}) {
+    EXPECT_TRUE(t->meta.count(key)) << key;
+  }
+  EXPECT_EQ(t->meta["source"], "measured");
+  EXPECT_EQ(t->meta["model_sha256"], m.sha256);
+  EXPECT_EQ(t->meta["model_file"], "block.onnx");
+  EXPECT_EQ(t->meta["fusion"], "none");
+  EXPECT_EQ(t->meta["threads"], "1");
+  EXPECT_EQ(t->meta["runtime"], "onnxruntime " + OnnxRuntimeVersion());
+  EXPECT_EQ(t->meta["cache"], "off");
+  EXPECT_FALSE(t->meta.count("in_context_error")) << t->meta["in_context_error"];
+  EXPECT_NE(OnnxRuntimeVersion(), "unknown");
+  EXPECT_FALSE(CpuModelName().empty());
+
+  ASSERT_FALSE(progress.empty());
+  EXPECT_EQ(progress.front(), std::make_pair(0, 5));
+  EXPECT_EQ(progress.back(), std::make_pair(5, 5));
+  EXPECT_TRUE(CheckCostTable(*t, m.graph, "profile").ok());
+  EXPECT_TRUE(CheckProvenance(*t, m.sha256, "profile").ok());
+
+  // No ORT profile file is left behind.
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path())) {
+    EXPECT_EQ(e.path().filename().string().rfind("hetplan_ort_profile_" + std::to_string(getpid()), 0),
+              std::string::npos)
+        << e.path();
+  }
+}
+
+TEST(Profiler, FusedOperatorsWithAllOptimisations) {
+  TempDir dir;
+  LoadedModel m = Load(WriteBlock(dir.path()), FusionLevel::kActivation);
+  ASSERT_EQ(m.graph.size(), 4);  // Conv+Relu, Conv, Add, Mul
+  auto t = ProfileOnnxRuntime(m, "host", Quick());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->meta["graph_optimization"], "all");
+  EXPECT_EQ(t->meta["fusion"], "activation");
+  ASSERT_EQ(t->ops.size(), 4u);
+  for (const OpCost& c : t->ops) {
+    EXPECT_EQ(c.pu, "host");
+    EXPECT_GT(c.exec_us, 0);
+  }
+  EXPECT_TRUE(t->meta.count("in_context_unmapped_share"));
+}
+
+TEST(Profiler, CacheHitReturnsTheSameTableAndCorruptCacheIsRemeasured) {
+  TempDir dir;
+  LoadedModel m = Load(WriteBlock(dir.path()));
+  ProfileOptions o = Quick();
+  o.in_context = false;
+  o.cache_dir = (dir.path() / "cache" / "nested").string();
+  auto first = ProfileOnnxRuntime(m, "cpu", o);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->meta["cache"], "miss");
+  EXPECT_FALSE(first->meta.count("cache_error")) << first->meta["cache_error"];
+  EXPECT_FALSE(first->ops[0].in_context_us.has_value());
+  const std::string key = ProfileCacheKey(m, "cpu", o);
+  const fs::path json = fs::path(o.cache_dir) / (key + ".json");
+  ASSERT_TRUE(fs::exists(json));
+  ASSERT_TRUE(fs::exists(fs::path(o.cache_dir) / (key + ".csv")));
+
+  int calls = 0;
+  o.progress = [&](int, int) { ++calls; };
+  auto second = ProfileOnnxRuntime(m, "cpu", o);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->meta["cache"], "hit");
+  EXPECT_EQ(calls, 0) << "a hit runs nothing";
+  ASSERT_EQ(second->ops.size(), first->ops.size());
+  for (size_t i = 0; i < first->ops.size(); ++i) {
+    EXPECT_EQ(second->ops[i].op_name, first->ops[i].op_name);
+    EXPECT_EQ(second->ops[i].exec_us, first->ops[i].exec_us);
+    EXPECT_EQ(second->ops[i].p10_us, first->ops[i].p10_us);
+    EXPECT_EQ(second->ops[i].p90_us, first->ops[i].p90_us);
+  }
+  EXPECT_EQ(second->model_median_us, first->model_median_us);
+  EXPECT_EQ(second->meta["created"], first->meta["created"]);
+  EXPECT_EQ(second->meta["sum_of_op_medians_us"], first->meta["sum_of_op_medians_us"]);
+
+  // Other settings are another key: no hit.
+  ProfileOptions other = o;
+  other.runs = 11;
+  EXPECT_NE(ProfileCacheKey(m, "cpu", other), key);
+  EXPECT_NE(ProfileCacheKey(m, "npu", o), key);
+
+  // A corrupt cache file is measured again (and rewritten), never a crash.
+  for (const std::string& junk : {std::string("{\"rows\": [{\"kind\": \"op\""), std::string("[]"),
+                                  std::string("{\"rows\": []}"), std::string()}) {
+    ASSERT_TRUE(WriteFileAtomic(json.string(), junk).ok());
+    auto third = ProfileOnnxRuntime(m, "cpu", o);
+    ASSERT_TRUE(third.ok()) << third.status().message();
+    EXPECT_EQ(third->meta["cache"], "miss") << junk;
+    EXPECT_EQ(third->ops.size(), 5u);
+  }
+  auto fourth = ProfileOnnxRuntime(m, "cpu", o);
+  ASSERT_TRUE(fourth.ok());
+  EXPECT_EQ(fourth->meta["cache"], "hit");
+
+  // The cached table of one model, loaded explicitly for another, is refused.
+  auto loaded = LoadCostTable(json.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_TRUE(CheckProvenance(*loaded, m.sha256, json.string()).ok());
+  Status st = CheckProvenance(*loaded, std::string(64, '0'), json.string());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("measured on another model"), std::string::npos) << st.message();
+}
+
+TEST(Profiler, RefusesBadOptions) {
+  TempDir dir;
+  LoadedModel m = Load(WriteBlock(dir.path(), 2, 4));
+  ProfileOptions o = Quick();
+  o.threads = 0;
+  EXPECT_EQ(ProfileOnnxRuntime(m, "cpu", o).status().code(), ErrorCode::kInvalidArgument);
+  o = Quick();
+  o.runs = 0;
+  EXPECT_EQ(ProfileOnnxRuntime(m, "cpu", o).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ProfileOnnxRuntime(m, "", Quick()).status().code(), ErrorCode::kInvalidArgument);
+  LoadedModel empty;
+  EXPECT_FALSE(ProfileOnnxRuntime(empty, "cpu", Quick()).ok());
+}
+
+TEST(Profiler, ModelOnnxRuntimeCannotLoadIsAOneLineError) {
+  // Erf on float64 is valid ONNX, but ORT's CPU provider has no kernel for it.
+  TempDir dir;
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("erf64");
+  AddTensor(g->add_input(), "x", {1, 4});
+  AddTensor(g->add_output(), "y", {1, 4});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::DOUBLE);
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::DOUBLE);
+  AddNode(g, "Relu", {"x"}, {"r"}, "/relu/Relu");
+  AddNode(g, "Erf", {"r"}, {"y"}, "/erf/Erf");
+  std::string bytes;
+  ASSERT_TRUE(m.SerializeToString(&bytes));
+  std::string path = (dir.path() / "erf64.onnx").string();
+  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+  auto model = LoadOnnxModel(path);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  auto t = ProfileOnnxRuntime(*model, "cpu", Quick());
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), ErrorCode::kUnsupported);
+  const std::string& msg = t.status().message();
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_NE(msg.find("erf64.onnx: ONNX Runtime"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cannot load the model"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/erf/Erf"), std::string::npos) << "ORT's message names the node: " << msg;
+}
+
+}  // namespace
+}  // namespace hetplan
