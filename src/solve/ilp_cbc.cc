@@ -685,7 +685,6 @@ class IlpCbcSolver final : public Solver {
       result.notes.push_back(fmt::format("this CBC was built without threads; {} requested, 1 used", threads));
       threads = 1;
     }
-    result.notes.push_back(fmt::format("CBC threads: {}", threads));
 
     auto run = RunCbc(pr, m, options, threads, warm ? &warm_values : nullptr, SecondsSince(t0));
     if (!run.ok()) return run.status();

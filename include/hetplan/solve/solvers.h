@@ -30,13 +30,18 @@ void RegisterBuiltinSolvers();
 //    o_{u,v} shared by all serial PUs (the order only matters on the PU both
 //    run on; eqs. 11–12 are relaxed by M on every other PU).
 //  * Spatial capacity: Σ_v crossbars(v, p) x_{v,p} ≤ capacity (eq. 14).
-//  * M = Σ_v max_p T_{v,p} + Σ_e max_{p≠q} transfer (eq. 13).
+//  * M = Σ_v max_p T_{v,p} + Σ_e max_{p≠q} transfer (eq. 13); s_v, T ≤ M.
+//  * Added valid inequality (not in the paper): T ≥ Σ_v T_{v,p} x_{v,p} for
+//    each serial PU p, which lifts the LP bound on wide graphs.
 // Objectives: latency min T (T ≥ f_v for sinks); energy min Σ x T power,
 // with T ≤ latency_cap_us when the problem gives one.
-// The returned schedule is re-timed with ListSchedule, so it satisfies every
-// constraint exactly. Calls into CBC's command-line driver are serialised
-// process-wide (its argument parser keeps global state); each solve uses
-// options.threads CBC threads.
+// Warm start: the best of a few list-scheduled heuristics, handed to CBC as
+// its incumbent. The returned schedule is re-timed with ListSchedule, so it
+// satisfies every constraint exactly. Calls into CBC's command-line driver
+// are serialised process-wide (its argument parser keeps global state); each
+// solve uses options.threads CBC threads (repeatable parallel search). CBC's
+// preprocessing is off (it crashes CBC 2.10.8 when a time limit ends the
+// search right after a warm start).
 std::unique_ptr<Solver> MakeIlpCbcSolver();
 
 }  // namespace hetplan
