@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "hetplan/platform/platform.h"
 #include "cli/model_options.h"
 #include "hetplan/cost/profiler.h"
 
@@ -76,6 +77,8 @@ void RegisterProfile(CLI::App& app) {
   struct Opts {
     ModelOptions model;
     std::string pu = "cpu";
+    std::string platform;
+    std::vector<std::string> sets;
     int threads = 1;
     int warmup = 20;
     int runs = 200;
@@ -87,11 +90,14 @@ void RegisterProfile(CLI::App& app) {
   };
   auto opts = std::make_shared<Opts>();
   AddModelOptions(sub, &opts->model);
-  sub->add_option("--pu", opts->pu, "Name of the PU the table is for (as in the platform)")
-      ->default_val("cpu");
-  sub->add_option("--threads", opts->threads, "ONNX Runtime intra-op threads")
-      ->default_val(1)
-      ->check(CLI::Range(1, 1024));
+  auto* pu_opt = sub->add_option("--pu", opts->pu, "Name of the PU the table is for (as in the platform)")
+                     ->default_val("cpu");
+  sub->add_option("--platform", opts->platform,
+                  "Platform (preset or YAML): profiles its first `cost: profile` PU with that PU's threads");
+  sub->add_option("--set", opts->sets, "Override a platform field, PU.KEY=VALUE (repeatable)");
+  auto* threads_opt = sub->add_option("--threads", opts->threads, "ONNX Runtime intra-op threads")
+                          ->default_val(1)
+                          ->check(CLI::Range(1, 1024));
   sub->add_option("--warmup", opts->warmup, "Untimed runs before timing")
       ->default_val(20)
       ->check(CLI::Range(0, 1000000));
@@ -108,8 +114,27 @@ void RegisterProfile(CLI::App& app) {
   sub->add_flag("--no-cache", opts->no_cache, "Neither read nor write the cache");
   sub->add_option("--out", opts->out, "Cost table to write (CSV)")->required();
   sub->add_option("--json", opts->json, "Also write the table as JSON");
-  Register(sub, [opts]() -> int {
+  Register(sub, [opts, pu_opt, threads_opt]() -> int {
     const auto start = std::chrono::steady_clock::now();
+    if (!opts->platform.empty()) {
+      auto platform = LoadPlatform(opts->platform);
+      if (!platform.ok()) return ReportError(platform.status());
+      for (const auto& set : opts->sets) {
+        if (Status st = ApplyOverride(*platform, set); !st.ok()) return ReportError(st);
+      }
+      const ProcessingUnit* chosen = nullptr;
+      for (const ProcessingUnit& pu : platform->pus) {
+        bool named = pu_opt->count() > 0 ? pu.name == opts->pu : pu.cost_source == CostSource::kProfile;
+        if (named && !chosen) chosen = &pu;
+      }
+      if (!chosen || chosen->cost_source != CostSource::kProfile) {
+        return ReportError(Error(ErrorCode::kInvalidArgument,
+                                 "{}: no PU {}takes its costs from `cost: profile`; nothing to measure",
+                                 platform->source, pu_opt->count() > 0 ? "'" + opts->pu + "' " : ""));
+      }
+      opts->pu = chosen->name;
+      if (threads_opt->count() == 0) opts->threads = chosen->threads;
+    }
     auto model = LoadModel(opts->model);
     if (!model.ok()) return ReportError(model.status());
     ProfileOptions po;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <sys/wait.h>
@@ -149,6 +150,23 @@ TEST(Cli, ZeroCrossbarsGivesTheCpuOnlySchedule) {
   auto s = ReadJson(d / "s.json");
   for (const auto& op : s["operators"]) EXPECT_EQ(op["device"], "cpu");
   EXPECT_NEAR(s["speedup"].get<double>(), 1.0, 1e-9);
+}
+
+TEST(Cli, ProfileWritesATableAndHitsTheCacheTheSecondTime) {
+  fs::path d = TempDir("profile");
+  std::string args = "profile " + Zoo("resnet18") + " --platform klein-arm --warmup 1 --runs 3 --model-runs 3 --cache-dir " +
+                     (d / "cache").string() + " --out " + (d / "t.csv").string() + " --json " + (d / "t.json").string();
+  CmdResult first = Hetplan(args);
+  ASSERT_EQ(first.code, 0) << first.out;
+  EXPECT_NE(first.out.find("miss"), std::string::npos) << first.out;
+  auto table = ReadJson(d / "t.json");
+  EXPECT_EQ(table["meta"]["source"], "measured");
+  CmdResult second = Hetplan(args);
+  ASSERT_EQ(second.code, 0) << second.out;
+  EXPECT_NE(second.out.find("hit"), std::string::npos) << second.out;
+  std::ifstream f(d / "t.csv");
+  std::string csv((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(csv.find("/conv1/Conv"), std::string::npos);
 }
 
 TEST(Cli, BadOverrideIsAClearError) {
