@@ -18,6 +18,7 @@ void RegisterAll(CLI::App& app) {
   RegisterProfile(app);
   RegisterPartition(app);
   RegisterValidate(app);
+  RegisterMap(app);
 }
 
 int RunSelected(CLI::App& app) {

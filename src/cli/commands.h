@@ -23,5 +23,6 @@ void RegisterGraph(CLI::App& app);
 void RegisterProfile(CLI::App& app);
 void RegisterPartition(CLI::App& app);
 void RegisterValidate(CLI::App& app);
+void RegisterMap(CLI::App& app);
 
 }  // namespace hetplan::cli
