@@ -31,6 +31,9 @@ double Tol(double x) { return 1e-9 * std::max(1.0, std::fabs(x)); }
 // Tables indexed by the crossbars left are kept up to this many columns;
 // beyond, the bounds ignore the budget (still valid, weaker).
 constexpr int64_t kMaxBudgetColumns = 4096;
+// Pass 2 builds tables over (PU, crossbars used) per segment up to this many
+// columns; beyond, it runs without thresholds (valid, slower).
+constexpr int64_t kMaxThresholdColumns = 1 << 15;
 // Dominance labels kept per search; beyond, no new ones are stored (valid).
 constexpr size_t kMaxLabels = 3'000'000;
 constexpr size_t kMaxLabelsPerKey = 64;
@@ -1177,6 +1180,10 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   run_dps();
   double incumbent = kInf;
   for (const DpState& s : ub.back()) incumbent = std::min(incumbent, s.time);
+  // A search of pass 2 prunes a completion whose bound is within its
+  // tolerance of its threshold; the whole schedule through such a completion
+  // is then at least the incumbent less that search's slack.
+  double threshold_slack = 0;
 
   if (!again.empty()) {
     // Pass 2: what did not finish gets the rest of the time and the gap
@@ -1206,20 +1213,24 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     // pre[s]: lower bound on the finish of the cut before segment s, per PU
     // and crossbars used so far; suf[s]: on the time from that cut to the
     // end, per PU and crossbars still used. Both made monotone in the usage.
-    std::vector<std::vector<double>> pre(num_segments + 1, std::vector<double>(slots * cols, kInf));
-    std::vector<std::vector<double>> suf(num_segments + 1, std::vector<double>(slots * cols, kInf));
-    for (int64_t r = 0; r < cols; ++r) at(pre[0], -1, r) = 0;
-    for (int si = 0; si < num_segments; ++si) {
+    // Tables over a very large capacity are not built (no thresholds then:
+    // still exact, only slower).
+    const bool use_thresholds = cols <= kMaxThresholdColumns;
+    const size_t table = use_thresholds ? static_cast<size_t>(slots * cols) : 0;
+    std::vector<std::vector<double>> pre(num_segments + 1, std::vector<double>(table, kInf));
+    std::vector<std::vector<double>> suf(num_segments + 1, std::vector<double>(table, kInf));
+    for (int64_t r = 0; r < cols && use_thresholds; ++r) at(pre[0], -1, r) = 0;
+    for (int si = 0; si < num_segments && use_thresholds; ++si) {
       for (int ji : jobs_of[si]) segment_lower(jobs[ji].record, pre[si], pre[si + 1]);
       for (int pu = -1; pu < k; ++pu) {
         for (int64_t r = 1; r < cols; ++r)
           at(pre[si + 1], pu, r) = std::min(at(pre[si + 1], pu, r), at(pre[si + 1], pu, r - 1));
       }
     }
-    for (int pu = -1; pu < k; ++pu) {
+    for (int pu = -1; pu < k && use_thresholds; ++pu) {
       for (int64_t r = 0; r < cols; ++r) at(suf[num_segments], pu, r) = 0;
     }
-    for (int si = num_segments - 1; si >= 0; --si) {
+    for (int si = num_segments - 1; si >= 0 && use_thresholds; --si) {
       for (int ji : jobs_of[si]) {
         const SearchRecord& rec = jobs[ji].record;
         for (int64_t r = 0; r < cols; ++r) {
@@ -1238,8 +1249,8 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     for (int ji : again) {
       const Job& job = jobs[ji];
       std::vector<double>& thr = thresholds[ji];
+      if (incumbent == kInf || !use_thresholds) continue;  // empty: no threshold
       thr.assign(cols, kInf);
-      if (incumbent == kInf) continue;
       for (int64_t u = 0; u < cols; ++u) {
         double rest = kInf;
         for (int64_t r1 = 0; r1 + u < cols; ++r1) {
@@ -1256,14 +1267,16 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
       const auto share =
           now < deadline ? (deadline - now) / static_cast<int64_t>(again.size() - r) : Clock::duration(0);
       run(job, now + share, tolerance_left / hard_segments, &thresholds[again[r]]);
+      threshold_slack = std::max(threshold_slack, job.record.slack);
     }
     run_dps();
   }
   bool complete = true;
   for (const Job& job : jobs) complete = complete && job.record.complete;
 
-  // A completion the thresholds cut off is no better than the incumbent.
-  out.bound = incumbent;
+  // A completion the thresholds cut off is no better than the incumbent
+  // (less the slack its search allowed itself).
+  out.bound = incumbent - threshold_slack;
   for (const DpState& s : lb) out.bound = std::min(out.bound, s.time);
   const std::vector<DpState>& last = ub.back();
   if (last.empty()) {
