@@ -138,9 +138,14 @@ void RegisterPartition(CLI::App& app) {
                   plan->baselines.at("cpu_only_us") / s["makespan_us"].get<double>());
     }
     if (!s["energy_uj"].is_null()) std::printf("energy    %.1f µJ\n", s["energy_uj"].get<double>());
-    std::printf("solver    %s (%s): %s, objective %.3f, bound %.3f, gap %.4g%%, %.2f s, %d variables, %d constraints\n",
-                r.solver.c_str(), r.formulation.c_str(), ToString(r.status).c_str(), r.objective, r.bound,
-                100.0 * r.gap, r.seconds, r.variables, r.constraints);
+    // The MIP's size, or for the exact search (no MIP) its own note.
+    std::string size = std::to_string(r.variables) + " variables, " + std::to_string(r.constraints) + " constraints";
+    for (const std::string& note : r.notes) {
+      if (r.variables == 0 && note.rfind("strong: ", 0) == 0) size = note.substr(8);
+    }
+    std::printf("solver    %s (%s): %s, objective %.3f, bound %.3f, gap %.4g%%, %.2f s, %s\n", r.solver.c_str(),
+                r.formulation.c_str(), ToString(r.status).c_str(), r.objective, r.bound, 100.0 * r.gap, r.seconds,
+                size.c_str());
     std::printf("validate  ok (%d operators, %d edges checked)\n", plan->validation.operators, plan->validation.edges);
     if (!o->out.empty()) std::printf("wrote     %s\n", o->out.c_str());
     return 0;
