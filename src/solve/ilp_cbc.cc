@@ -25,6 +25,7 @@
 #include "hetplan/sim/simulator.h"
 #include "hetplan/solve/problem.h"
 #include "hetplan/solve/solvers.h"
+#include "solve/ilp_search.h"
 
 // CBC, Clp, Osi and CoinUtils headers (coinor-libcbc-dev).
 #include <CbcModel.hpp>
@@ -608,6 +609,51 @@ Status WriteModelFile(OsiClpSolverInterface& solver, const std::string& path, bo
   return Status::Ok();
 }
 
+// Loads the model into `solver`: columns, rows, integrality and names.
+void LoadModel(const ModelBuilder& mb, OsiClpSolverInterface* solver) {
+  const int ncols = mb.num_cols(), nrows = mb.num_rows();
+  std::vector<int> starts, lengths, indices;
+  std::vector<double> values, row_lo, row_hi;
+  std::vector<std::string> row_names;
+  starts.reserve(nrows + 1);
+  for (const Row& r : mb.rows()) {
+    starts.push_back(static_cast<int>(indices.size()));
+    lengths.push_back(static_cast<int>(r.terms.size()));
+    for (const Term& t : r.terms) {
+      indices.push_back(t.col);
+      values.push_back(t.coef);
+    }
+    row_lo.push_back(r.lo);
+    row_hi.push_back(r.hi);
+    row_names.push_back(r.name);
+  }
+  starts.push_back(static_cast<int>(indices.size()));
+  CoinPackedMatrix matrix(/*colordered=*/false, ncols, nrows, static_cast<CoinBigIndex>(indices.size()),
+                          values.data(), indices.data(), starts.data(), lengths.data());
+  solver->loadProblem(matrix, mb.lo().data(), mb.hi().data(), mb.obj().data(), row_lo.data(), row_hi.data());
+  for (int j = 0; j < ncols; ++j) {
+    if (mb.integer()[j]) solver->setInteger(j);
+  }
+  solver->setStrParam(OsiProbName, "hetplan");
+  solver->getModelPtr()->copyNames(row_names, mb.names());
+}
+
+// Writes the model where options.write_lp / write_mps ask, without solving.
+Status WriteModels(const IlpModel& m, const SolveOptions& options) {
+  try {
+    CoinMessageHandler handler(stderr);
+    handler.setLogLevel(0);
+    OsiClpSolverInterface solver;
+    solver.passInMessageHandler(&handler);
+    LoadModel(m.mb, &solver);
+    if (!options.write_lp.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.write_lp, false));
+    if (!options.write_mps.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.write_mps, true));
+  } catch (const CoinError& e) {
+    return Error(ErrorCode::kInternal, "ilp: CBC failed in {}::{}: {}", e.className(), e.methodName(), e.message());
+  }
+  return Status::Ok();
+}
+
 struct CbcOutcome {
   std::optional<std::vector<double>> solution;
   bool proven_optimal = false;  // finished, not on a limit, within the gap tolerance
@@ -624,8 +670,9 @@ class IlpCbcSolver final : public Solver {
 
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options) const override {
     const auto t0 = Clock::now();
-    if (options.formulation != "paper" && !options.formulation.empty()) {
-      return Error(ErrorCode::kInvalidArgument, "ilp: formulation '{}' is unknown; available: paper",
+    const std::string formulation = options.formulation.empty() ? "strong" : options.formulation;
+    if (formulation != "paper" && formulation != "strong") {
+      return Error(ErrorCode::kInvalidArgument, "ilp: formulation '{}' is unknown; available: paper, strong",
                    options.formulation);
     }
     const OpGraph& g = *pr.graph;
@@ -649,12 +696,17 @@ class IlpCbcSolver final : public Solver {
     result.solver = name();
     result.formulation = "paper";
     if (g.size() == 0) {  // nothing to place: the empty schedule is optimal
+      result.formulation = formulation;
       result.status = SolveStatus::kOptimal;
       result.schedule = Schedule{};
       result.schedule->energy_uj = 0.0;
       result.objective = result.bound = result.gap = 0;
       result.seconds = SecondsSince(t0);
       return result;
+    }
+    if (formulation == "strong") {
+      if (pr.objective == Objective::kLatency) return SolveStrong(pr, options, t0);
+      result.notes.push_back("the strong formulation covers the latency objective; energy is solved with the paper's");
     }
     IlpModel m = BuildModel(pr);
     result.big_m = m.big_m;
@@ -717,7 +769,13 @@ class IlpCbcSolver final : public Solver {
       ilp.energy_uj = ScheduleEnergy(pr, ilp);
       if (ok && FitsCapacity(pr, a)) {
         std::vector<int> order =
-            PriorityTopoOrder(g, [&](int v) { return std::make_pair(ilp.ops[v].start_us, g.topo_position(v)); });
+            // Ordered by the midpoint of each interval: on a serial PU, u before
+            // v means f_u ≤ s_v, so the midpoints keep that order even when
+            // CBC's rounding puts a zero-duration operator a hair after the
+            // start of the operator it precedes (the start alone would not).
+            PriorityTopoOrder(g, [&](int v) {
+              return std::make_pair(ilp.ops[v].start_us + ilp.ops[v].finish_us, g.topo_position(v));
+            });
         Schedule retimed = ListSchedule(pr, a, &order);
         schedule = (ilp.makespan_us < retimed.makespan_us && ExactlyFeasible(pr, ilp)) ? ilp : retimed;
       } else {
@@ -745,8 +803,20 @@ class IlpCbcSolver final : public Solver {
     if (schedule) {
       result.objective = ObjectiveOf(pr, *schedule);
       double bound = out.bound;
+      // Secondary status 1: nothing beats CBC's incumbent; the bound CBC keeps
+      // then is stale, the incumbent's value is the proven one.
+      if (result.status == SolveStatus::kOptimal && out.secondary == 1 && std::isfinite(out.objective)) {
+        bound = out.objective;
+      }
       if (!std::isfinite(bound) || std::fabs(bound) >= 1e29) bound = std::numeric_limits<double>::quiet_NaN();
       if (result.status == SolveStatus::kOptimal && std::isnan(bound)) bound = result.objective;
+      if (result.status == SolveStatus::kOptimal && std::isfinite(out.objective) &&
+          result.objective > out.objective + 1e-6 * std::max(1.0, std::fabs(out.objective))) {
+        // Never claim more than the schedule we return proves.
+        result.status = SolveStatus::kFeasible;
+        result.notes.push_back(fmt::format("the returned schedule is {:g} above CBC's optimum; not claimed optimal",
+                                           result.objective - out.objective));
+      }
       if (!std::isnan(bound)) bound = std::min(bound, result.objective);
       result.bound = bound;
       if (!std::isnan(bound)) {
@@ -766,40 +836,79 @@ class IlpCbcSolver final : public Solver {
   }
 
  private:
+  // The "strong" formulation for the latency objective: the exact search of
+  // ilp_search.cc (series decomposition, assignment-first branch-and-bound,
+  // sequencing search). No MIP is solved; --write-lp/--write-mps still export
+  // the paper's model of the instance.
+  static Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, Clock::time_point t0) {
+    const CostModel& c = *pr.costs;
+    SolveResult result;
+    result.solver = "ilp";
+    result.formulation = "strong";
+    if (!options.write_lp.empty() || !options.write_mps.empty()) {
+      IlpModel m = BuildModel(pr);
+      HETPLAN_RETURN_IF_ERROR(WriteModels(m, options));
+      result.notes.push_back("the exported LP/MPS model is the paper's formulation of this instance");
+    }
+    const std::vector<std::vector<int>> cand = Candidates(c);
+    Clock::time_point deadline = Clock::time_point::max();
+    if (std::isfinite(options.time_limit_s)) {
+      const double left = std::max(options.time_limit_s - SecondsSince(t0), 0.0);
+      if (left < 1e6) {
+        deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
+      }
+    }
+    ilp_internal::SearchOutcome out = ilp_internal::SolveLatencyBySearch(pr, cand, deadline, options.relative_gap);
+    result.notes.push_back(fmt::format(
+        "strong: {} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes", out.stats.segments,
+        out.stats.segments == 1 ? "" : "s", out.stats.largest_segment, out.stats.searches, out.stats.nodes));
+    if (out.infeasible) {
+      result.status = SolveStatus::kInfeasible;
+      result.seconds = SecondsSince(t0);
+      return result;
+    }
+    std::optional<Schedule> schedule = out.schedule;
+    if (!out.complete && options.warm_start) {
+      // Time ran out: the best heuristic schedule may still beat the search's.
+      auto warm = BestHeuristic(pr, cand);
+      if (warm && (!schedule || warm->schedule.makespan_us < schedule->makespan_us)) {
+        schedule = warm->schedule;
+        result.notes.push_back(fmt::format("the schedule is the heuristic's ({})", warm->label));
+      }
+    }
+    const bool bound_known = std::isfinite(out.bound);
+    if (!schedule) {
+      result.status = SolveStatus::kNoSolution;
+      if (bound_known) result.bound = out.bound;
+      result.seconds = SecondsSince(t0);
+      return result;
+    }
+    result.objective = schedule->makespan_us;
+    result.bound = bound_known ? std::min(out.bound, result.objective) : std::numeric_limits<double>::quiet_NaN();
+    if (out.complete && result.objective - result.bound <= 1e-9 * std::max(1.0, result.objective)) {
+      result.bound = result.objective;  // the same schedule, summed two ways
+    }
+    if (bound_known) {
+      result.gap = result.objective > 1e-12 ? (result.objective - result.bound) / result.objective
+                                            : (result.objective - result.bound <= 1e-12 ? 0.0 : 1.0);
+    }
+    const bool proven = out.complete && bound_known && result.gap <= options.relative_gap + 1e-12;
+    result.status = proven ? SolveStatus::kOptimal : SolveStatus::kFeasible;
+    result.schedule = std::move(schedule);
+    result.seconds = SecondsSince(t0);
+    return result;
+  }
+
   static Result<CbcOutcome> RunCbc(const Problem& pr, const IlpModel& m, const SolveOptions& options, int threads,
                                    const std::vector<double>* warm, double elapsed_s) {
     const ModelBuilder& mb = m.mb;
-    const int ncols = mb.num_cols(), nrows = mb.num_rows();
-    std::vector<int> starts, lengths, indices;
-    std::vector<double> values, row_lo, row_hi;
-    std::vector<std::string> row_names;
-    starts.reserve(nrows + 1);
-    for (const Row& r : mb.rows()) {
-      starts.push_back(static_cast<int>(indices.size()));
-      lengths.push_back(static_cast<int>(r.terms.size()));
-      for (const Term& t : r.terms) {
-        indices.push_back(t.col);
-        values.push_back(t.coef);
-      }
-      row_lo.push_back(r.lo);
-      row_hi.push_back(r.hi);
-      row_names.push_back(r.name);
-    }
-    starts.push_back(static_cast<int>(indices.size()));
-
+    const int ncols = mb.num_cols();
     try {
-      CoinPackedMatrix matrix(/*colordered=*/false, ncols, nrows, static_cast<CoinBigIndex>(indices.size()),
-                              values.data(), indices.data(), starts.data(), lengths.data());
       CoinMessageHandler handler(stderr);
       handler.setLogLevel(options.log ? 1 : 0);
       OsiClpSolverInterface solver;
       solver.passInMessageHandler(&handler);
-      solver.loadProblem(matrix, mb.lo().data(), mb.hi().data(), mb.obj().data(), row_lo.data(), row_hi.data());
-      for (int j = 0; j < ncols; ++j) {
-        if (mb.integer()[j]) solver.setInteger(j);
-      }
-      solver.setStrParam(OsiProbName, "hetplan");
-      solver.getModelPtr()->copyNames(row_names, mb.names());
+      LoadModel(mb, &solver);
       if (!options.write_lp.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.write_lp, false));
       if (!options.write_mps.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.write_mps, true));
 

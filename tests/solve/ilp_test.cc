@@ -22,291 +22,27 @@
 #include "hetplan/sim/validator.h"
 #include "hetplan/solve/problem.h"
 #include "hetplan/solve/solvers.h"
+#include "solve/ilp_test_support.h"
 
 namespace hetplan {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using namespace ilp_test;  // NOLINT(google-build-using-namespace): the shared test helpers
 
-// ---------------------------------------------------------------------------
-// Instances.
-
-struct Instance {
-  OpGraph graph;
-  CostModel costs;
-  Problem problem() const {
-    Problem p;
-    p.graph = &graph;
-    p.costs = &costs;
-    return p;
-  }
-};
-
-OpGraph MakeGraph(int n, const std::vector<std::pair<int, int>>& edges) {
-  std::vector<Operator> ops(n);
-  for (int i = 0; i < n; ++i) {
-    ops[i].id = i;
-    ops[i].name = "op" + std::to_string(i);
-    ops[i].type = "Conv";
-  }
-  std::vector<Edge> es;
-  for (auto [u, v] : edges) es.push_back(Edge{u, v, {"t"}, 1, 4});
-  auto g = OpGraph::Create("test", std::move(ops), std::move(es));
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
+// These tests pin the paper's formulation (the "strong" one has its own
+// tests in ilp_formulations_test.cc), whatever the default.
+SolveOptions Paper() {
+  SolveOptions o;
+  o.formulation = "paper";
+  return o;
 }
-
-PuInfo Serial(const std::string& name, std::optional<double> power = std::nullopt) {
-  PuInfo p;
-  p.name = name;
-  p.kind = name == "gpu" ? "gpu" : "cpu";
-  p.power_w = power;
-  return p;
-}
-
-PuInfo Spatial(const std::string& name, int64_t capacity, std::optional<double> power = std::nullopt) {
-  PuInfo p;
-  p.name = name;
-  p.kind = "cim";
-  p.spatial = true;
-  p.capacity = capacity;
-  p.power_w = power;
-  return p;
-}
-
-// A random DAG over n operators (labels shuffled so that ids are not a
-// topological order) with PUs `pus`: serial PUs and one spatial "cim".
-// Serial PU 0 supports everything; every other PU a random subset.
-Instance RandomInstance(std::mt19937& rng, int n, std::vector<PuInfo> pus, bool symmetric) {
-  std::uniform_real_distribution<double> unit(0, 1);
-  std::vector<int> perm(n);
-  for (int i = 0; i < n; ++i) perm[i] = i;
-  std::shuffle(perm.begin(), perm.end(), rng);
-  const double density = std::vector<double>{0.15, 0.3, 0.5}[rng() % 3];
-  std::vector<std::pair<int, int>> edges;
-  for (int i = 0; i < n; ++i) {
-    for (int j = i + 1; j < n; ++j) {
-      if (unit(rng) < density) edges.emplace_back(perm[i], perm[j]);
-    }
-  }
-  Instance inst{MakeGraph(n, edges), CostModel()};
-  const int k = static_cast<int>(pus.size());
-  inst.costs = CostModel(n, pus, static_cast<int>(inst.graph.edges().size()));
-  CostModel& c = inst.costs;
-  auto latency = [&](int hi) { return unit(rng) < 0.05 ? 0.0 : static_cast<double>(1 + rng() % hi); };
-  for (int v = 0; v < n; ++v) {
-    c.set_latency(v, 0, latency(100));
-    for (int p = 1; p < k; ++p) {
-      if (unit(rng) < 0.6) {
-        c.set_latency(v, p, latency(pus[p].spatial ? 60 : 80));
-        if (pus[p].spatial) c.set_crossbars(v, p, 1 + rng() % 8);
-      }
-    }
-  }
-  for (int e = 0; e < c.num_edges(); ++e) {
-    for (int p = 0; p < k; ++p) {
-      for (int q = p + 1; q < k; ++q) {
-        const double t = static_cast<double>(rng() % 31) + (unit(rng) < 0.5 ? 0.25 : 0.0);
-        c.set_transfer(e, p, q, t);
-        c.set_transfer(e, q, p, symmetric ? t : static_cast<double>(rng() % 31));
-      }
-    }
-  }
-  return inst;
-}
-
-std::vector<PuInfo> TwoPus(int64_t capacity) { return {Serial("cpu", 5.0), Spatial("cim", capacity, 1.0)}; }
-std::vector<PuInfo> ThreePus(int64_t capacity) {
-  return {Serial("cpu", 5.0), Serial("gpu", 12.0), Spatial("cim", capacity, 1.0)};
-}
-
-// ---------------------------------------------------------------------------
-// Brute force.
-
-// Calls f(assignment) for every assignment of supported PUs that fits the capacity.
-void ForEachAssignment(const Problem& p, const std::function<void(const std::vector<int>&)>& f) {
-  const CostModel& c = *p.costs;
-  std::vector<int> a(c.num_ops(), -1);
-  std::function<void(int)> rec = [&](int v) {
-    if (v == c.num_ops()) {
-      if (FitsCapacity(p, a)) f(a);
-      return;
-    }
-    for (int q = 0; q < c.num_pus(); ++q) {
-      if (!c.supported(v, q)) continue;
-      a[v] = q;
-      rec(v + 1);
-    }
-  };
-  rec(0);
-}
-
-// The smallest makespan of any list schedule of `a`, over every topological
-// order. Exact: an optimal schedule's start-time order is a topological
-// order, and list scheduling in it starts no operator later. Only the
-// relative order of operators on serial PUs changes the list schedule, so an
-// operator on a spatial PU is dispatched as soon as it is ready (no branching).
-double MinMakespan(const Problem& p, const std::vector<int>& a) {
-  const OpGraph& g = *p.graph;
-  const int n = g.size();
-  std::vector<int> indeg(n);
-  for (int v = 0; v < n; ++v) indeg[v] = static_cast<int>(g.in_edges(v).size());
-  std::vector<bool> done(n, false);
-  std::vector<int> order;
-  double best = std::numeric_limits<double>::infinity();
-  std::function<void()> rec = [&]() {
-    if (static_cast<int>(order.size()) == n) {
-      best = std::min(best, ListSchedule(p, a, &order).makespan_us);
-      return;
-    }
-    auto take = [&](int v) {
-      done[v] = true;
-      order.push_back(v);
-      for (int e : g.out_edges(v)) --indeg[g.edges()[e].to];
-      rec();
-      for (int e : g.out_edges(v)) ++indeg[g.edges()[e].to];
-      order.pop_back();
-      done[v] = false;
-    };
-    for (int v = 0; v < n; ++v) {
-      if (!done[v] && indeg[v] == 0 && p.costs->pu(a[v]).spatial) {
-        take(v);
-        return;
-      }
-    }
-    for (int v = 0; v < n; ++v) {
-      if (!done[v] && indeg[v] == 0) take(v);
-    }
-  };
-  rec();
-  return best;
-}
-
-double BruteForceLatency(const Problem& p) {
-  double best = std::numeric_limits<double>::infinity();
-  ForEachAssignment(p, [&](const std::vector<int>& a) { best = std::min(best, MinMakespan(p, a)); });
-  return best;
-}
-
-// Minimum energy over assignments that fit the capacity (and the latency cap).
-double BruteForceEnergy(const Problem& p) {
-  double best = std::numeric_limits<double>::infinity();
-  ForEachAssignment(p, [&](const std::vector<int>& a) {
-    double e = 0;
-    for (int v = 0; v < p.costs->num_ops(); ++v) e += *p.costs->energy_uj(v, a[v]);
-    if (e >= best) return;
-    if (p.latency_cap_us && MinMakespan(p, a) > *p.latency_cap_us) return;
-    best = e;
-  });
-  return best;
-}
-
-// ---------------------------------------------------------------------------
-// Checks.
-
-// The schedule in the schedule-file format, for the independent validator.
-nlohmann::json ToScheduleJson(const Problem& p, const Schedule& s) {
-  const OpGraph& g = *p.graph;
-  const CostModel& c = *p.costs;
-  nlohmann::json j;
-  j["format"] = "hetplan-schedule";
-  j["version"] = 1;
-  j["devices"] = nlohmann::json::array();
-  for (const PuInfo& pu : c.pus()) {
-    nlohmann::json d = {{"name", pu.name}, {"kind", pu.kind}, {"execution", pu.spatial ? "spatial" : "serial"}};
-    if (pu.spatial) d["capacity_crossbars"] = pu.capacity;
-    d["power_w"] = pu.power_w ? nlohmann::json(*pu.power_w) : nlohmann::json(nullptr);
-    j["devices"].push_back(d);
-  }
-  j["operators"] = nlohmann::json::array();
-  for (int v = 0; v < g.size(); ++v) {
-    const ScheduledOp& op = s.ops[v];
-    nlohmann::json o = {{"id", v},
-                        {"name", g.op(v).name},
-                        {"device", c.pu(op.device).name},
-                        {"start_us", op.start_us},
-                        {"finish_us", op.finish_us},
-                        {"slowdown", op.slowdown}};
-    nlohmann::json cost = nlohmann::json::object();
-    for (int q = 0; q < c.num_pus(); ++q) {
-      cost[c.pu(q).name] = c.supported(v, q) ? nlohmann::json(c.latency_us(v, q)) : nlohmann::json(nullptr);
-    }
-    o["cost_us"] = cost;
-    if (c.pu(op.device).spatial) o["crossbars"] = c.crossbars(v, op.device);
-    j["operators"].push_back(o);
-  }
-  j["edges"] = nlohmann::json::array();
-  for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
-    const Edge& edge = g.edges()[e];
-    const int du = s.ops[edge.from].device, dv = s.ops[edge.to].device;
-    j["edges"].push_back({{"from", edge.from}, {"to", edge.to}, {"transfer_us", c.transfer_us(e, du, dv)}});
-  }
-  j["makespan_us"] = s.makespan_us;
-  j["energy_uj"] = s.energy_uj ? nlohmann::json(*s.energy_uj) : nlohmann::json(nullptr);
-  return j;
-}
-
-void ExpectValid(const Problem& p, const SolveResult& r) {
-  ASSERT_TRUE(r.schedule.has_value());
-  const Schedule& s = *r.schedule;
-  ASSERT_EQ(static_cast<int>(s.ops.size()), p.graph->size());
-  ValidationReport rep = ValidateScheduleJson(ToScheduleJson(p, s));
-  std::string all;
-  for (const std::string& v : rep.violations) all += v + "\n";
-  EXPECT_TRUE(rep.ok()) << all;
-  double latest = 0;
-  for (const ScheduledOp& op : s.ops) latest = std::max(latest, op.finish_us);
-  EXPECT_EQ(latest, s.makespan_us);
-  const double objective = p.objective == Objective::kEnergy ? s.energy_uj.value_or(kNaN) : s.makespan_us;
-  EXPECT_NEAR(r.objective, objective, 1e-9 * std::max(1.0, objective));
-  if (p.objective == Objective::kEnergy && p.latency_cap_us) {
-    EXPECT_LE(s.makespan_us, *p.latency_cap_us * (1 + 1e-9));
-  }
-  if (!std::isnan(r.bound)) {
-    EXPECT_LE(r.bound, r.objective);
-  }
-}
-
-bool Near(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
 
 SolveOptions Exact() {
-  SolveOptions o;
+  SolveOptions o = Paper();
   o.threads = 1;
   o.relative_gap = 0;
   o.time_limit_s = 60;
   return o;
-}
-
-SolveResult MustSolve(const Problem& p, const SolveOptions& o) {
-  auto r = Solve("ilp", p, o);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  if (!r.ok()) return SolveResult{};
-  for (const std::string& note : r->notes) {
-    EXPECT_EQ(note.find("a bug"), std::string::npos) << note;
-    EXPECT_EQ(note.find("numerical trouble"), std::string::npos) << note;
-  }
-  return std::move(r).value();
-}
-
-std::string Notes(const SolveResult& r) {
-  std::string s = "status " + ToString(r.status) + ";";
-  for (const std::string& n : r.notes) s += " " + n + ";";
-  return s;
-}
-
-std::string Describe(const Instance& inst) {
-  std::ostringstream os;
-  const CostModel& c = inst.costs;
-  os << "n=" << inst.graph.size() << " edges:";
-  for (const Edge& e : inst.graph.edges()) os << " " << e.from << "->" << e.to;
-  for (int q = 0; q < c.num_pus(); ++q) {
-    os << "\n" << c.pu(q).name << (c.pu(q).spatial ? " cap " + std::to_string(c.pu(q).capacity) : "") << ":";
-    for (int v = 0; v < c.num_ops(); ++v) {
-      os << " " << c.latency_us(v, q);
-      if (c.pu(q).spatial && c.supported(v, q)) os << "/" << c.crossbars(v, q) << "xb";
-    }
-  }
-  return os.str();
 }
 
 // ---------------------------------------------------------------------------
@@ -523,6 +259,39 @@ TEST(Ilp, AsymmetricTransfersUseTheDirectionTaken) {
   EXPECT_DOUBLE_EQ(r.objective, 26);
 }
 
+TEST(Ilp, ZeroDurationOperatorTiedWithAnotherStartIsRetimedInOrder) {
+  // CBC put op 3 (0 µs on the CPU) a rounding error after the start of op 0
+  // on the CPU; re-timing by start time alone then ran op 3 after op 0 and
+  // delayed its CIM successor op 2: 157 µs returned as "optimal" for 133.
+  Instance inst{MakeGraph(5, {{4, 0}, {4, 3}, {4, 1}, {3, 2}}), CostModel(5, TwoPus(15), 4)};
+  CostModel& c = inst.costs;
+  const double cpu[] = {48, 66, 95, 0, 68}, cim[] = {48, kNaN, 18, 0, 15};
+  const int64_t xb[] = {6, 0, 2, 7, 8};
+  for (int v = 0; v < 5; ++v) {
+    c.set_latency(v, 0, cpu[v]);
+    if (!std::isnan(cim[v])) {
+      c.set_latency(v, 1, cim[v]);
+      c.set_crossbars(v, 1, xb[v]);
+    }
+  }
+  const double to_cim[] = {22.25, 27.25, 18, 6}, to_cpu[] = {14, 10, 4, 9};
+  for (int e = 0; e < 4; ++e) {
+    const Edge& edge = inst.graph.edges()[e];
+    const int k = edge.from == 4 ? (edge.to == 0 ? 0 : edge.to == 3 ? 1 : 2) : 3;
+    c.set_transfer(e, 0, 1, to_cim[k]);
+    c.set_transfer(e, 1, 0, to_cpu[k]);
+  }
+  ASSERT_EQ(BruteForceLatency(inst.problem()), 133);
+  for (bool warm : {true, false}) {
+    SolveOptions o = Exact();
+    o.warm_start = warm;
+    SolveResult r = MustSolve(inst.problem(), o);
+    EXPECT_EQ(r.status, SolveStatus::kOptimal) << Notes(r);
+    ExpectValid(inst.problem(), r);
+    EXPECT_DOUBLE_EQ(r.objective, 133) << Notes(r);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Random instances against brute force.
 
@@ -670,7 +439,7 @@ Instance HardInstance() {
 TEST(Ilp, TinyTimeLimitNeverClaimsOptimalityWithoutTheGap) {
   Instance inst = HardInstance();
   for (bool warm : {true, false}) {
-    SolveOptions o;
+    SolveOptions o = Paper();
     o.threads = 1;
     o.time_limit_s = 0.05;
     o.warm_start = warm;
@@ -704,7 +473,7 @@ TEST(Ilp, TimeLimitSweepKeepsAnIncumbentAndNeverCrashes) {
   Instance inst = HardInstance();
   for (double limit : {0.001, 0.005, 0.01, 0.02, 0.04, 0.08}) {
     for (bool warm : {true, false}) {
-      SolveOptions o;
+      SolveOptions o = Paper();
       o.threads = 1;
       o.time_limit_s = limit;
       o.warm_start = warm;
@@ -790,7 +559,7 @@ TEST(Ilp, WritesLpAndMpsExactlyWhereAsked) {
 
 TEST(Ilp, SilentOnStdoutUnlessLogging) {
   Instance inst = HardInstance();
-  SolveOptions o;
+  SolveOptions o = Paper();
   o.threads = 1;
   o.time_limit_s = 0.2;
   testing::internal::CaptureStdout();
@@ -841,7 +610,10 @@ TEST(Ilp, RejectsUnknownFormulationAndBadOptions) {
   inst.costs.set_latency(0, 0, 1);
   SolveOptions o = Exact();
   o.formulation = "compact";
-  EXPECT_EQ(Solve("ilp", inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
+  auto unknown = Solve("ilp", inst.problem(), o);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("paper, strong"), std::string::npos) << unknown.status().message();
   o = Exact();
   o.time_limit_s = 0;
   EXPECT_EQ(Solve("ilp", inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);

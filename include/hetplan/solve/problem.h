@@ -63,7 +63,9 @@ struct SolveOptions {
   double relative_gap = 1e-4;  // stop when (z_inc − z_bound)/|z_inc| ≤ this
   int threads = 0;             // 0 = all cores
   bool warm_start = true;      // start from the best heuristic schedule
-  std::string formulation = "paper";
+  // "ilp" backend: "strong" (exact search, latency objective; the default) or
+  // "paper" (the CIM paper's MIP on CBC); see solvers.h.
+  std::string formulation = "strong";
   std::string write_lp;        // export the model (for Gurobi, HiGHS, SCIP)
   std::string write_mps;
   bool log = false;            // solver log on stderr

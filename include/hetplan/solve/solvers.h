@@ -17,7 +17,8 @@ namespace hetplan {
 void RegisterBuiltinSolvers();
 
 // "ilp": the CIM paper's ILP (Klein et al., §IV-B, eqs. 5–14) generalised to
-// K processing units, solved with COIN-OR CBC (formulation "paper").
+// K processing units, solved with COIN-OR CBC (formulation "paper"), and an
+// exact search for the same problem (formulation "strong").
 //  * x_{v,p} binary for each (v, p) where v is supported on p and, on a
 //    spatial PU, fits its capacity alone; Σ_p x_{v,p} = 1.
 //  * s_v ≥ 0 continuous; f_v = s_v + Σ_p T_{v,p} x_{v,p} is substituted.
@@ -35,6 +36,17 @@ void RegisterBuiltinSolvers();
 //    each serial PU p, which lifts the LP bound on wide graphs.
 // Objectives: latency min T (T ≥ f_v for sinks); energy min Σ x T power,
 // with T ≤ latency_cap_us when the problem gives one.
+// Formulation "strong" (latency objective; energy falls back to "paper"):
+// the same optimisation problem solved exactly without a MIP (docs/ilp.md):
+// the graph is cut at operators that every other operator precedes or
+// follows and no transfer jumps over, each segment is searched by a
+// branch-and-bound over PU assignments (critical-path, serial-load with a
+// crossbar knapsack, and preemptive Jackson bounds) whose promising leaves
+// get an exact list-schedule search (Giffler–Thompson branching, dominance
+// between partial schedules), and a DP over (PU of the cut, crossbars used)
+// joins the segments. "optimal" means the search finished within
+// options.relative_gap, which the reported bound proves; at a time limit it
+// returns its best schedule and a valid bound. Single-threaded, no CBC.
 // Warm start: the best of a few list-scheduled heuristics, handed to CBC as
 // its incumbent. The returned schedule is re-timed with ListSchedule, so it
 // satisfies every constraint exactly. Calls into CBC's command-line driver
