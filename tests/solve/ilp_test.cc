@@ -22,6 +22,7 @@
 #include "hetplan/sim/validator.h"
 #include "hetplan/solve/problem.h"
 #include "hetplan/solve/solvers.h"
+#include "solve/instances.h"
 
 namespace hetplan {
 namespace {
@@ -31,48 +32,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // ---------------------------------------------------------------------------
 // Instances.
 
-struct Instance {
-  OpGraph graph;
-  CostModel costs;
-  Problem problem() const {
-    Problem p;
-    p.graph = &graph;
-    p.costs = &costs;
-    return p;
-  }
-};
-
-OpGraph MakeGraph(int n, const std::vector<std::pair<int, int>>& edges) {
-  std::vector<Operator> ops(n);
-  for (int i = 0; i < n; ++i) {
-    ops[i].id = i;
-    ops[i].name = "op" + std::to_string(i);
-    ops[i].type = "Conv";
-  }
-  std::vector<Edge> es;
-  for (auto [u, v] : edges) es.push_back(Edge{u, v, {"t"}, 1, 4});
-  auto g = OpGraph::Create("test", std::move(ops), std::move(es));
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
-}
-
-PuInfo Serial(const std::string& name, std::optional<double> power = std::nullopt) {
-  PuInfo p;
-  p.name = name;
-  p.kind = name == "gpu" ? "gpu" : "cpu";
-  p.power_w = power;
-  return p;
-}
-
-PuInfo Spatial(const std::string& name, int64_t capacity, std::optional<double> power = std::nullopt) {
-  PuInfo p;
-  p.name = name;
-  p.kind = "cim";
-  p.spatial = true;
-  p.capacity = capacity;
-  p.power_w = power;
-  return p;
-}
+using testing_instances::Instance;
+using testing_instances::MakeGraph;
+using testing_instances::Serial;
+using testing_instances::Spatial;
 
 // A random DAG over n operators (labels shuffled so that ids are not a
 // topological order) with PUs `pus`: serial PUs and one spatial "cim".
