@@ -19,6 +19,7 @@ void RegisterAll(CLI::App& app) {
   RegisterPartition(app);
   RegisterValidate(app);
   RegisterMap(app);
+  RegisterDse(app);
   RegisterReport(app);
 }
 
