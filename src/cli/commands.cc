@@ -21,6 +21,7 @@ void RegisterAll(CLI::App& app) {
   RegisterMap(app);
   RegisterDse(app);
   RegisterReport(app);
+  RegisterReproduce(app);
 }
 
 int RunSelected(CLI::App& app) {

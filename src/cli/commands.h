@@ -26,5 +26,6 @@ void RegisterValidate(CLI::App& app);
 void RegisterMap(CLI::App& app);
 void RegisterDse(CLI::App& app);
 void RegisterReport(CLI::App& app);
+void RegisterReproduce(CLI::App& app);
 
 }  // namespace hetplan::cli
