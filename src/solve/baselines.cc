@@ -140,11 +140,13 @@ class Best {
 
   // `pricing`: the problem the rule uses to choose (HaX-CoNN's contention-
   // adjusted costs); the kept schedule is always priced with p_.
-  void Offer(const std::vector<int>& a, const std::string& label, const Problem* pricing = nullptr) {
+  // `order`: the dispatch order (a topological order; default the graph's).
+  void Offer(const std::vector<int>& a, const std::string& label, const Problem* pricing = nullptr,
+             const std::vector<int>* order = nullptr) {
     ++offered_;
     if (!FitsCapacity(p_, a)) return;
     const Problem& q = pricing ? *pricing : p_;
-    Schedule s = ListSchedule(q, a);
+    Schedule s = ListSchedule(q, a, order);
     if (p_.latency_cap_us && s.makespan_us > *p_.latency_cap_us * (1 + 1e-9)) {
       ++over_cap_;
       return;
@@ -157,7 +159,7 @@ class Best {
     if (best_ && !(value < best_->value || (value == best_->value && s.makespan_us < best_->schedule.makespan_us))) {
       return;
     }
-    if (pricing) s = ListSchedule(p_, a);
+    if (pricing) s = ListSchedule(p_, a, order);
     best_ = Candidate{a, std::move(s), value, label};
   }
   const std::optional<Candidate>& best() const { return best_; }
@@ -633,6 +635,57 @@ Result<SolveResult> RunBaseline(const std::string& name, const Problem& problem,
     return Error(ErrorCode::kInvalidArgument, "baseline '{}': unknown; available: {}single:<pu>", name, names);
   }
   if (r.ok()) r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::vector<std::string> PairBaselineNames() { return {"pair_serial", "pair_naive_multi_pu"}; }
+
+Result<SolveResult> RunPairBaseline(const std::string& name, const Problem& both, int n0) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CostModel& c = *both.costs;
+  const int n = c.num_ops(), k = c.num_pus();
+  if (n0 < 0 || n0 > n) {
+    return Error(ErrorCode::kInvalidArgument, "{}: request 0 has {} operators, but the problem has {}", name, n0, n);
+  }
+  const bool serial = name == "pair_serial";
+  if (!serial && name != "pair_naive_multi_pu") {
+    return Error(ErrorCode::kInvalidArgument,
+                 "pair baseline '{}': unknown; available: pair_serial, pair_naive_multi_pu", name);
+  }
+  HETPLAN_RETURN_IF_ERROR(NeedPower(both, name));
+  // runs[r][p]: PU p can run all of request r.
+  std::vector<std::vector<bool>> runs(2, std::vector<bool>(k, true));
+  for (int v = 0; v < n; ++v) {
+    for (int p = 0; p < k; ++p) runs[v < n0 ? 0 : 1][p] = runs[v < n0 ? 0 : 1][p] && c.supported(v, p);
+  }
+  // Request 0 first, then request 1: "back to back" when they share a PU.
+  std::vector<int> order;
+  for (int r = 0; r < 2; ++r) {
+    for (int v : both.graph->topological_order()) {
+      if ((v < n0) == (r == 0)) order.push_back(v);
+    }
+  }
+  Best best(both);
+  std::vector<int> a(n);
+  for (int p = 0; p < k; ++p) {
+    for (int q = 0; q < k; ++q) {
+      if ((serial && q != p) || !runs[0][p] || !runs[1][q]) continue;
+      for (int v = 0; v < n; ++v) a[v] = v < n0 ? p : q;
+      best.Offer(a,
+                 serial ? fmt::format("both requests back to back on {}", PuName(both, p))
+                        : fmt::format("request 0 on {}, request 1 on {}", PuName(both, p), PuName(both, q)),
+                 nullptr, &order);
+    }
+  }
+  if (best.offered() == 0) {
+    return Error(ErrorCode::kUnsupported, "{}: no PU runs every operator of {}", name,
+                 serial ? "both requests" : "a request");
+  }
+  SolveResult r = Finish(name, both, best, {});
+  if (r.schedule) {
+    for (int v = n0; v < n; ++v) r.schedule->ops[v].request = 1;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 

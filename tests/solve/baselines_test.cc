@@ -21,6 +21,7 @@ namespace {
 
 using testing_instances::Instance;
 using testing_instances::MakeGraph;
+using testing_instances::RandomDagEdges;
 using testing_instances::Serial;
 using testing_instances::Spatial;
 
@@ -201,21 +202,66 @@ TEST(Baselines, RegisteredWithTheFacade) {
   EXPECT_GE(r->seconds, 0);
 }
 
+// Two requests in one graph: request 0 = ops 0 → 1, request 1 = ops 2 → 3.
+// Request 0 costs 10 per op on the cpu, 4 on the gpu; request 1 5 and 6.
+Instance TwoRequests(std::optional<double> cpu_w = std::nullopt, std::optional<double> gpu_w = std::nullopt) {
+  Instance inst{MakeGraph(4, {{0, 1}, {2, 3}}), CostModel()};
+  inst.costs = CostModel(4, {Serial("cpu", cpu_w), Serial("gpu", gpu_w)}, 2);
+  const double cpu[4] = {10, 10, 5, 5}, gpu[4] = {4, 4, 6, 6};
+  for (int v = 0; v < 4; ++v) {
+    inst.costs.set_latency(v, 0, cpu[v]);
+    inst.costs.set_latency(v, 1, gpu[v]);
+  }
+  return inst;
+}
+
+TEST(PairBaselines, HandCheckedAndValid) {
+  const Instance inst = TwoRequests();
+  const Problem p = inst.problem();
+  // Back to back: cpu 20 + 10 = 30, gpu 8 + 12 = 20.
+  auto serial = RunPairBaseline("pair_serial", p, 2);
+  ASSERT_TRUE(serial.ok()) << serial.status().message();
+  EXPECT_DOUBLE_EQ(serial->schedule->makespan_us, 20);
+  EXPECT_EQ(serial->status, SolveStatus::kHeuristic);
+  // Request 0 on the gpu (8) beside request 1 on the cpu (10).
+  auto naive = RunPairBaseline("pair_naive_multi_pu", p, 2);
+  ASSERT_TRUE(naive.ok()) << naive.status().message();
+  EXPECT_DOUBLE_EQ(naive->schedule->makespan_us, 10);
+  EXPECT_EQ(naive->schedule->ops[0].device, 1);
+  EXPECT_EQ(naive->schedule->ops[2].device, 0);
+  for (const SolveResult* r : {&*serial, &*naive}) {
+    EXPECT_EQ(r->schedule->ops[1].request, 0);
+    EXPECT_EQ(r->schedule->ops[3].request, 1);
+    const auto v = Violations(p, *r);
+    EXPECT_TRUE(v.empty()) << r->solver << ": " << (v.empty() ? "" : v.front());
+  }
+  // Back to back on one PU: request 1 starts when request 0 has finished.
+  EXPECT_DOUBLE_EQ(serial->schedule->ops[2].start_us, 8);
+
+  // Energy: gpu at 1 W, cpu at 3 W: serial on the gpu (20 µJ) beats the cpu (90 µJ).
+  const Instance powered = TwoRequests(3.0, 1.0);
+  auto e = RunPairBaseline("pair_serial", powered.problem(Objective::kEnergy), 2);
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(*e->schedule->energy_uj, 20);
+
+  EXPECT_EQ(RunPairBaseline("pair_nope", p, 2).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(RunPairBaseline("pair_serial", p, 5).status().code(), ErrorCode::kInvalidArgument);
+  // Request 0 only on the cpu, request 1 only on the gpu: no homogeneous serial.
+  Instance split = TwoRequests();
+  split.costs.set_unsupported(0, 1);
+  split.costs.set_unsupported(2, 0);
+  EXPECT_EQ(RunPairBaseline("pair_serial", split.problem(), 2).status().code(), ErrorCode::kUnsupported);
+  auto forced = RunPairBaseline("pair_naive_multi_pu", split.problem(), 2);
+  ASSERT_TRUE(forced.ok());
+  EXPECT_DOUBLE_EQ(forced->schedule->makespan_us, 20);  // request 0 on the cpu
+}
+
 // ---------------------------------------------------------------------------
 // Random instances: every baseline validates, and the exact ILP is never worse.
 
 Instance RandomInstance(std::mt19937& rng, int n, std::vector<PuInfo> pus) {
   std::uniform_real_distribution<double> unit(0, 1);
-  std::vector<int> perm(n);
-  for (int i = 0; i < n; ++i) perm[i] = i;
-  std::shuffle(perm.begin(), perm.end(), rng);
-  const double density = std::vector<double>{0.2, 0.35, 0.5}[rng() % 3];
-  std::vector<std::pair<int, int>> edges;
-  for (int i = 0; i < n; ++i) {
-    for (int j = i + 1; j < n; ++j) {
-      if (unit(rng) < density) edges.emplace_back(perm[i], perm[j]);
-    }
-  }
+  const std::vector<std::pair<int, int>> edges = RandomDagEdges(rng, n, {0.2, 0.35, 0.5});
   std::vector<std::string> types(n);
   for (int v = 0; v < n; ++v) types[v] = std::vector<std::string>{"Conv", "Relu", "Add"}[rng() % 3];
   Instance inst{MakeGraph(n, edges, types), CostModel()};

@@ -34,6 +34,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 using testing_instances::Instance;
 using testing_instances::MakeGraph;
+using testing_instances::RandomDagEdges;
 using testing_instances::Serial;
 using testing_instances::Spatial;
 
@@ -42,16 +43,7 @@ using testing_instances::Spatial;
 // Serial PU 0 supports everything; every other PU a random subset.
 Instance RandomInstance(std::mt19937& rng, int n, std::vector<PuInfo> pus, bool symmetric) {
   std::uniform_real_distribution<double> unit(0, 1);
-  std::vector<int> perm(n);
-  for (int i = 0; i < n; ++i) perm[i] = i;
-  std::shuffle(perm.begin(), perm.end(), rng);
-  const double density = std::vector<double>{0.15, 0.3, 0.5}[rng() % 3];
-  std::vector<std::pair<int, int>> edges;
-  for (int i = 0; i < n; ++i) {
-    for (int j = i + 1; j < n; ++j) {
-      if (unit(rng) < density) edges.emplace_back(perm[i], perm[j]);
-    }
-  }
+  const std::vector<std::pair<int, int>> edges = RandomDagEdges(rng, n, {0.15, 0.3, 0.5});
   Instance inst{MakeGraph(n, edges), CostModel()};
   const int k = static_cast<int>(pus.size());
   inst.costs = CostModel(n, pus, static_cast<int>(inst.graph.edges().size()));

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +65,24 @@ inline PuInfo Spatial(const std::string& name, int64_t capacity, std::optional<d
   p.capacity = capacity;
   p.power_w = power;
   return p;
+}
+
+// A random DAG's edges over n operators: each pair (i < j) of a shuffled
+// order is an edge with a probability drawn from `densities`, so that ids are
+// not a topological order.
+inline std::vector<std::pair<int, int>> RandomDagEdges(std::mt19937& rng, int n, const std::vector<double>& densities) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<int> perm(n);
+  for (int i = 0; i < n; ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  const double density = densities[rng() % densities.size()];
+  std::vector<std::pair<int, int>> edges;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      if (unit(rng) < density) edges.emplace_back(perm[i], perm[j]);
+    }
+  }
+  return edges;
 }
 
 }  // namespace hetplan::testing_instances

@@ -55,6 +55,22 @@ bool IsBaselineName(const std::string& name);
 // the message says why.
 Result<SolveResult> RunBaseline(const std::string& name, const Problem& problem, const BaselineOptions& options = {});
 
+// BIDENT's two-request baselines (§IV-A), on a problem that holds both
+// requests in one graph: request 0's operators are ids [0, n0), request 1's
+// ids [n0, n) (MapConcurrent's ConcurrentPlan graph and costs, whose operator
+// costs already include their copies):
+//  pair_serial          both requests back to back on the one PU that
+//                       minimises the objective (homogeneous serial)
+//  pair_naive_multi_pu  each request whole on one PU, the two running
+//                       concurrently (the same PU serialises them), the best
+//                       ordered pair; priced without contention, as BIDENT
+//                       prices it
+// The schedule's operators carry their request. Errors: an unknown name or
+// n0 out of range (kInvalidArgument); no PU runs a whole request
+// (kUnsupported).
+std::vector<std::string> PairBaselineNames();
+Result<SolveResult> RunPairBaseline(const std::string& name, const Problem& both, int n0);
+
 // Registers every name of BaselineNames() with the solver registry (so that
 // Solve("greedy", ...) and `hetplan partition --solver greedy` work).
 // Idempotent and thread-safe.
