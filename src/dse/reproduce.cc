@@ -165,6 +165,8 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   bident.objectives = {Objective::kLatency, Objective::kEnergy};
   bident.solvers = all_solvers;
   bident.solvers.insert(bident.solvers.begin() + 1, {"map", "map_parallel"});
+  // Two requests of each model: BIDENT's concurrent search and its baselines.
+  for (const char* s : {"pair:map", "pair_serial", "pair_naive_multi_pu"}) bident.solvers.push_back(s);
   sum.commands.push_back(Command(bident));
   {
     const auto ts = Clock::now();

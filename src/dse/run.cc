@@ -35,8 +35,13 @@ using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 bool IsMapper(const std::string& solver) { return solver == "map" || solver == "map_parallel"; }
+// Two requests of the point's model: BIDENT's concurrent mapping and its two
+// baselines.
+bool IsPair(const std::string& solver) {
+  return solver == "pair:map" || solver == "pair_serial" || solver == "pair_naive_multi_pu";
+}
 // Solvers that go through CBC: everything that is not a baseline or a mapper.
-bool IsExclusive(const std::string& solver) { return !IsBaselineName(solver) && !IsMapper(solver); }
+bool IsExclusive(const std::string& solver) { return !IsBaselineName(solver) && !IsMapper(solver) && !IsPair(solver); }
 
 // The solver as the resume key names it: a CBC-backed solver with its
 // formulation, so that a sweep resumed with another --formulation reruns it.
@@ -164,10 +169,49 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
     }
     if (best_single_uj) refs["best_single_uj"] = *best_single_uj;
 
-    // The solve.
+    // The solve. Pair solvers plan two requests of the model in one graph
+    // (`pair`), and are compared with the pair's references.
     Result<SolveResult> solved = Error(ErrorCode::kInternal, "unset");
     std::string mode = "partition";
-    if (IsBaselineName(pt.solver)) {
+    std::optional<ConcurrentPlan> pair;
+    const OpGraph* graph = &model.graph;
+    const CostModel* cm = &*costs;
+    const Problem* solved_problem = &problem;
+    Problem pair_problem;
+    if (IsPair(pt.solver)) {
+      auto mc = BuildMappingCosts(model.graph, *costs, platform, sources.tables);
+      if (!mc.ok())
+        return fail(mc.status().code() == ErrorCode::kUnsupported ? "not_applicable" : "error", mc.status().message());
+      std::vector<CoExecution> coexec_rows;
+      for (const auto& [pu, t] : sources.tables)
+        coexec_rows.insert(coexec_rows.end(), t.coexec.begin(), t.coexec.end());
+      const std::vector<int>& chain = model.graph.topological_order();
+      const CoexecCosts coexec = BuildCoexecCosts(model.graph, chain, model.graph, chain, mc->pus(), coexec_rows);
+      ConcurrentOptions co;
+      co.objective = pt.objective;
+      auto plan = MapConcurrent(model.graph, *mc, model.graph, *mc, coexec, co);
+      if (!plan.ok()) return fail("error", plan.status().message());
+      pair = std::move(plan).value();
+      pair_problem = Problem{&pair->graph, &pair->costs, pt.objective, std::nullopt};
+      graph = &pair->graph;
+      cm = &pair->costs;
+      solved_problem = &pair_problem;
+      // References of the pair: both requests back to back on the CPU
+      // (cpu_only_us) or on the best single PU (best_serial_us), and the
+      // naive multi-PU placement; single-model references do not apply.
+      refs = pair->baselines;
+      best_single_pu.clear();
+      best_single_uj.reset();
+      mode = pt.solver == "pair:map" ? "map-concurrent" : "pair-baseline";
+      line["requests"] = 2;
+      if (pt.solver == "pair:map") {
+        solved = pair->result;
+        line["predicted_latency_us"] = pair->predicted_latency_us;
+        line["predicted_energy_uj"] = Num(pair->predicted_energy_uj);
+      } else {
+        solved = RunPairBaseline(pt.solver, pair_problem, model.graph.size());
+      }
+    } else if (IsBaselineName(pt.solver)) {
       solved = RunBaseline(pt.solver, problem);
     } else if (IsMapper(pt.solver)) {
       auto mc = BuildMappingCosts(model.graph, *costs, platform, sources.tables);
@@ -217,7 +261,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
       return line;
     }
     const Schedule& s = *r.schedule;
-    ScheduleContext ctx{&model, &platform, &problem, &r, mode, refs, notes};
+    ScheduleContext ctx{&model, &platform, solved_problem, &r, mode, refs, notes};
     nlohmann::json file = ScheduleToJson(ctx);
     ValidationReport report = ValidateScheduleJson(file);
     if (!report.ok()) {
@@ -235,25 +279,35 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
     line["energy_saving_vs_best_single"] = best_single_uj && s.energy_uj && *best_single_uj > 0
                                                ? Num(1.0 - *s.energy_uj / *best_single_uj)
                                                : nlohmann::json(nullptr);
+    if (pair) {
+      const auto ref = [&](const char* key) { return refs.contains(key) ? refs.at(key) : std::nan(""); };
+      line["best_serial_us"] = Num(ref("best_serial_us"));
+      line["best_serial_pu"] = pair->best_serial_pu;
+      line["best_serial_uj"] = Num(ref("best_serial_uj"));
+      line["naive_multi_pu_us"] = Num(ref("naive_multi_pu_us"));
+      line["speedup_vs_serial"] = s.makespan_us > 0 ? Num(ref("best_serial_us") / s.makespan_us) : nullptr;
+      line["energy_saving_vs_serial"] =
+          s.energy_uj ? Num(1.0 - *s.energy_uj / ref("best_serial_uj")) : nlohmann::json(nullptr);
+    }
     // Per device: operators, busy time, crossbars.
     nlohmann::json devices = nlohmann::json::object();
     int64_t crossbars_used = 0, crossbar_capacity = 0;
-    for (int p = 0; p < costs->num_pus(); ++p) {
-      const PuInfo& pu = costs->pu(p);
+    for (int p = 0; p < cm->num_pus(); ++p) {
+      const PuInfo& pu = cm->pu(p);
       int ops = 0;
       double busy = 0;
       int64_t xb = 0;
-      for (int v = 0; v < model.graph.size(); ++v) {
+      for (int v = 0; v < graph->size(); ++v) {
         if (s.ops[v].device != p) continue;
         ++ops;
         busy += s.ops[v].finish_us - s.ops[v].start_us;
-        if (pu.spatial) xb += costs->crossbars(v, p);
+        if (pu.spatial) xb += cm->crossbars(v, p);
       }
       nlohmann::json d = {{"operators", ops}, {"busy_us", busy}, {"kind", pu.kind}};
       if (pu.spatial) {
         // What holding every operator this PU supports would take (eq. 1 summed).
         int64_t all = 0;
-        for (int v = 0; v < model.graph.size(); ++v) all += costs->supported(v, p) ? costs->crossbars(v, p) : 0;
+        for (int v = 0; v < graph->size(); ++v) all += cm->supported(v, p) ? cm->crossbars(v, p) : 0;
         d["crossbars_for_all"] = all;
         d["crossbars"] = xb;
         d["capacity"] = pu.capacity;
@@ -326,11 +380,13 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
   if (spec.jobs < 0) return Error(ErrorCode::kInvalidArgument, "dse: jobs {} must be ≥ 0 (0 = all cores)", spec.jobs);
   RegisterBaselineSolvers();
   for (const std::string& s : spec.solvers) {
-    if (IsBaselineName(s) || IsMapper(s) || FindSolver(s) != nullptr) continue;
+    if (IsBaselineName(s) || IsMapper(s) || IsPair(s) || FindSolver(s) != nullptr) continue;
     std::string names;
     for (const std::string& n : SolverNames()) names += n + ", ";
     return Error(ErrorCode::kInvalidArgument,
-                 "dse: solver '{}' is unknown; available: {}single:<pu>, map, map_parallel", s, names);
+                 "dse: solver '{}' is unknown; available: {}single:<pu>, map, map_parallel, pair:map, pair_serial, "
+                 "pair_naive_multi_pu",
+                 s, names);
   }
   std::set<std::string> seen_keys;
   for (const SweepAxis& axis : spec.sweeps) {

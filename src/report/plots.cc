@@ -401,39 +401,49 @@ Result<Figure> PlotSolversSideBySide(const std::vector<nlohmann::json>& rows, co
   if (models.empty()) {
     return Error(ErrorCode::kNotFound, "no rows with {} for platform {} ({})", metric, platform, objective);
   }
+  // A saving (a fraction, 0 = no change) is drawn in percent around 0; a
+  // speedup around 1.
+  const bool saving = metric.find("saving") != std::string::npos;
+  const double scale = saving ? 100 : 1, reference = saving ? 0 : 1;
   std::string data = "model";
   for (const std::string& s : solvers) data += " \"" + s + "\"";
   data += "\n";
-  double ymax = 0;
+  double ymax = 0, ymin = 0;
   for (const std::string& m : models) {
     data += m;
     for (const std::string& s : solvers) {
       const auto it = value[m].find(s);
-      data += " " + (it == value[m].end() ? std::string("?") : Num(it->second));
-      if (it != value[m].end()) ymax = std::max(ymax, it->second);
+      data += " " + (it == value[m].end() ? std::string("?") : Num(it->second * scale));
+      if (it != value[m].end()) {
+        ymax = std::max(ymax, it->second * scale);
+        ymin = std::min(ymin, it->second * scale);
+      }
     }
     data += "\n";
   }
+  const std::string axis_label = saving ? ylabel + " (%)" : ylabel;
   const std::string where = params.empty() ? platform : fmt::format("{}, {}", platform, fmt::join(params, ", "));
   const std::string title = fmt::format("{} per solver ({}, {} objective)", ylabel, where, objective);
   std::string body = fmt::format(
       "set title {}\nset style data histograms\nset style histogram clustered gap 1\n"
       "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset datafile missing '?'\nset ylabel {}\n"
-      "set yrange [0:{}]\nset grid ytics\nset key outside right top font ',9' noenhanced\nset xtics nomirror\n"
-      "plot for [i=2:{}] '{}.dat' using i:xtic(1) title columnheader(i) lc rgb word({}, (i-2)%{}+1), 1 with lines dt 2 "
-      "lc rgb 'gray40' notitle\n",
-      Quote(Plain(title)), Quote(Plain(ylabel)), std::max(1.2, ymax * 1.15), solvers.size() + 1, stem, Quote([] {
+      "set yrange [{}:{}]\nset grid ytics\nset key outside right top font ',9' noenhanced\nset xtics nomirror\n"
+      "plot for [i=2:{}] '{}.dat' using i:xtic(1) title columnheader(i) lc rgb word({}, (i-2)%{}+1), {} with lines "
+      "dt 2 lc rgb 'gray40' notitle\n",
+      Quote(Plain(title)), Quote(Plain(axis_label)), ymin * 1.15, std::max(saving ? 10.0 : 1.2, ymax * 1.15),
+      solvers.size() + 1, stem, Quote([] {
         std::string w;
         for (int i = 0; i < kNumColors; ++i) w += (i ? " " : "") + std::string(kColors[i]);
         return w;
       }()),
-      kNumColors);
+      kNumColors, reference);
   const int width = std::max(640, 110 * static_cast<int>(models.size() * (solvers.size() + 1) / 3 + 4));
   return Draw(
       dir, stem, title,
       fmt::format("{} of each solver and baseline for every model on {} (rows of the results file with {} "
-                  "objective{}); the dashed line is 1.",
-                  ylabel, platform, objective, params.empty() ? "" : ", " + fmt::format("{}", fmt::join(params, ", "))),
+                  "objective{}); the dashed line is {}.",
+                  axis_label, platform, objective,
+                  params.empty() ? "" : ", " + fmt::format("{}", fmt::join(params, ", ")), saving ? "no saving" : "1×"),
       data, Script(stem, std::min(width, 1400), 440, body));
 }
 
@@ -447,10 +457,12 @@ Result<Figure> PlotGantt(const nlohmann::json& schedule, const std::string& stem
   const bool ms = makespan > 5000;
   const double scale = ms ? 1e-3 : 1.0;
   std::string data;
+  std::vector<bool> used(devices.size(), false);
   for (size_t d = 0; d < devices.size(); ++d) {
     data += fmt::format("# device {}\n# start end row id\n", devices[d]);
     for (const auto& op : schedule["operators"]) {
       if (op.value("device", "") != devices[d]) continue;
+      used[d] = true;
       data += fmt::format("{} {} {} {}\n", Num(op.value("start_us", 0.0) * scale),
                           Num(op.value("finish_us", 0.0) * scale), d, op.value("id", -1));
     }
@@ -472,11 +484,15 @@ Result<Figure> PlotGantt(const nlohmann::json& schedule, const std::string& stem
       "set title {}\nset ytics ({})\nset yrange [-0.7:{}]\nset xlabel 'Time ({})'\nset xrange [0:{}]\n"
       "set grid xtics\nset style fill solid 0.8 border rgb 'white'\nunset key\n",
       Quote(Plain(title)), ytics, static_cast<double>(devices.size()) - 0.3, ms ? "ms" : "µs", makespan * scale * 1.02);
+  // A device without operators keeps its row but has no data block to plot
+  // (gnuplot warns about an empty block).
   std::string plot;
   for (size_t d = 0; d < devices.size(); ++d) {
+    if (!used[d]) continue;
     plot += fmt::format("{}'{}.dat' index {} using (($1+$2)/2):3:(($2-$1)/2):(0.35) with boxxyerror lc rgb '{}'",
                         plot.empty() ? "plot " : ", ", stem, d, Color(static_cast<int>(d)));
   }
+  if (plot.empty()) return Error(ErrorCode::kParseError, "Gantt chart: the schedule has no operators");
   body += plot + "\n";
   return Draw(
       dir, stem, title,

@@ -258,6 +258,44 @@ TEST(Dse, BaselinesAndNotApplicableRows) {
   for (double m : others) EXPECT_LE(ilp, m * (1 + 1e-6));
 }
 
+TEST(Dse, PairSolversOnASoc) {
+  if (!ZooPresent()) GTEST_SKIP() << "zoo not built";
+  DseSpec spec = MiniSpec(Fresh("pairs.jsonl"));
+  spec.platforms = {"soc-example"};  // roofline costs: nothing to profile
+  spec.sweeps.clear();
+  spec.solvers = {"pair:map", "pair_serial", "pair_naive_multi_pu"};
+  spec.objectives = {Objective::kLatency, Objective::kEnergy};
+  auto summary = RunDse(spec);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->ran, 6);
+  EXPECT_EQ(summary->failed, 0);
+  auto rows = ReadDseResults(spec.out_path);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->rows.size(), 6u);
+  for (const nlohmann::json& r : rows->rows) {
+    ASSERT_EQ(r["status"] == "optimal" || r["status"] == "heuristic", true) << r.dump();
+    EXPECT_TRUE(r["valid"].get<bool>());
+    EXPECT_EQ(r["requests"], 2);
+    const int ops = r["operators"].get<int>();
+    int placed = 0;
+    for (const auto& [name, d] : r["devices"].items()) placed += d["operators"].get<int>();
+    EXPECT_EQ(placed, 2 * ops);  // both requests scheduled
+    const double makespan = r["makespan_us"].get<double>();
+    if (r["objective"] == "latency") {
+      EXPECT_NEAR(r["speedup_vs_serial"].get<double>(), r["best_serial_us"].get<double>() / makespan, 1e-9);
+      if (r["solver"] == "pair_serial") {
+        EXPECT_NEAR(makespan, r["best_serial_us"].get<double>(), 1e-6 * makespan);
+      }
+      if (r["solver"] == "pair_naive_multi_pu") {
+        EXPECT_NEAR(makespan, r["naive_multi_pu_us"].get<double>(), 1e-6 * makespan);
+        EXPECT_GE(r["speedup_vs_serial"].get<double>(), 1 - 1e-9);  // serial is one of its candidates
+      }
+    } else {
+      EXPECT_TRUE(r["energy_saving_vs_serial"].is_number()) << r.dump();
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The real binary: a sweep killed with SIGKILL resumes, and the report draws.
 
