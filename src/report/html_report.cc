@@ -261,7 +261,11 @@ std::string Fixed(double v, int digits = 2) {
   return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : std::string("—");
 }
 std::string Times(double v) { return std::isfinite(v) ? fmt::format("{:.2f}×", v) : std::string("—"); }
-std::string Percent(double v) { return std::isfinite(v) ? fmt::format("{:.1f} %", 100 * v) : std::string("—"); }
+// Rounding noise (|v| below 0.005 %) prints as 0, not "-0.0 %".
+std::string Percent(double v) {
+  if (!std::isfinite(v)) return "—";
+  return fmt::format("{:.1f} %", std::fabs(v) < 5e-5 ? 0.0 : 100 * v);
+}
 
 std::string Seconds(double s) {
   if (!std::isfinite(s)) return "—";
