@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "cli/model_options.h"
 #include "hetplan/app/pipeline.h"
 #include "hetplan/report/schedule_file.h"
+#include "hetplan/solve/baselines.h"
 #include "hetplan/solve/mapping.h"
 #include "hetplan/util/io.h"
 
@@ -24,7 +26,7 @@ struct MapOpts {
   std::string platform = "soc-example";
   std::vector<std::string> sets;
   std::string costs, mode = "sequential", accounting = "conservative", objective = "latency", algorithm = "dp";
-  std::string second_model, second_costs, coexec, out, csv, trace, cache_dir = ".cache/hetplan";
+  std::string second_model, second_costs, coexec, out, csv, trace, cache_dir = ".cache/hetplan", pair_baseline;
   bool joint = false, lockstep = false, compare_ilp = false, no_cache = false;
   double ilp_time_limit = 60;
   int warmup = 20, runs = 200;
@@ -240,7 +242,21 @@ int RunConcurrent(const MapOpts& o, const PreparedProblem& pp, const MappingCost
   combined.sha256 = pp.model.sha256;
   combined.fusion = pp.model.fusion;
   const std::string basis = CostBasis(pp.costs.pus());
-  ScheduleContext ctx{&combined, &pp.platform, &problem, &plan->result, "map-concurrent", plan->baselines, pp.notes};
+  // --pair-baseline: BIDENT's two-request baseline instead of the mapping.
+  std::optional<SolveResult> baseline;
+  if (!o.pair_baseline.empty()) {
+    auto r = RunPairBaseline(o.pair_baseline, problem, g0.size());
+    if (!r.ok()) return ReportError(r.status());
+    if (!r->schedule) return ReportError(Error(ErrorCode::kUnsupported, "{}: no schedule", o.pair_baseline));
+    baseline = std::move(r).value();
+  }
+  ScheduleContext ctx{&combined,
+                      &pp.platform,
+                      &problem,
+                      baseline ? &*baseline : &plan->result,
+                      baseline ? "pair-baseline" : "map-concurrent",
+                      plan->baselines,
+                      pp.notes};
   nlohmann::json s = ScheduleToJson(ctx);
   auto request = [](const PreparedProblem& p, int offset) {
     return nlohmann::json{
@@ -293,6 +309,11 @@ int RunConcurrent(const MapOpts& o, const PreparedProblem& pp, const MappingCost
                 b.at("naive_multi_pu_us"), b.at("naive_multi_pu_us") / plan->predicted_latency_us);
   }
   std::printf("status    optimal within the state space under the co-execution cost model\n");
+  if (baseline) {
+    std::printf("baseline  %s: makespan %.3f µs, energy %s; its schedule is written, not the mapping's (%s)\n",
+                o.pair_baseline.c_str(), baseline->schedule->makespan_us, Energy(baseline->schedule->energy_uj).c_str(),
+                fmt::format("{}", fmt::join(baseline->notes, "; ")).c_str());
+  }
   if (o.compare_ilp) std::printf("ilp       not applicable to the concurrent mode (the ILP plans one request)\n");
   if (int rc = CheckAndReport(s, "concurrent map"); rc != 0) return rc;
   if (int rc = WriteOutputs(o, s); rc != 0) return rc;
@@ -328,6 +349,9 @@ void RegisterMap(CLI::App& app) {
                 "Concurrent, same model: search the joint (i, j) space instead of the aligned one");
   sub->add_flag("--lockstep", o->lockstep,
                 "Concurrent, joint space: BIDENT's literal transitions only (no solo steps while both run)");
+  sub->add_option("--pair-baseline", o->pair_baseline,
+                  "Concurrent: write the schedule of BIDENT's two-request baseline pair_serial or pair_naive_multi_pu "
+                  "instead of the mapping's");
   sub->add_option("--out", o->out, "Schedule file (JSON, docs/schedule-format.md)");
   sub->add_option("--csv", o->csv, "CSV summary, one row per operator");
   sub->add_option("--trace", o->trace, "Chrome trace (Perfetto, chrome://tracing)");
@@ -350,9 +374,11 @@ void RegisterMap(CLI::App& app) {
                                "(BIDENT); neighbour accounting applies to --mode sequential and parallel",
                                o->accounting));
     }
-    if (o->mode != "concurrent" && (!o->second_model.empty() || o->joint || o->lockstep || !o->coexec.empty())) {
-      return ReportError(Error(ErrorCode::kInvalidArgument,
-                               "--second-model, --coexec, --joint and --lockstep apply to --mode concurrent only"));
+    if (o->mode != "concurrent" &&
+        (!o->second_model.empty() || o->joint || o->lockstep || !o->coexec.empty() || !o->pair_baseline.empty())) {
+      return ReportError(
+          Error(ErrorCode::kInvalidArgument,
+                "--second-model, --coexec, --joint, --lockstep and --pair-baseline apply to --mode concurrent only"));
     }
     auto io = MakeImportOptions(o->model);
     if (!io.ok()) return ReportError(io.status());

@@ -19,6 +19,9 @@ void RegisterAll(CLI::App& app) {
   RegisterPartition(app);
   RegisterValidate(app);
   RegisterMap(app);
+  RegisterDse(app);
+  RegisterReport(app);
+  RegisterReproduce(app);
 }
 
 int RunSelected(CLI::App& app) {

@@ -24,5 +24,8 @@ void RegisterProfile(CLI::App& app);
 void RegisterPartition(CLI::App& app);
 void RegisterValidate(CLI::App& app);
 void RegisterMap(CLI::App& app);
+void RegisterDse(CLI::App& app);
+void RegisterReport(CLI::App& app);
+void RegisterReproduce(CLI::App& app);
 
 }  // namespace hetplan::cli

@@ -22,72 +22,27 @@
 #include "hetplan/sim/simulator.h"
 #include "hetplan/sim/validator.h"
 #include "hetplan/solve/problem.h"
+#include "solve/instances.h"
 
 namespace hetplan::ilp_test {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---------------------------------------------------------------------------
-// Instances.
+// Instances (the graph and PU builders are shared with the other solver tests).
 
-struct Instance {
-  OpGraph graph;
-  CostModel costs;
-  Problem problem() const {
-    Problem p;
-    p.graph = &graph;
-    p.costs = &costs;
-    return p;
-  }
-};
-
-inline OpGraph MakeGraph(int n, const std::vector<std::pair<int, int>>& edges) {
-  std::vector<Operator> ops(n);
-  for (int i = 0; i < n; ++i) {
-    ops[i].id = i;
-    ops[i].name = "op" + std::to_string(i);
-    ops[i].type = "Conv";
-  }
-  std::vector<Edge> es;
-  for (auto [u, v] : edges) es.push_back(Edge{u, v, {"t"}, 1, 4});
-  auto g = OpGraph::Create("test", std::move(ops), std::move(es));
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
-}
-
-inline PuInfo Serial(const std::string& name, std::optional<double> power = std::nullopt) {
-  PuInfo p;
-  p.name = name;
-  p.kind = name == "gpu" ? "gpu" : "cpu";
-  p.power_w = power;
-  return p;
-}
-
-inline PuInfo Spatial(const std::string& name, int64_t capacity, std::optional<double> power = std::nullopt) {
-  PuInfo p;
-  p.name = name;
-  p.kind = "cim";
-  p.spatial = true;
-  p.capacity = capacity;
-  p.power_w = power;
-  return p;
-}
+using testing_instances::Instance;
+using testing_instances::MakeGraph;
+using testing_instances::RandomDagEdges;
+using testing_instances::Serial;
+using testing_instances::Spatial;
 
 // A random DAG over n operators (labels shuffled so that ids are not a
 // topological order) with PUs `pus`: serial PUs and one spatial "cim".
 // Serial PU 0 supports everything; every other PU a random subset.
 inline Instance RandomInstance(std::mt19937& rng, int n, std::vector<PuInfo> pus, bool symmetric) {
   std::uniform_real_distribution<double> unit(0, 1);
-  std::vector<int> perm(n);
-  for (int i = 0; i < n; ++i) perm[i] = i;
-  std::shuffle(perm.begin(), perm.end(), rng);
-  const double density = std::vector<double>{0.15, 0.3, 0.5}[rng() % 3];
-  std::vector<std::pair<int, int>> edges;
-  for (int i = 0; i < n; ++i) {
-    for (int j = i + 1; j < n; ++j) {
-      if (unit(rng) < density) edges.emplace_back(perm[i], perm[j]);
-    }
-  }
+  const std::vector<std::pair<int, int>> edges = RandomDagEdges(rng, n, {0.15, 0.3, 0.5});
   Instance inst{MakeGraph(n, edges), CostModel()};
   const int k = static_cast<int>(pus.size());
   inst.costs = CostModel(n, pus, static_cast<int>(inst.graph.edges().size()));

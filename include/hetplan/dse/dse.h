@@ -1,0 +1,121 @@
+// Design-space exploration (docs/dse.md): the cartesian product of models ×
+// platforms × `--sweep` value lists × objectives × solvers, run in parallel,
+// one JSON line per point appended to a results file as soon as the point
+// finishes, resumable after a kill.
+//
+// Host costs are measured once per model (and per profiled-PU setting) before
+// any point runs, sequentially, through the profile cache, so that no
+// measurement shares the machine with a running point. Points then run on a
+// pool of worker threads. Solvers that go through CBC (everything that is not
+// a baseline or a BIDENT mapper) take turns in one "exclusive lane": the CBC
+// backend serialises its calls process-wide anyway (CbcMain1 keeps global
+// state), so a second ILP point could only wait inside the solver, where its
+// wait would count as solve time. One ILP runs at a time with
+// SolveOptions::threads CBC threads (0 = all cores) while the other workers
+// run baselines.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetplan/cost/profiler.h"
+#include "hetplan/graph/onnx_import.h"
+#include "hetplan/solve/problem.h"
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+// One `--sweep KEY=V1,V2,...` axis; KEY is a platform override key
+// ("cim.crossbars", "link.cpu-cim.bandwidth_gbps", ...).
+struct SweepAxis {
+  std::string key;
+  std::vector<std::string> values;
+};
+// Parses "cim.crossbars=25,50,100"; errors name the text and the fix.
+Result<SweepAxis> ParseSweep(std::string_view text);
+
+struct DseSpec {
+  std::vector<std::string> models;     // ONNX files
+  std::vector<std::string> platforms;  // preset names or YAML paths, as given (they key the results)
+  std::vector<std::string> overrides;  // `--set`, applied to every point before the sweep's
+  std::vector<SweepAxis> sweeps;
+  std::vector<std::string> solvers = {"ilp"};  // registered solvers, baselines, "map", "map_parallel"
+  std::vector<Objective> objectives = {Objective::kLatency};
+  std::optional<double> latency_cap_us;  // energy objective only
+  ImportOptions import;
+  ProfileOptions profile;     // warmup/runs/cache_dir; threads come from each PU; progress is ignored
+  SolveOptions solve;         // time limit, gap, CBC threads of the exclusive lane
+  int jobs = 0;               // worker threads; 0 = std::thread::hardware_concurrency()
+  std::string out_path;       // the results file (JSON lines)
+  bool resume = false;        // keep the points already in out_path and run only the others
+  std::string schedules_dir;  // when set, each point's schedule file is written there
+};
+
+// A point of the product. `overrides` = the spec's, then one value per axis.
+struct DsePoint {
+  int model = 0;     // index into DseSpec::models
+  int platform = 0;  // index into DseSpec::platforms
+  std::vector<std::string> overrides;
+  std::map<std::string, std::string> params;  // sweep key → value
+  Objective objective = Objective::kLatency;
+  std::string solver;
+};
+
+// In a fixed order: model, platform, sweep axes (the first varies slowest),
+// objective, solver.
+std::vector<DsePoint> ExpandPoints(const DseSpec& spec);
+
+// The resume key: model hash, platform as given, overrides, solver, objective.
+std::string PointKey(const std::string& model_sha256, const std::string& platform,
+                     const std::vector<std::string>& overrides, const std::string& solver, Objective objective);
+
+struct DseProgress {
+  enum class Phase { kProfiling, kSolving, kDone };
+  Phase phase = Phase::kProfiling;
+  int done = 0;     // points finished in this run (profiling: models done)
+  int total = 0;    // points to run in this run (profiling: models)
+  int resumed = 0;  // points found in the results file and skipped
+  double elapsed_s = 0;
+  double eta_s = -1;    // < 0 when unknown
+  std::string message;  // the point or model just finished
+};
+// Called from worker threads, one call at a time.
+using DseProgressFn = std::function<void(const DseProgress&)>;
+
+struct DseSummary {
+  int points = 0;          // in the product
+  int ran = 0;             // run now
+  int resumed = 0;         // already in the file
+  int failed = 0;          // status "error" or "invalid"
+  int not_applicable = 0;  // the solver does not apply (e.g. single:cim, axonn without power)
+  int time_limited = 0;    // a time limit ended the solve (status feasible / no_solution)
+  double profile_s = 0;    // model loading and host profiling
+  double solve_s = 0;      // the parallel phase
+  double wall_s = 0;
+  int jobs = 0;
+  std::string host_cpu;
+  std::vector<std::string> time_limited_points;  // "model platform overrides solver"
+  std::vector<std::string> profile_notes;        // per model: cache hit/miss
+};
+
+// Runs the sweep. Errors (before any point runs): a missing model or
+// platform, an override or sweep value the platform rejects (named), an
+// unknown solver, an existing results file without `resume`, a profiling
+// failure. A point that fails is an outcome, written as a line with status
+// "error" (rerun on resume) — never an error of RunDse.
+Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress = {});
+
+// The results file: one JSON object per line. A line that does not parse (a
+// sweep killed mid-write) is counted in bad_lines and skipped.
+struct DseResults {
+  std::vector<nlohmann::json> rows;
+  int bad_lines = 0;
+};
+Result<DseResults> ReadDseResults(const std::string& path);
+
+}  // namespace hetplan

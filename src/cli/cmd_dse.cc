@@ -1,0 +1,166 @@
+// `hetplan dse`: sweeps models × platforms × --sweep ranges × solvers in
+// parallel, appending one JSON line per point (docs/dse.md).
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "hetplan/dse/dse.h"
+#include "hetplan/solve/baselines.h"
+
+namespace hetplan::cli {
+
+std::string DseFormatDuration(double s) {
+  if (!(s >= 0)) return "?";
+  const long total = std::lround(s);
+  if (total < 60) return fmt::format("{}s", total);
+  if (total < 3600) return fmt::format("{}m{:02}s", total / 60, total % 60);
+  return fmt::format("{}h{:02}m", total / 3600, (total % 3600) / 60);
+}
+
+// A one-line progress bar with ETA on stderr, redrawn in place; nothing when
+// stderr is not a terminal.
+DseProgressFn TerminalProgress() {
+  if (!isatty(fileno(stderr))) return {};
+  return [](const DseProgress& p) {
+    constexpr int kWidth = 28;
+    std::string line;
+    if (p.phase == DseProgress::Phase::kProfiling) {
+      line = fmt::format("[{}/{} models] {} — {}", p.done, p.total, DseFormatDuration(p.elapsed_s), p.message);
+    } else {
+      const double frac = p.total > 0 ? static_cast<double>(p.done) / p.total : 1.0;
+      const int fill = static_cast<int>(frac * kWidth);
+      std::string bar;
+      for (int i = 0; i < kWidth; ++i) bar += i < fill ? "#" : ".";
+      line = fmt::format("[{}] {}/{} {:3.0f}% {} elapsed, ETA {}{}", bar, p.done, p.total, 100 * frac,
+                         DseFormatDuration(p.elapsed_s), p.eta_s < 0 ? std::string("?") : DseFormatDuration(p.eta_s),
+                         p.resumed ? fmt::format(" ({} resumed)", p.resumed) : std::string());
+      if (!p.message.empty()) line += " | " + p.message;
+    }
+    if (line.size() > 150) line = line.substr(0, 147) + "...";
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    if (p.phase == DseProgress::Phase::kDone) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  };
+}
+
+std::vector<std::string> DseSplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string t; std::getline(ss, t, ',');) {
+    if (!t.empty()) out.push_back(t);
+  }
+  return out;
+}
+
+// "baselines" expands to every baseline name.
+std::vector<std::string> DseExpandSolvers(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& n : names) {
+    if (n == "baselines") {
+      for (const std::string& b : BaselineNames()) out.push_back(b);
+    } else {
+      out.push_back(n);
+    }
+  }
+  return out;
+}
+
+void PrintDseSummary(const DseSummary& s, const std::string& out_path) {
+  std::printf("points    %d (%d run now, %d already in %s)\n", s.points, s.ran, s.resumed, out_path.c_str());
+  for (const std::string& n : s.profile_notes) std::printf("profile   %s\n", n.c_str());
+  std::printf("outcomes  %d failed, %d not applicable, %d stopped by the time limit\n", s.failed, s.not_applicable,
+              s.time_limited);
+  for (const std::string& p : s.time_limited_points) std::printf("limit     %s\n", p.c_str());
+  std::printf("host      %s, %d worker thread%s\n", s.host_cpu.c_str(), s.jobs, s.jobs == 1 ? "" : "s");
+  std::printf("wall      %.1f s (loading + profiling %.1f s, points %.1f s)\n", s.wall_s, s.profile_s, s.solve_s);
+}
+
+void RegisterDse(CLI::App& app) {
+  // Makes the baselines available to every command (`partition --solver greedy`).
+  RegisterBaselineSolvers();
+  auto* sub = app.add_subcommand("dse", "Sweep models × platforms × parameter ranges × solvers into a results file");
+  struct Opts {
+    std::vector<std::string> models, platforms, sets, sweeps;
+    std::string solvers = "ilp", objectives = "latency", out, schedules, cache_dir = ".cache/hetplan", fusion = "none",
+                formulation;
+    std::optional<double> latency_cap;
+    double time_limit = 600, gap = 1e-4;
+    int jobs = 0, threads = 0, warmup = 20, runs = 200;
+    bool resume = false, no_cache = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("models", o->models, "ONNX model files")->required();
+  sub->add_option("--platform", o->platforms, "Platform preset or YAML (repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  sub->add_option("--sweep", o->sweeps, "KEY=V1,V2,... swept over (repeatable), e.g. cim.crossbars=25,50,100,200")
+      ->allow_extra_args(false);
+  sub->add_option("--set", o->sets, "PU.KEY=VALUE applied to every point (repeatable)")->allow_extra_args(false);
+  sub->add_option("--solvers", o->solvers,
+                  "Comma list: ilp, greedy, type_policy, neurosurgeon, hetero, haxconn, axonn, best_single, "
+                  "single:<pu>, map, map_parallel, or 'baselines' for all baselines")
+      ->default_val("ilp");
+  sub->add_option("--objective", o->objectives, "latency, energy or latency,energy")->default_val("latency");
+  sub->add_option("--latency-cap", o->latency_cap, "With the energy objective: makespan ≤ this (µs)");
+  sub->add_option("--out", o->out, "Results file, one JSON line per point")->required();
+  sub->add_flag("--resume", o->resume, "Keep the points already in --out and run the rest");
+  sub->add_option("--jobs", o->jobs, "Worker threads (0 = all cores)")->default_val(0);
+  sub->add_option("--time-limit", o->time_limit, "ILP time limit per point, seconds")->default_val(600);
+  sub->add_option("--gap", o->gap, "ILP relative gap at which to stop")->default_val(1e-4);
+  sub->add_option("--formulation", o->formulation, "ILP formulation (default: the solver's default)");
+  sub->add_option("--threads", o->threads, "CBC threads of the one ILP running at a time (0 = all cores)")
+      ->default_val(0);
+  sub->add_option("--schedules", o->schedules, "Folder for each point's schedule file");
+  sub->add_option("--fusion", o->fusion, "Operator fusion level: none | activation")->default_val("none");
+  sub->add_option("--warmup", o->warmup, "Profiler warm-up runs per operator")->default_val(20);
+  sub->add_option("--runs", o->runs, "Profiler timed runs per operator")->default_val(200);
+  sub->add_option("--cache-dir", o->cache_dir, "Profile cache folder")->default_val(".cache/hetplan");
+  sub->add_flag("--no-cache", o->no_cache, "Profile afresh and do not cache");
+  Register(sub, [o]() -> int {
+    DseSpec spec;
+    spec.models = o->models;
+    spec.platforms = o->platforms;
+    spec.overrides = o->sets;
+    for (const std::string& s : o->sweeps) {
+      auto axis = ParseSweep(s);
+      if (!axis.ok()) return ReportError(axis.status());
+      spec.sweeps.push_back(*axis);
+    }
+    spec.solvers = DseExpandSolvers(DseSplitList(o->solvers));
+    spec.objectives.clear();
+    for (const std::string& name : DseSplitList(o->objectives)) {
+      auto obj = ParseObjective(name);
+      if (!obj.ok()) return ReportError(obj.status());
+      spec.objectives.push_back(*obj);
+    }
+    spec.latency_cap_us = o->latency_cap;
+    auto fusion = ParseFusionLevel(o->fusion);
+    if (!fusion.ok()) return ReportError(fusion.status());
+    spec.import.fusion = *fusion;
+    spec.profile.warmup = o->warmup;
+    spec.profile.runs = o->runs;
+    spec.profile.cache_dir = o->no_cache ? "" : o->cache_dir;
+    spec.solve.time_limit_s = o->time_limit;
+    spec.solve.relative_gap = o->gap;
+    spec.solve.threads = o->threads;
+    if (!o->formulation.empty()) spec.solve.formulation = o->formulation;
+    spec.jobs = o->jobs;
+    spec.out_path = o->out;
+    spec.resume = o->resume;
+    spec.schedules_dir = o->schedules;
+    auto summary = RunDse(spec, TerminalProgress());
+    if (!summary.ok()) {
+      if (isatty(fileno(stderr))) std::fprintf(stderr, "\n");
+      return ReportError(summary.status());
+    }
+    PrintDseSummary(*summary, o->out);
+    std::printf("wrote     %s\n", o->out.c_str());
+    return summary->failed > 0 ? 1 : 0;
+  });
+}
+
+}  // namespace hetplan::cli

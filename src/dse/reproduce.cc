@@ -1,0 +1,242 @@
+// Reproduce: zoo → Klein grid → BIDENT-style sweep → schedules → report.
+#include "hetplan/dse/reproduce.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "hetplan/report/html_report.h"
+#include "hetplan/solve/baselines.h"
+#include "hetplan/util/io.h"
+
+namespace hetplan {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string ModelsDir(const ReproduceOptions& o) {
+  if (!o.models_dir.empty()) return o.models_dir;
+  return HETPLAN_DEFAULT_ZOO_DIR;
+}
+
+// Runs `python export.py --out-dir DIR --models a,b` with output in `log`.
+Status ExportModels(const std::string& python, const std::string& dir, const std::vector<std::string>& models,
+                    const std::string& log) {
+  const std::string script = std::string(HETPLAN_SOURCE_DIR) + "/models/export.py";
+  std::error_code ec;
+  if (!std::filesystem::exists(script, ec)) {
+    return Error(ErrorCode::kNotFound, "{}: the zoo exporter is missing; cannot create {}", script,
+                 fmt::format("{}", fmt::join(models, ", ")));
+  }
+  std::filesystem::create_directories(dir, ec);
+  const std::string list = fmt::format("{}", fmt::join(models, ","));
+  const pid_t pid = fork();
+  if (pid < 0) return Error(ErrorCode::kIoError, "cannot start {}: fork failed", python);
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execl(python.c_str(), python.c_str(), script.c_str(), "--out-dir", dir.c_str(), "--models", list.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    auto text = ReadFile(log);
+    return Error(ErrorCode::kInternal, "exporting {} with {} {} failed (exit {}); see {}: {}", list, python, script,
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, log,
+                 text.ok() ? text->substr(text->size() > 600 ? text->size() - 600 : 0) : std::string());
+  }
+  return Status::Ok();
+}
+
+std::string Command(const DseSpec& s) {
+  std::string cmd = "hetplan dse";
+  for (const std::string& m : s.models) cmd += " " + m;
+  for (const std::string& p : s.platforms) cmd += " --platform " + p;
+  for (const std::string& o : s.overrides) cmd += " --set " + o;
+  for (const SweepAxis& a : s.sweeps) cmd += fmt::format(" --sweep {}={}", a.key, fmt::join(a.values, ","));
+  cmd += fmt::format(" --solvers {}", fmt::join(s.solvers, ","));
+  if (s.objectives.size() > 1 || s.objectives.front() != Objective::kLatency) {
+    std::vector<std::string> names;
+    for (Objective o : s.objectives) names.push_back(ToString(o));
+    cmd += fmt::format(" --objective {}", fmt::join(names, ","));
+  }
+  cmd += fmt::format(" --time-limit {:g} --formulation {} --warmup {} --runs {} --out {}", s.solve.time_limit_s,
+                     s.solve.formulation, s.profile.warmup, s.profile.runs, s.out_path);
+  if (!s.schedules_dir.empty()) cmd += " --schedules " + s.schedules_dir;
+  return cmd;
+}
+
+}  // namespace
+
+Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
+  const auto t0 = Clock::now();
+  ReproduceSummary sum;
+  auto stage = [&](const std::string& line) {
+    if (o.stage) o.stage(line);
+  };
+  const std::filesystem::path out(o.out_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) return Error(ErrorCode::kIoError, "{}: cannot create the folder: {}", o.out_dir, ec.message());
+
+  // The zoo.
+  const std::string zoo = ModelsDir(o);
+  const std::vector<std::string> klein_models =
+      o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2", "yolov5n"}
+              : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "yolov5n"};
+  const std::vector<std::string> bident_models =
+      o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2"}
+              : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n"};
+  {
+    std::vector<std::string> missing;
+    for (const auto* list : {&klein_models, &bident_models}) {
+      for (const std::string& m : *list) {
+        if (!std::filesystem::exists(std::filesystem::path(zoo) / (m + ".onnx"), ec) &&
+            std::find(missing.begin(), missing.end(), m) == missing.end()) {
+          missing.push_back(m);
+        }
+      }
+    }
+    if (!missing.empty()) {
+      const auto ts = Clock::now();
+      stage(fmt::format("zoo: exporting {} into {} (models/export.py)", fmt::join(missing, ", "), zoo));
+      HETPLAN_RETURN_IF_ERROR(ExportModels(o.python, zoo, missing, (out / "export.log").string()));
+      sum.stages.push_back(fmt::format("zoo: exported {} in {:.1f} s", fmt::join(missing, ", "), Since(ts)));
+      stage(sum.stages.back());
+    }
+  }
+  auto path_of = [&](const std::string& m) { return (std::filesystem::path(zoo) / (m + ".onnx")).string(); };
+
+  const double limit = o.time_limit_s > 0 ? o.time_limit_s : (o.quick ? 5.0 : 10.0);
+  auto base = [&](const std::string& results) {
+    DseSpec s;
+    s.profile.cache_dir = o.cache_dir;
+    s.profile.warmup = o.quick ? 5 : 20;
+    s.profile.runs = o.quick ? 20 : 200;
+    s.solve.time_limit_s = limit;
+    if (!o.formulation.empty()) s.solve.formulation = o.formulation;
+    s.jobs = o.jobs;
+    s.out_path = (out / results).string();
+    s.resume = o.resume;
+    if (!o.resume) std::filesystem::remove(s.out_path, ec);
+    return s;
+  };
+  std::vector<std::string> all_solvers = {"ilp"};
+  for (const std::string& b : BaselineNames()) all_solvers.push_back(b);
+
+  // 1. The CIM paper's grid: ILP and every baseline.
+  DseSpec klein = base("klein.jsonl");
+  for (const std::string& m : klein_models) klein.models.push_back(path_of(m));
+  klein.platforms = {"klein-arm", "klein-x86"};
+  klein.sweeps = {{"cim.crossbars", o.quick ? std::vector<std::string>{"25", "100"}
+                                            : std::vector<std::string>{"25", "50", "100", "200"}},
+                  {"cim.mvm_latency_ns", o.quick ? std::vector<std::string>{"50", "1000"}
+                                                 : std::vector<std::string>{"50", "100", "500", "1000"}}};
+  klein.solvers = all_solvers;
+  sum.commands.push_back(Command(klein));
+  {
+    const auto ts = Clock::now();
+    stage("klein grid: " + sum.commands.back());
+    HETPLAN_ASSIGN_OR_RETURN(sum.klein, RunDse(klein, o.progress));
+    sum.stages.push_back(fmt::format(
+        "CIM paper grid: {} points ({} run, {} resumed; {} ILP points stopped by the {:g} s limit) in {:.1f} s, of "
+        "which loading + host profiling {:.1f} s",
+        sum.klein.points, sum.klein.ran, sum.klein.resumed, sum.klein.time_limited, limit, Since(ts),
+        sum.klein.profile_s));
+    stage(sum.stages.back());
+  }
+
+  // 2. BIDENT-style: CPU + GPU + NPU, latency and energy.
+  DseSpec bident = base("bident.jsonl");
+  for (const std::string& m : bident_models) bident.models.push_back(path_of(m));
+  bident.platforms = {"soc-example"};
+  bident.objectives = {Objective::kLatency, Objective::kEnergy};
+  bident.solvers = all_solvers;
+  bident.solvers.insert(bident.solvers.begin() + 1, {"map", "map_parallel"});
+  // Two requests of each model: BIDENT's concurrent search and its baselines.
+  for (const char* s : {"pair:map", "pair_serial", "pair_naive_multi_pu"}) bident.solvers.push_back(s);
+  sum.commands.push_back(Command(bident));
+  {
+    const auto ts = Clock::now();
+    stage("BIDENT-style sweep: " + sum.commands.back());
+    HETPLAN_ASSIGN_OR_RETURN(sum.bident, RunDse(bident, o.progress));
+    sum.stages.push_back(fmt::format("BIDENT-style sweep (soc-example, roofline costs): {} points in {:.1f} s",
+                                     sum.bident.points, Since(ts)));
+    stage(sum.stages.back());
+  }
+
+  // 3. Schedules for the Gantt charts.
+  DseSpec gantt = base("schedules.jsonl");
+  gantt.resume = false;
+  std::filesystem::remove(gantt.out_path, ec);
+  gantt.models = {path_of("resnet18")};
+  gantt.platforms = {"klein-arm"};
+  gantt.overrides = {"cim.crossbars=100", "cim.mvm_latency_ns=50"};
+  gantt.solvers = {"ilp"};
+  gantt.schedules_dir = (out / "schedules").string();
+  DseSpec gantt_soc = gantt;
+  gantt_soc.out_path = (out / "schedules_soc.jsonl").string();
+  std::filesystem::remove(gantt_soc.out_path, ec);
+  gantt_soc.platforms = {"soc-example"};
+  gantt_soc.overrides.clear();
+  gantt_soc.solvers = {"map_parallel"};
+  std::vector<std::string> schedule_files;
+  for (const DseSpec* spec : {&gantt, &gantt_soc}) {
+    sum.commands.push_back(Command(*spec));
+    HETPLAN_ASSIGN_OR_RETURN(DseSummary s, RunDse(*spec, {}));
+    HETPLAN_ASSIGN_OR_RETURN(DseResults rows, ReadDseResults(spec->out_path));
+    for (const nlohmann::json& r : rows.rows) {
+      if (r.contains("schedule_file") && r["schedule_file"].is_string()) {
+        schedule_files.push_back(r["schedule_file"].get<std::string>());
+      }
+    }
+  }
+
+  // 4. The report.
+  const double before_report = Since(t0);
+  sum.stages.push_back(
+      fmt::format("everything before drawing the report: {:.1f} s ({:.1f} min)", before_report, before_report / 60));
+  ReportInputs ri;
+  ri.results = {klein.out_path, bident.out_path};
+  ri.out_dir = (out / "report").string();
+  ri.schedule_files = schedule_files;
+  ri.run_notes.push_back(
+      fmt::format("produced by `hetplan reproduce{}` into {}", o.quick ? " --quick" : "", o.out_dir));
+  for (const std::string& s : sum.stages) ri.run_notes.push_back(s);
+  for (const std::string& c : sum.commands) ri.run_notes.push_back("equivalent: " + c);
+  ri.run_notes.push_back(fmt::format(
+      "ILP points take turns on CBC (one at a time, all cores); baselines run beside them on {} worker thread{}",
+      sum.klein.jobs, sum.klein.jobs == 1 ? "" : "s"));
+  ri.run_notes.push_back(fmt::format(
+      "ILP time limit {:g} s per point (the CIM paper used 600 s with Gurobi); a point stopped by it is reported as "
+      "feasible with its gap, never as optimal",
+      limit));
+  if (o.quick) ri.run_notes.push_back("--quick: a 2 × 2 grid, 20 profiling runs per operator");
+  {
+    const auto ts = Clock::now();
+    HETPLAN_ASSIGN_OR_RETURN(ReportOutput rep, WriteReport(ri));
+    sum.report_html = rep.html_path;
+    sum.report_md = rep.markdown_path;
+    sum.stages.push_back(fmt::format("report: {} figures in {:.1f} s", rep.figures.size(), Since(ts)));
+  }
+  sum.wall_s = Since(t0);
+  sum.stages.push_back(fmt::format("total wall time: {:.1f} s ({:.1f} min)", sum.wall_s, sum.wall_s / 60));
+  nlohmann::json j = {{"wall_s", sum.wall_s},     {"quick", o.quick},          {"stages", sum.stages},
+                      {"commands", sum.commands}, {"report", sum.report_html}, {"host_cpu", sum.klein.host_cpu}};
+  HETPLAN_RETURN_IF_ERROR(WriteFileAtomic((out / "reproduce.json").string(), j.dump(1) + "\n"));
+  return sum;
+}
+
+}  // namespace hetplan

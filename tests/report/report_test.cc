@@ -1,0 +1,218 @@
+// gnuplot figures and the HTML/Markdown report, from synthetic result rows
+// (no profiling): every figure exists as PNG and SVG and is non-empty, the
+// papers' numbers sit beside ours, marked.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hetplan/report/html_report.h"
+#include "hetplan/report/plots.h"
+
+namespace hetplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("hetplan_report_test_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path dir_;
+};
+
+// A Klein-style row: host "cpu" and spatial "cim".
+nlohmann::json Row(const std::string& model, const std::string& platform, int crossbars, int ns,
+                   const std::string& solver, double speedup, const std::string& objective = "latency") {
+  const double cpu_only = 10000;
+  const double makespan = cpu_only / speedup;
+  nlohmann::json r = {
+      {"key", fmt::format("{}|{}|{}|{}|{}|{}", model, platform, crossbars, ns, solver, objective)},
+      {"model", model},
+      {"platform", platform},
+      {"platform_name", platform},
+      {"params", {{"cim.crossbars", std::to_string(crossbars)}, {"cim.mvm_latency_ns", std::to_string(ns)}}},
+      {"solver", solver},
+      {"objective", objective},
+      {"status", solver == "ilp" ? "optimal" : "heuristic"},
+      {"makespan_us", makespan},
+      {"cpu_only_us", cpu_only},
+      {"best_single_us", cpu_only},
+      {"speedup", speedup},
+      {"speedup_vs_best_single", speedup},
+      {"energy_uj", nullptr},
+      {"seconds", 0.5},
+      {"gap", 0.0},
+      {"variables", 100},
+      {"constraints", 200},
+      {"operators", 49},
+      {"formulation", "paper"},
+      {"time_limited", false},
+      {"host_cpu", "Test CPU"},
+      {"crossbars_used", crossbars / 2},
+      {"crossbar_capacity", crossbars},
+      {"devices",
+       {{"cpu", {{"kind", "cpu"}, {"operators", 40}, {"busy_us", makespan * 0.8}}},
+        {"cim", {{"kind", "cim"}, {"operators", 9}, {"busy_us", makespan * 0.3}, {"crossbars", crossbars / 2}}}}}};
+  return r;
+}
+
+std::vector<nlohmann::json> Grid() {
+  std::vector<nlohmann::json> rows;
+  for (const char* model : {"resnet18", "yolov5n"}) {
+    for (const char* platform : {"klein-arm", "klein-x86"}) {
+      for (int xb : {25, 100}) {
+        for (int ns : {50, 1000}) {
+          const double s = 1.0 + xb / 25.0 * (ns == 50 ? 2 : 0.5);
+          rows.push_back(Row(model, platform, xb, ns, "ilp", s));
+          rows.push_back(Row(model, platform, xb, ns, "greedy", s * 0.8));
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+void ExpectFigure(const fs::path& dir, const Figure& f) {
+  for (const std::string& name : {f.png, f.svg, f.script, f.data}) {
+    ASSERT_FALSE(name.empty());
+    ASSERT_TRUE(fs::exists(dir / name)) << name;
+    EXPECT_GT(fs::file_size(dir / name), 10u) << name;
+  }
+  std::ifstream png(dir / f.png, std::ios::binary);
+  char magic[4] = {};
+  png.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}
+
+std::string Slurp(const fs::path& p) {
+  std::stringstream s;
+  s << std::ifstream(p).rdbuf();
+  return s.str();
+}
+
+TEST_F(ReportTest, EveryFigureFromRows) {
+  if (!GnuplotAvailable()) GTEST_SKIP() << "gnuplot not installed";
+  const auto rows = Grid();
+  const std::string d = dir_.string();
+  auto f3 = PlotSpeedupVsCrossbars(rows, "resnet18", "ilp", d);
+  ASSERT_TRUE(f3.ok()) << f3.status().message();
+  ExpectFigure(dir_, *f3);
+  // One data block per platform and latency, two points each.
+  const std::string data = Slurp(dir_ / f3->data);
+  EXPECT_NE(data.find("# platform klein-x86 cim.mvm_latency_ns 1000"), std::string::npos);
+  auto f4 = PlotSpeedupPerModel(rows, "50", "ilp", d);
+  ASSERT_TRUE(f4.ok()) << f4.status().message();
+  ExpectFigure(dir_, *f4);
+  auto f5 = PlotLatencySplit(rows, "yolov5n", "ilp", d);
+  ASSERT_TRUE(f5.ok()) << f5.status().message();
+  ExpectFigure(dir_, *f5);
+  EXPECT_NE(Slurp(dir_ / f5->data).find(" 40 9 "), std::string::npos);  // operator counts per device
+  auto side = PlotSolversSideBySide(rows, "klein-arm", "latency", {"cim.crossbars=100", "cim.mvm_latency_ns=50"},
+                                    {"ilp", "greedy"}, "speedup", "Speedup", "side", d);
+  ASSERT_TRUE(side.ok()) << side.status().message();
+  ExpectFigure(dir_, *side);
+  // Nothing to draw is kNotFound, not a crash.
+  auto none = PlotSpeedupVsCrossbars(rows, "no-such-model", "ilp", d);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), ErrorCode::kNotFound);
+}
+
+TEST_F(ReportTest, GanttChartOfAScheduleFile) {
+  if (!GnuplotAvailable()) GTEST_SKIP() << "gnuplot not installed";
+  nlohmann::json s = {{"model", {{"name", "tiny"}}},
+                      {"platform", {{"name", "klein-arm"}, {"overrides", {"cim.crossbars=10"}}}},
+                      {"solver", {{"name", "ilp"}}},
+                      {"devices", {{{"name", "cpu"}}, {{"name", "cim"}}}},
+                      {"makespan_us", 30.0},
+                      {"operators",
+                       {{{"id", 0}, {"device", "cim"}, {"start_us", 0.0}, {"finish_us", 10.0}},
+                        {{"id", 1}, {"device", "cpu"}, {"start_us", 10.0}, {"finish_us", 30.0}}}}};
+  auto g = PlotGantt(s, "gantt", dir_.string());
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  ExpectFigure(dir_, *g);
+  EXPECT_NE(g->title.find("makespan 30.0 µs"), std::string::npos) << g->title;
+  auto bad = PlotGantt(nlohmann::json::object(), "bad", dir_.string());
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST_F(ReportTest, ReportHasFiguresTablesAndPaperValues) {
+  if (!GnuplotAvailable()) GTEST_SKIP() << "gnuplot not installed";
+  auto rows = Grid();
+  // A point run twice: the later row wins.
+  nlohmann::json rerun = Row("resnet18", "klein-arm", 100, 50, "ilp", 12.5);
+  // BIDENT-style rows with energy.
+  nlohmann::json soc = Row("resnet18", "soc-example", 0, 0, "map", 1.1);
+  soc["params"] = nlohmann::json::object();
+  soc["objective"] = "energy";
+  soc["energy_uj"] = 90.0;
+  soc["energy_saving_vs_best_single"] = 0.1;
+  soc["key"] = "soc-energy";
+  const fs::path results = dir_ / "results.jsonl";
+  {
+    std::ofstream f(results);
+    for (const nlohmann::json& r : rows) f << r.dump() << "\n";
+    f << rerun.dump() << "\n" << soc.dump() << "\n{\"truncated\": \n";
+  }
+  ReportInputs in;
+  in.results = {results.string()};
+  in.out_dir = (dir_ / "report").string();
+  in.run_notes = {"test run"};
+  auto out = WriteReport(in);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->rows, static_cast<int>(rows.size()) + 1);
+  EXPECT_EQ(out->bad_lines, 1);
+  EXPECT_GE(out->figures.size(), 5u);
+  for (const Figure& f : out->figures) ExpectFigure(dir_ / "report", f);
+  const std::string html = Slurp(out->html_path);
+  const std::string md = Slurp(out->markdown_path);
+  for (const std::string& doc : {html, md}) {
+    EXPECT_NE(doc.find("measured here"), std::string::npos);
+    EXPECT_NE(doc.find("(paper)"), std::string::npos);
+    EXPECT_NE(doc.find("Test CPU"), std::string::npos);    // the host named
+    EXPECT_NE(doc.find("Cortex-A72"), std::string::npos);  // the paper's host named
+    EXPECT_NE(doc.find("30.90×"), std::string::npos);      // Fig. 3, ARM, 100 crossbars, 50 ns (paper)
+    EXPECT_NE(doc.find("12.50×"), std::string::npos);      // the rerun's value
+    EXPECT_NE(doc.find("fig3_speedup_resnet18.png"), std::string::npos);
+    EXPECT_NE(doc.find("503"), std::string::npos);    // Table I, YOLOv5n mean solve s (paper)
+    EXPECT_NE(doc.find("9.2 %"), std::string::npos);  // BIDENT energy saving (paper)
+    EXPECT_NE(doc.find("test run"), std::string::npos);
+  }
+  EXPECT_NE(html.find("<img src=\"fig4_speedup_models_50ns.png\""), std::string::npos);
+}
+
+TEST_F(ReportTest, TablesOnlyAndErrors) {
+  const fs::path results = dir_ / "results.jsonl";
+  {
+    std::ofstream f(results);
+    for (const nlohmann::json& r : Grid()) f << r.dump() << "\n";
+  }
+  ReportInputs in;
+  in.results = {results.string()};
+  in.out_dir = (dir_ / "tables").string();
+  in.figures = false;
+  auto out = WriteReport(in);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->figures.empty());
+  EXPECT_GT(fs::file_size(out->html_path), 1000u);
+  EXPECT_FALSE(fs::exists(dir_ / "tables" / "fig3_speedup_resnet18.png"));
+  in.results = {(dir_ / "missing.jsonl").string()};
+  auto missing = WriteReport(in);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("missing.jsonl"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hetplan

@@ -1,0 +1,88 @@
+// Small solver instances written inline, shared by the tests of tests/solve:
+// a graph from an edge list, serial and spatial PUs, and an Instance that
+// owns its graph and costs and hands out a Problem over them.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetplan/cost/cost_model.h"
+#include "hetplan/graph/op_graph.h"
+#include "hetplan/solve/problem.h"
+
+namespace hetplan::testing_instances {
+
+struct Instance {
+  OpGraph graph;
+  CostModel costs;
+  Problem problem(Objective objective = Objective::kLatency) const {
+    Problem p;
+    p.graph = &graph;
+    p.costs = &costs;
+    p.objective = objective;
+    return p;
+  }
+};
+
+// Operators op0..op{n-1} of `types` (all "Conv" when empty); each edge
+// carries one 4-byte tensor.
+inline OpGraph MakeGraph(int n, const std::vector<std::pair<int, int>>& edges,
+                         const std::vector<std::string>& types = {}) {
+  std::vector<Operator> ops(n);
+  for (int i = 0; i < n; ++i) {
+    ops[i].id = i;
+    ops[i].name = "op" + std::to_string(i);
+    ops[i].type = types.empty() ? "Conv" : types[i];
+  }
+  std::vector<Edge> es;
+  for (auto [u, v] : edges) es.push_back(Edge{u, v, {"t" + std::to_string(u)}, 1, 4});
+  auto g = OpGraph::Create("test", std::move(ops), std::move(es));
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return std::move(g).value();
+}
+
+// A serial PU; its kind is its name when that is a kind (cpu, gpu, npu), else cpu.
+inline PuInfo Serial(const std::string& name, std::optional<double> power = std::nullopt) {
+  PuInfo p;
+  p.name = name;
+  p.kind = name == "gpu" || name == "npu" ? name : "cpu";
+  p.power_w = power;
+  return p;
+}
+
+// A spatial CIM PU with a crossbar budget.
+inline PuInfo Spatial(const std::string& name, int64_t capacity, std::optional<double> power = std::nullopt) {
+  PuInfo p;
+  p.name = name;
+  p.kind = "cim";
+  p.spatial = true;
+  p.capacity = capacity;
+  p.power_w = power;
+  return p;
+}
+
+// A random DAG's edges over n operators: each pair (i < j) of a shuffled
+// order is an edge with a probability drawn from `densities`, so that ids are
+// not a topological order.
+inline std::vector<std::pair<int, int>> RandomDagEdges(std::mt19937& rng, int n, const std::vector<double>& densities) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<int> perm(n);
+  for (int i = 0; i < n; ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  const double density = densities[rng() % densities.size()];
+  std::vector<std::pair<int, int>> edges;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      if (unit(rng) < density) edges.emplace_back(perm[i], perm[j]);
+    }
+  }
+  return edges;
+}
+
+}  // namespace hetplan::testing_instances
