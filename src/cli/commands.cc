@@ -19,6 +19,8 @@ void RegisterAll(CLI::App& app) {
   RegisterPartition(app);
   RegisterValidate(app);
   RegisterMap(app);
+  RegisterSplit(app);
+  RegisterRun(app);
 }
 
 int RunSelected(CLI::App& app) {

@@ -24,5 +24,7 @@ void RegisterProfile(CLI::App& app);
 void RegisterPartition(CLI::App& app);
 void RegisterValidate(CLI::App& app);
 void RegisterMap(CLI::App& app);
+void RegisterSplit(CLI::App& app);
+void RegisterRun(CLI::App& app);
 
 }  // namespace hetplan::cli
