@@ -22,6 +22,8 @@ void RegisterAll(CLI::App& app) {
   RegisterDse(app);
   RegisterReport(app);
   RegisterReproduce(app);
+  RegisterSplit(app);
+  RegisterRun(app);
 }
 
 int RunSelected(CLI::App& app) {

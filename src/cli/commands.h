@@ -27,5 +27,7 @@ void RegisterMap(CLI::App& app);
 void RegisterDse(CLI::App& app);
 void RegisterReport(CLI::App& app);
 void RegisterReproduce(CLI::App& app);
+void RegisterSplit(CLI::App& app);
+void RegisterRun(CLI::App& app);
 
 }  // namespace hetplan::cli

@@ -300,14 +300,6 @@ std::vector<OutRow> TableRows(const CostTable& t) {
   return rows;
 }
 
-// Meta values live on one "# key=value" line.
-std::string OneLine(std::string s) {
-  for (char& ch : s) {
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  }
-  return s;
-}
-
 // --- CSV text ----------------------------------------------------------------
 
 std::string CsvCell(const std::string& s) {
@@ -379,6 +371,7 @@ std::string Trim(std::string_view s) {
 
 std::string CostTableToCsv(const CostTable& t) {
   std::string out;
+  // Meta values live on one "# key=value" line.
   for (const auto& [k, v] : t.meta) out += fmt::format("# {}={}\n", OneLine(k), OneLine(v));
   for (int c = 0; c < kNumColumns; ++c) {
     if (c) out += ',';

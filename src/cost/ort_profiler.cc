@@ -33,8 +33,9 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 #include <onnxruntime_cxx_api.h>
-#include <onnxruntime_session_options_config_keys.h>
 
+#include "cost/ort_session.h"
+#include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 
@@ -47,53 +48,14 @@ using Clock = std::chrono::steady_clock;
 constexpr uint64_t kSeed = 0x6865747061;  // "hetpa": inputs are the same every time
 constexpr std::string_view kCacheVersion = "hetplan-ort-profile-v1";
 
-// ORT messages can span lines; errors here are one line.
-std::string OneLine(std::string s) {
-  for (char& ch : s) {
-    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-  }
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
-// One Env for the process: ORT allows one, and creating it is not free.
-// FATAL-only logging keeps the library quiet; ORT's errors come back as
-// exceptions, which become Status values here.
-Result<Ort::Env*> SharedEnv() {
-  static std::mutex mu;
-  static std::unique_ptr<Ort::Env> env;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!env) {
-    try {
-      env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_FATAL, "hetplan");
-    } catch (const std::exception& e) {
-      return Error(ErrorCode::kInternal, "ONNX Runtime could not start ({}); check the library in "
-                   "third_party/onnxruntime (scripts/setup_ort.sh)", OneLine(e.what()));
-    }
-  }
-  return env.get();
-}
-
 // --- statistics --------------------------------------------------------------
 
 struct Stats {
   double median_us = 0, p10_us = 0, p90_us = 0;
 };
 
-// Linear interpolation between order statistics (numpy's default), so that
-// p10 ≤ median ≤ p90 always holds.
-double Quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  double pos = q * static_cast<double>(sorted.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, sorted.size() - 1);
-  double frac = pos - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
-}
-
-Stats Summarise(std::vector<double> us) {
-  std::sort(us.begin(), us.end());
-  return Stats{Quantile(us, 0.5), Quantile(us, 0.1), Quantile(us, 0.9)};
+Stats Summarise(const std::vector<double>& us) {
+  return Stats{ort::Quantile(us, 0.5), ort::Quantile(us, 0.1), ort::Quantile(us, 0.9)};
 }
 
 // --- sessions ----------------------------------------------------------------
@@ -110,19 +72,10 @@ Stats Summarise(std::vector<double> us) {
 //    ("all available graph and layout optimizations"); hetplan's fused
 //    operator (Conv+BN+Relu) is then one FusedConv in isolation too.
 Ort::SessionOptions MakeSessionOptions(const LoadedModel& m, const ProfileOptions& o) {
-  Ort::SessionOptions so;
-  so.SetIntraOpNumThreads(o.threads);
-  so.SetInterOpNumThreads(1);
-  so.SetExecutionMode(ORT_SEQUENTIAL);
-  so.SetGraphOptimizationLevel(m.fusion == FusionLevel::kActivation ? ORT_ENABLE_ALL : ORT_ENABLE_BASIC);
-  so.SetLogSeverityLevel(4);
   // Sessions are created from bytes, so external data has no folder of its
   // own: resolve it next to the model file.
-  if (!m.path.empty()) {
-    std::string folder = fs::absolute(fs::path(m.path)).parent_path().string();
-    so.AddConfigEntry(kOrtSessionOptionsModelExternalInitializersFileFolderPath, folder.c_str());
-  }
-  return so;
+  std::string folder = m.path.empty() ? std::string() : fs::absolute(fs::path(m.path)).parent_path().string();
+  return ort::MakeSessionOptions(o.threads, m.fusion == FusionLevel::kActivation, folder);
 }
 
 // A session with its inputs made once, ready to run again and again. Float
@@ -162,7 +115,6 @@ class Runner {
   Status MakeInputs(uint64_t seed) {
     Ort::AllocatorWithDefaultOptions alloc;
     std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     const size_t n_in = session_.GetInputCount();
     for (size_t i = 0; i < n_in; ++i) {
       input_names_.emplace_back(session_.GetInputNameAllocated(i, alloc).get());
@@ -185,35 +137,7 @@ class Runner {
         return Status(ErrorCode::kUnsupported,
                       fmt::format("input '{}' has an element type the profiler cannot fill", name));
       }
-      Ort::Value v = Ort::Value::CreateTensor(alloc, shape.data(), shape.size(), type);
-      const size_t n = info.GetElementCount();
-      void* data = v.GetTensorMutableRawData();
-      std::memset(data, 0, v.GetTensorSizeInBytes());
-      switch (type) {
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: {
-          auto* p = static_cast<float*>(data);
-          for (size_t k = 0; k < n; ++k) p[k] = uniform(rng);
-          break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: {
-          auto* p = static_cast<double*>(data);
-          for (size_t k = 0; k < n; ++k) p[k] = uniform(rng);
-          break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
-          auto* p = static_cast<Ort::Float16_t*>(data);
-          for (size_t k = 0; k < n; ++k) p[k] = Ort::Float16_t(uniform(rng));
-          break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
-          auto* p = static_cast<Ort::BFloat16_t*>(data);
-          for (size_t k = 0; k < n; ++k) p[k] = Ort::BFloat16_t(uniform(rng));
-          break;
-        }
-        default:
-          break;  // integers and bool stay zero / false
-      }
-      inputs_.push_back(std::move(v));
+      inputs_.push_back(ort::RandomTensor(type, shape, rng));
     }
     const size_t n_out = session_.GetOutputCount();
     for (size_t i = 0; i < n_out; ++i) {
@@ -246,17 +170,6 @@ std::vector<double> TimeRuns(Runner& r, int warmup, int runs) {
 }
 
 // --- cutting one operator out of the model -----------------------------------
-
-int32_t ElemTypeFromName(const std::string& dtype) {
-  static const std::unordered_map<std::string, int32_t> kTypes = {
-      {"float32", onnx::TensorProto::FLOAT},   {"float64", onnx::TensorProto::DOUBLE},
-      {"float16", onnx::TensorProto::FLOAT16}, {"bfloat16", onnx::TensorProto::BFLOAT16},
-      {"int64", onnx::TensorProto::INT64},     {"int32", onnx::TensorProto::INT32},
-      {"int16", onnx::TensorProto::INT16},     {"int8", onnx::TensorProto::INT8},
-      {"uint8", onnx::TensorProto::UINT8},     {"bool", onnx::TensorProto::BOOL}};
-  auto it = kTypes.find(dtype);
-  return it == kTypes.end() ? onnx::TensorProto::UNDEFINED : it->second;
-}
 
 class OperatorExtractor {
  public:
@@ -376,7 +289,7 @@ class OperatorExtractor {
     if (vi != value_info_.end() && vi->second->type().has_tensor_type()) {
       elem = vi->second->type().tensor_type().elem_type();
     }
-    if (elem == onnx::TensorProto::UNDEFINED && info != nullptr) elem = ElemTypeFromName(info->dtype);
+    if (elem == onnx::TensorProto::UNDEFINED && info != nullptr) elem = DtypeFromName(info->dtype);
     if (elem == onnx::TensorProto::UNDEFINED) {
       return Error(ErrorCode::kUnsupported, "operator '{}' ({}): tensor '{}' has no known element "
                    "type; the profiler cannot feed it", op.name, op.type, name);
@@ -610,7 +523,7 @@ std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& pu_
 }
 
 Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o) {
-  HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, SharedEnv());
+  HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const OpGraph& g = m.graph;
   const std::string model_label = m.path.empty() ? std::string("the model") : m.path;
   CostTable t;

@@ -12,6 +12,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "graph/constant_folding.h"
+#include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 
@@ -66,33 +67,13 @@ namespace {
 
 constexpr int kMaxFoldRounds = 16;
 
-const char* DtypeName(int32_t t) {
-  switch (t) {
-    case onnx::TensorProto::FLOAT: return "float32";
-    case onnx::TensorProto::DOUBLE: return "float64";
-    case onnx::TensorProto::FLOAT16: return "float16";
-    case onnx::TensorProto::BFLOAT16: return "bfloat16";
-    case onnx::TensorProto::INT64: return "int64";
-    case onnx::TensorProto::INT32: return "int32";
-    case onnx::TensorProto::INT16: return "int16";
-    case onnx::TensorProto::INT8: return "int8";
-    case onnx::TensorProto::UINT8: return "uint8";
-    case onnx::TensorProto::BOOL: return "bool";
-    default: return "unknown";
-  }
+// Unknown element types (string, complex) are named "unknown" and counted as
+// one byte per element: they only size tensors, they are never run here.
+std::string TensorDtypeName(int32_t t) {
+  std::string_view name = DtypeName(t);
+  return name.empty() ? std::string("unknown") : std::string(name);
 }
-int64_t DtypeBytes(int32_t t) {
-  switch (t) {
-    case onnx::TensorProto::DOUBLE:
-    case onnx::TensorProto::INT64: return 8;
-    case onnx::TensorProto::FLOAT:
-    case onnx::TensorProto::INT32: return 4;
-    case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16:
-    case onnx::TensorProto::INT16: return 2;
-    default: return 1;
-  }
-}
+int64_t TensorElementBytes(int32_t t) { return std::max<int64_t>(1, DtypeBytes(t)); }
 
 std::string NodeLabel(const onnx::NodeProto& n, int index) {
   if (!n.name().empty()) return fmt::format("node '{}' ({})", n.name(), n.op_type());
@@ -673,8 +654,8 @@ Result<OpGraph> Importer::BuildGraph() {
     out->elements = elements;
     auto dt = dtypes_.find(name);
     int32_t type = dt == dtypes_.end() ? onnx::TensorProto::FLOAT : dt->second;
-    out->dtype = DtypeName(type);
-    out->element_bytes = DtypeBytes(type);
+    out->dtype = TensorDtypeName(type);
+    out->element_bytes = TensorElementBytes(type);
     return Status::Ok();
   };
 
@@ -713,7 +694,7 @@ Result<OpGraph> Importer::BuildGraph() {
               e *= std::max<int64_t>(d, 1);
             }
             auto dt = dtypes_.find(in);
-            op.param_bytes += e * DtypeBytes(dt == dtypes_.end() ? onnx::TensorProto::FLOAT : dt->second);
+            op.param_bytes += e * TensorElementBytes(dt == dtypes_.end() ? onnx::TensorProto::FLOAT : dt->second);
           }
           continue;
         }
@@ -853,8 +834,8 @@ Result<OpGraph> Importer::BuildGraph() {
       ti.shape = it->second;
       HETPLAN_RETURN_IF_ERROR(count_elements("input", &ti));
     }
-    ti.dtype = DtypeName(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
-    ti.element_bytes = DtypeBytes(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
+    ti.dtype = TensorDtypeName(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
+    ti.element_bytes = TensorElementBytes(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
     inputs.push_back(ti);
   }
   for (const auto& out : g.output()) {

@@ -1,38 +1,24 @@
 // End-to-end: the real `hetplan` binary on real files (HiGHS-style app tests).
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "testing/helpers.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdResult {
-  int code = -1;
-  std::string out;  // stdout + stderr
-};
-
-CmdResult Hetplan(const std::string& args) {
-  std::string cmd = std::string(HETPLAN_BINARY) + " " + args + " 2>&1";
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using hetplan::test_util::CmdResult;
+using hetplan::test_util::Hetplan;
 
 std::string Zoo(const std::string& m) { return std::string(HETPLAN_ZOO_DIR) + "/" + m + ".onnx"; }
 

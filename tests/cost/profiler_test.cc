@@ -15,9 +15,15 @@
 #include <onnx/onnx_pb.h>
 
 #include "hetplan/util/io.h"
+#include "testing/helpers.h"
 
 namespace hetplan {
 namespace {
+
+using test_util::AddNode;
+using test_util::AddTensor;
+using test_util::Floats;
+using test_util::Pads;
 
 namespace fs = std::filesystem;
 
@@ -38,43 +44,6 @@ class TempDir {
  private:
   fs::path path_;
 };
-
-void AddTensor(onnx::ValueInfoProto* vi, const std::string& name, const std::vector<int64_t>& dims) {
-  vi->set_name(name);
-  auto* tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-onnx::TensorProto Floats(const std::string& name, const std::vector<int64_t>& dims, float scale) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t.add_dims(d);
-    n *= d;
-  }
-  for (int64_t i = 0; i < n; ++i) t.add_float_data(scale * static_cast<float>((i * 7) % 11 - 5));
-  return t;
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
-                         const std::vector<std::string>& out, const std::string& name) {
-  auto* n = g->add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (const auto& s : in) n->add_input(s);
-  for (const auto& s : out) n->add_output(s);
-  return n;
-}
-
-void Pads(onnx::NodeProto* n) {
-  auto* a = n->add_attribute();
-  a->set_name("pads");
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i) a->add_ints(1);
-}
 
 // Writes the residual block to `dir`/block.onnx and returns the path.
 std::string WriteBlock(const fs::path& dir, int channels = 8, int hw = 16) {

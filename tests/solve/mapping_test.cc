@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -25,6 +24,7 @@
 #include "hetplan/graph/algorithms.h"
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/sim/validator.h"
+#include "testing/helpers.h"
 
 namespace hetplan {
 namespace {
@@ -789,22 +789,8 @@ TEST(MapConcurrent, RandomSchedulesValidate) {
 // ---------------------------------------------------------------------------
 // `hetplan map` end to end on a small model built here.
 
-struct CmdResult {
-  int code = -1;
-  std::string out;
-};
-
-CmdResult Hetplan(const std::string& args) {
-  std::string cmd = std::string(HETPLAN_BINARY) + " " + args + " 2>&1";
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using test_util::CmdResult;
+using test_util::Hetplan;
 
 void AddValue(onnx::GraphProto* g, bool input, const std::string& name, const std::vector<int64_t>& dims) {
   auto* vi = input ? g->add_input() : g->add_output();

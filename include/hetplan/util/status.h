@@ -45,6 +45,16 @@ Status Error(ErrorCode code, fmt::format_string<Args...> f, Args&&... args) {
   return Status(code, fmt::format(f, std::forward<Args>(args)...));
 }
 
+// A message from a library (ONNX Runtime, protobuf, JSON) on one line, as
+// hetplan's errors are: line breaks and tabs become spaces, trailing spaces go.
+inline std::string OneLine(std::string s) {
+  for (char& ch : s) {
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 // A value or an error.
 template <typename T>
 class [[nodiscard]] Result {

@@ -1,0 +1,161 @@
+// Running a split plan (docs/deployment.md): reads DIR/manifest.json written
+// by `hetplan split`, executes the segments in order with ONNX Runtime on
+// this machine, and compares what it measures with what the schedule
+// predicted.
+//
+// Segments on a CPU run for real and are timed. Segments on an accelerator
+// this machine does not have (CIM, GPU, NPU) run functionally on the CPU, so
+// that every tensor flows for real, but their time is charged from the
+// schedule's cost model; the report keeps measured and modelled time apart.
+// The unsplit model runs with ONNX Runtime on the same random inputs and the
+// final outputs must agree within a floating-point tolerance.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+// --- the manifest, as read back ---------------------------------------------
+
+struct ManifestTensor {
+  std::string name;
+  std::string dtype;           // "float32", "int64", ...
+  std::vector<int64_t> shape;  // static
+  int from = -1;               // segment inputs: producing segment, -1 = a model input
+  std::vector<int> to;         // segment outputs: consuming segments
+  bool model_output = false;
+};
+
+struct ManifestSegment {
+  int id = 0;
+  std::string device, kind;
+  bool measured = true;  // timing: measured (runs on this CPU) or modelled (charged from the cost model)
+  std::string file;      // relative to the manifest's folder
+  std::string path;      // resolved
+  std::string sha256;
+  std::vector<int> operators;
+  std::vector<ManifestTensor> inputs, outputs;
+  std::vector<int> depends_on;
+  double predicted_us = 0;
+  double predicted_transfer_in_us = 0;
+};
+
+struct Manifest {
+  std::string dir, path;  // the folder and its manifest.json
+  std::string model_name, model_file, model_sha256, fusion;
+  int threads = 1;
+  std::string graph_optimization = "basic";
+  std::vector<ManifestTensor> inputs, outputs;  // of the original model
+  std::vector<ManifestSegment> segments;        // in execution order, id = index
+  int boundaries = 0;                           // consecutive segments on different PUs
+  double predicted_makespan_us = 0;
+  double predicted_sequential_us = 0;
+};
+
+// Reads DIR/manifest.json and checks it: format and version, every segment
+// file present (and unchanged when a SHA-256 is recorded), every segment
+// input produced by an earlier segment (or the model) with the same dtype
+// and shape, every model output written by some segment. Errors are one
+// line naming the manifest, the segment and its file, and what to do.
+Result<Manifest> LoadManifest(const std::string& dir);
+
+// --- running it ---------------------------------------------------------------
+
+struct RunOptions {
+  int runs = 20;   // timed runs (medians are reported)
+  int warmup = 3;  // untimed runs first
+  // Resident executor: one session per segment created once and reused,
+  // tensors handed over through IoBinding with pre-allocated OrtValues (the
+  // producer's output buffer is bound as the consumer's input: no copy, no
+  // allocation per run). Otherwise every run creates every session anew and
+  // passes tensors through std::vector buffers (a copy out and a copy in).
+  bool resident = true;
+  int threads = 0;                  // ORT intra-op threads; 0 = the manifest's (the planned host's)
+  bool reference = true;            // also run the unsplit model and compare outputs
+  std::string model_path;           // the unsplit model; empty = the manifest's model.file
+  double rtol = 1e-4, atol = 1e-5;  // |split − ref| ≤ atol + rtol·|ref| (floating-point outputs)
+  uint64_t seed = 0x6865747061;     // random inputs: floats uniform in [−1, 1], integers 0
+};
+
+struct SegmentRun {
+  int id = 0;
+  std::string device, kind, file;
+  bool measured = true;
+  int operators = 0;
+  double predicted_us = 0;
+  double run_us = 0, run_p10_us = 0, run_p90_us = 0;  // wall time of Session::Run (median, p10, p90)
+  double charged_us = 0;                              // run_us when measured, predicted_us when modelled
+  double handoff_in_us = 0;  // median executor time from the previous segment's Run to this one's (0 for the first)
+  bool boundary_in = false;  // the previous segment runs on another PU
+};
+
+struct OutputCheck {
+  std::string name;
+  int64_t elements = 0;
+  int64_t mismatches = 0;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  bool match = true;
+};
+
+struct RunReport {
+  std::string dir, model;
+  bool resident = true;
+  int runs = 0, warmup = 0, threads = 1;
+  std::string cpu, runtime;
+  std::vector<SegmentRun> segments;
+  int boundaries = 0;   // consecutive segments on different PUs
+  int transitions = 0;  // consecutive segment pairs (segments − 1)
+
+  // Host (CPU segments): the schedule's Σ cost vs Σ measured Session::Run.
+  double predicted_host_us = 0;
+  double measured_host_us = 0;                // median over runs of the per-run sum
+  std::optional<double> host_relative_error;  // measured / predicted − 1
+  // Accelerator segments: charged from the cost model; their functional run
+  // on this CPU is reported but not charged.
+  double modelled_accelerator_us = 0;
+  double emulated_accelerator_us = 0;
+  double predicted_transfer_us = 0;  // the schedule's transfers between segments on different PUs
+
+  // The executor between segments: time from the end of one segment's Run
+  // to the start of the next one's (session creation and copies in the
+  // non-resident mode; binding bookkeeping when resident).
+  double handoff_us = 0;                          // median over runs of the sum over transitions
+  std::optional<double> handoff_per_boundary_us;  // handoff_us / transitions
+  double entry_us = 0, exit_us = 0;               // before the first and after the last segment's Run
+  double setup_ms = 0;                            // creating the resident sessions, once
+
+  // End to end on this CPU (every segment run, accelerators emulated) vs the
+  // unsplit model in one resident session: what splitting costs.
+  double split_wall_us = 0;
+  std::optional<double> unsplit_wall_us;
+  std::optional<double> split_overhead_per_boundary_us;  // (split − unsplit) / transitions
+
+  double predicted_sequential_us = 0;  // Σ segments' predictions + transfers
+  double predicted_makespan_us = 0;    // the schedule's (with PU parallelism)
+  double estimated_us = 0;             // measured host + modelled accelerators + predicted transfers + hand-offs
+
+  bool reference_checked = false;
+  bool outputs_match = false;
+  double rtol = 0, atol = 0;
+  std::vector<OutputCheck> outputs;
+};
+
+// Loads the manifest, creates the sessions, runs warmup + runs times and
+// reports. A manifest or file problem, a model ONNX Runtime refuses, or a
+// session whose inputs/outputs disagree with the manifest (names, dtypes,
+// shapes) is an error naming the segment and its file. Outputs that differ
+// from the unsplit model are an outcome (outputs_match = false), not an
+// error. ORT exceptions never escape.
+Result<RunReport> RunDeployment(const std::string& dir, const RunOptions& options = {});
+
+nlohmann::json RunReportToJson(const RunReport& report);
+
+}  // namespace hetplan

@@ -1,0 +1,93 @@
+// Splitting a plan into per-PU sub-models (docs/deployment.md).
+//
+// A schedule file assigns every operator to a PU. Deployment needs one
+// program per PU invocation: the operators are grouped into segments (a run
+// of operators on one PU that a runtime can call as one sub-model), each
+// segment becomes a valid ONNX model of its own with named, statically
+// shaped inputs and outputs at every boundary, and a manifest records the
+// segments in execution order, their PUs, the tensors they exchange, their
+// dependencies and the time the schedule predicts for each of them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetplan/graph/onnx_import.h"
+#include "hetplan/graph/op_graph.h"
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+// The manifest's format tag and version.
+inline constexpr const char* kManifestFormat = "hetplan-deployment";
+inline constexpr int kManifestVersion = 1;
+
+// One segment before any ONNX is written: which operators, on which PU.
+struct SegmentPlan {
+  int device = -1;              // index into the caller's PU list
+  std::vector<int> operators;   // operator ids, in execution order
+  std::vector<int> depends_on;  // segment indices (into the returned vector)
+};
+
+// Groups operators into segments. `order` is the execution order (a
+// permutation of 0..n-1 that must be topological: every operator after its
+// predecessors) and `device_of[v]` the PU of operator v.
+//
+// Operators are taken in `order`; each one joins the most recent segment of
+// its PU unless that would close a cycle between segments (a predecessor of
+// the operator sits in a segment that itself depends on that segment), in
+// which case it opens a new segment. Consecutive operators on one PU thus
+// always share a segment, and an operator on a PU that runs concurrently
+// with another PU's work (a CIM layer in a parallel branch) rejoins its
+// PU's open segment instead of cutting the other PU's run in two. The
+// returned segments are in a topological order of the segment DAG (ties:
+// creation order), so running them one after the other respects every data
+// dependency. Errors: sizes that disagree, `order` not a permutation or not
+// topological (the message names both operators).
+Result<std::vector<SegmentPlan>> PlanSegments(const OpGraph& g, const std::vector<int>& device_of,
+                                              const std::vector<int>& order);
+
+struct SplitOptions {
+  // Overrides the schedule's model.file (the SHA-256 must still match).
+  std::string model_path;
+  // Static shapes for symbolic graph inputs, as given to `partition --shape`
+  // (the schedule file does not record them).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Run onnx::checker::check_model on every sub-model.
+  bool check = true;
+};
+
+// A split held in memory: what WriteSplit writes.
+struct SplitResult {
+  nlohmann::json manifest;                                 // DIR/manifest.json
+  std::vector<std::pair<std::string, std::string>> files;  // (file name, serialised ONNX), per segment
+  int segments = 0;
+  int boundaries = 0;  // consecutive segments (in execution order) on different PUs
+};
+
+// Splits `model` as `schedule` (a parsed schedule file, docs/schedule-format.md)
+// assigns it. The model must be the one the schedule was made for: the
+// operator count and names are checked (the SHA-256 is the caller's
+// business, see SplitScheduleFile). `schedule_label` names the schedule in
+// errors and in the manifest. Errors name the schedule, the operator or the
+// segment and say what to do; nothing is written.
+Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& schedule,
+                               const std::string& schedule_label, const SplitOptions& options = {});
+
+// Reads the schedule file, reloads its model (model.file resolved against
+// the working folder, then the schedule's folder; options.model_path
+// overrides it) at the schedule's fusion level, checks its SHA-256, splits
+// it and writes the result to `out_dir`.
+Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const std::string& out_dir,
+                                      const SplitOptions& options = {});
+
+// Writes the sub-models and then manifest.json (each file atomically) into
+// `out_dir`, creating it; removes segment files of an earlier split that the
+// new manifest does not name.
+Status WriteSplit(const SplitResult& split, const std::string& out_dir);
+
+}  // namespace hetplan

@@ -1,0 +1,101 @@
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "hetplan/deploy/run.h"
+#include "hetplan/util/io.h"
+
+namespace hetplan::cli {
+namespace {
+
+std::string Percent(const std::optional<double>& v) {
+  return v ? fmt::format("{:+.1f}%", 100.0 * *v) : std::string("n/a");
+}
+std::string Us(const std::optional<double>& v) { return v ? fmt::format("{:.1f} µs", *v) : std::string("n/a"); }
+
+}  // namespace
+
+void RegisterRun(CLI::App& app) {
+  auto* sub =
+      app.add_subcommand("run",
+                         "Run a split plan with ONNX Runtime: measured CPU segments, modelled accelerator segments, "
+                         "outputs checked against the unsplit model");
+  struct Opts {
+    std::string dir, json, model;
+    RunOptions run;
+    bool no_reference = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("dir", o->dir, "Folder written by hetplan split")->required();
+  sub->add_option("--runs", o->run.runs, "Timed runs (medians are reported)")->default_val(20);
+  sub->add_option("--warmup", o->run.warmup, "Untimed runs first")->default_val(3);
+  sub->add_flag("--resident,!--no-resident", o->run.resident,
+                "Resident executor: sessions created once, tensors bound in place (default); --no-resident "
+                "creates the sessions every run and copies tensors through host buffers")
+      ->default_val(true);
+  sub->add_option("--threads", o->run.threads, "ONNX Runtime intra-op threads (0 = as planned)")->default_val(0);
+  sub->add_option("--model", o->model, "The unsplit model, when not at the manifest's model.file");
+  sub->add_flag("--no-reference", o->no_reference, "Do not run the unsplit model nor compare outputs");
+  sub->add_option("--rtol", o->run.rtol, "Relative tolerance of the output check")->default_val(1e-4);
+  sub->add_option("--atol", o->run.atol, "Absolute tolerance of the output check")->default_val(1e-5);
+  sub->add_option("--json", o->json, "Write the report as JSON");
+  Register(sub, [o]() -> int {
+    RunOptions ro = o->run;
+    ro.model_path = o->model;
+    ro.reference = !o->no_reference;
+    auto r = RunDeployment(o->dir, ro);
+    if (!r.ok()) return ReportError(r.status());
+    if (!o->json.empty()) {
+      if (Status st = WriteFileAtomic(o->json, RunReportToJson(*r).dump(1) + "\n"); !st.ok()) return ReportError(st);
+    }
+    std::printf("deployment %s (%s): %zu segments, %d PU boundaries; %s executor, %d runs after %d warm-up\n",
+                r->dir.c_str(), r->model.c_str(), r->segments.size(), r->boundaries,
+                r->resident ? "resident" : "load-per-run", r->runs, r->warmup);
+    std::printf("host       %s, %s, %d thread%s\n", r->cpu.c_str(), r->runtime.c_str(), r->threads,
+                r->threads == 1 ? "" : "s");
+    std::printf("%4s  %-8s %-9s %5s %13s %13s %13s %8s %11s\n", "seg", "device", "timing", "ops", "predicted_us",
+                "run_us", "charged_us", "error", "handoff_us");
+    for (const auto& s : r->segments) {
+      std::string err = s.measured && s.predicted_us > 0 ? Percent(s.run_us / s.predicted_us - 1.0) : "";
+      std::string handoff = s.id == 0 ? "" : fmt::format("{:.1f}{}", s.handoff_in_us, s.boundary_in ? "" : "*");
+      std::printf("%4d  %-8s %-9s %5d %13.1f %13.1f %13.1f %8s %11s%s\n", s.id, s.device.c_str(),
+                  s.measured ? "measured" : "modelled", s.operators, s.predicted_us, s.run_us, s.charged_us,
+                  err.c_str(), handoff.c_str(), s.measured ? "" : "  (run_us: emulated on the CPU, not charged)");
+    }
+    std::printf("           handoff_us: executor time before the segment's Run (* = same PU as the previous one)\n");
+    std::printf("host       predicted %.1f µs, measured %.1f µs, error %s\n", r->predicted_host_us, r->measured_host_us,
+                Percent(r->host_relative_error).c_str());
+    std::printf("modelled   accelerators %.1f µs (emulated on the CPU in %.1f µs), transfers %.1f µs\n",
+                r->modelled_accelerator_us, r->emulated_accelerator_us, r->predicted_transfer_us);
+    const std::string setup =
+        r->resident ? fmt::format(", sessions created once in {:.1f} ms", r->setup_ms) : std::string();
+    std::printf("hand-off   %.1f µs over %d transitions: %s per boundary (entry %.1f µs, exit %.1f µs%s)\n",
+                r->handoff_us, r->transitions, Us(r->handoff_per_boundary_us).c_str(), r->entry_us, r->exit_us,
+                setup.c_str());
+    std::printf("split      %.1f µs end to end on this CPU vs unsplit %s: %s per boundary\n", r->split_wall_us,
+                Us(r->unsplit_wall_us).c_str(), Us(r->split_overhead_per_boundary_us).c_str());
+    std::printf(
+        "total      estimated %.1f µs (measured host + modelled + hand-offs) vs predicted %.1f µs sequential,"
+        " %.1f µs schedule makespan\n",
+        r->estimated_us, r->predicted_sequential_us, r->predicted_makespan_us);
+    if (!r->reference_checked) {
+      std::printf("outputs    not checked (--no-reference)\n");
+      return 0;
+    }
+    for (const auto& c : r->outputs) {
+      std::printf("output     %-12s %s: max abs error %.3g, max rel error %.3g, %lld of %lld elements off\n",
+                  c.name.c_str(), c.match ? "matches" : "DIFFERS", c.max_abs_error, c.max_rel_error,
+                  static_cast<long long>(c.mismatches), static_cast<long long>(c.elements));
+    }
+    if (!r->outputs_match) {
+      std::fprintf(stderr,
+                   "hetplan: error: %s: the split outputs differ from the unsplit model beyond rtol %g, "
+                   "atol %g\n",
+                   o->dir.c_str(), r->rtol, r->atol);
+      return 1;
+    }
+    std::printf("outputs    match the unsplit model (rtol %g, atol %g)\n", r->rtol, r->atol);
+    return 0;
+  });
+}
+
+}  // namespace hetplan::cli

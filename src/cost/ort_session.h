@@ -1,0 +1,44 @@
+// ONNX Runtime plumbing shared by the host profiler (src/cost/ort_profiler.cc)
+// and the deployment runner (src/deploy/run.cc): the process's one Env, the
+// session settings hetplan measures with, and seeded random inputs. Internal
+// to the library (src/ is not installed); only .cc files include it, so ONNX
+// Runtime's headers stay out of the public API.
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hetplan/util/status.h"
+
+namespace hetplan::ort {
+
+// The process's one Ort::Env (FATAL-only logging keeps the library quiet;
+// ORT's errors come back as exceptions). Created on first use.
+Result<Ort::Env*> SharedEnv();
+
+// The session settings every hetplan measurement shares: `threads` intra-op
+// threads, one inter-op thread, sequential execution, and ORT_ENABLE_ALL
+// when `all_optimizations` (fusion=activation plans) else ORT_ENABLE_BASIC
+// (one kernel per ONNX node; see ort_profiler.cc for why). `model_folder`,
+// when given, is where external initializers are looked up (sessions are
+// created from bytes).
+Ort::SessionOptions MakeSessionOptions(int threads, bool all_optimizations, const std::string& model_folder = "");
+
+// A zeroed tensor of `type` and `shape` from the default allocator.
+// Throws Ort::Exception.
+Ort::Value ZeroTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape);
+
+// A tensor as hetplan feeds models: floats uniform in [−1, 1] drawn from
+// `rng`, integers zero (always a valid Gather index), bool false.
+// Throws Ort::Exception.
+Ort::Value RandomTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape, std::mt19937_64& rng);
+
+// Linear interpolation between order statistics (numpy's default), so that
+// p10 ≤ median ≤ p90 always holds; 0 for no samples.
+double Quantile(std::vector<double> samples, double q);
+
+}  // namespace hetplan::ort

@@ -1,0 +1,899 @@
+// Running a split plan with ONNX Runtime (include/hetplan/deploy/run.h).
+//
+// Two executors share one timeline per run:
+//   entry | Run(seg 0) | gap 1 | Run(seg 1) | gap 2 | ... | Run(seg k−1) | exit
+// Session::Run is the segment's time; a gap is the executor's hand-off
+// between two segments. The resident executor binds every tensor once
+// (IoBinding over pre-allocated OrtValues, the producer's output buffer
+// being the consumer's input), so a gap is a loop iteration. The
+// non-resident executor creates each segment's session in its gap and
+// moves tensors through std::vector buffers, as a naive runtime that loads
+// sub-models on demand would.
+#include "hetplan/deploy/run.h"
+
+#include <fmt/format.h>
+#include <onnxruntime_cxx_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <unordered_map>
+
+#include "cost/ort_session.h"
+#include "hetplan/cost/profiler.h"
+#include "hetplan/deploy/split.h"
+#include "hetplan/graph/dtype.h"
+#include "hetplan/util/io.h"
+#include "hetplan/util/sha256.h"
+
+namespace hetplan {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double Us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
+
+double Median(const std::vector<double>& v) { return ort::Quantile(v, 0.5); }
+
+std::string ShapeText(const std::string& dtype, const std::vector<int64_t>& shape) {
+  return fmt::format("{}[{}]", dtype, fmt::join(shape, ","));
+}
+
+// --- element types -------------------------------------------------------------
+// ORT's element type enum has ONNX's TensorProto values (graph/dtype.h).
+
+ONNXTensorElementDataType OrtType(const std::string& dtype) {
+  return static_cast<ONNXTensorElementDataType>(DtypeFromName(dtype));
+}
+std::string DtypeName(ONNXTensorElementDataType t) {
+  std::string_view name = hetplan::DtypeName(static_cast<int32_t>(t));
+  return name.empty() ? fmt::format("onnx-type-{}", static_cast<int>(t)) : std::string(name);
+}
+
+// --- the manifest --------------------------------------------------------------
+
+class JsonReader {
+ public:
+  explicit JsonReader(std::string label) : label_(std::move(label)) {}
+  Status Bad(const std::string& where, const std::string& what) const {
+    return Error(ErrorCode::kParseError, "{}: {}: {}; re-run hetplan split to write it again", label_, where, what);
+  }
+  Result<std::string> Str(const nlohmann::json& j, const char* key, const std::string& where) const {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_string())
+      return Bad(where + "." + key, "missing or not a string");
+    return j[key].get<std::string>();
+  }
+  Result<double> Num(const nlohmann::json& j, const char* key, const std::string& where) const {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number())
+      return Bad(where + "." + key, "missing or not a number");
+    return j[key].get<double>();
+  }
+  Result<ManifestTensor> Tensor(const nlohmann::json& j, const std::string& where) const {
+    ManifestTensor t;
+    HETPLAN_ASSIGN_OR_RETURN(t.name, Str(j, "name", where));
+    HETPLAN_ASSIGN_OR_RETURN(t.dtype, Str(j, "dtype", where));
+    if (DtypeFromName(t.dtype) == 0) return Bad(where + ".dtype", fmt::format("'{}' is not a known dtype", t.dtype));
+    if (!j.contains("shape") || !j["shape"].is_array()) return Bad(where + ".shape", "missing");
+    for (const auto& d : j["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) return Bad(where + ".shape", "not a list of sizes ≥ 0");
+      t.shape.push_back(d.get<int64_t>());
+    }
+    if (j.contains("from") && j["from"].is_number_integer()) t.from = j["from"].get<int>();
+    if (j.contains("to") && j["to"].is_array()) {
+      for (const auto& s : j["to"]) {
+        if (s.is_number_integer()) t.to.push_back(s.get<int>());
+      }
+    }
+    t.model_output = j.value("model_output", false);
+    return t;
+  }
+
+ private:
+  std::string label_;
+};
+
+// --- ONNX Runtime ------------------------------------------------------------------
+
+// A host tensor for the non-resident executor.
+struct Buffer {
+  ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+Ort::Value NewValue(const ManifestTensor& t) { return ort::ZeroTensor(OrtType(t.dtype), t.shape); }
+
+void CopyInto(const Ort::Value& v, Buffer& b) {
+  auto info = v.GetTensorTypeAndShapeInfo();
+  b.type = info.GetElementType();
+  b.shape = info.GetShape();
+  const size_t bytes = v.GetTensorSizeInBytes();
+  b.data.resize(bytes);
+  if (bytes > 0) std::memcpy(b.data.data(), v.GetTensorRawData(), bytes);
+}
+
+Buffer ToBuffer(const Ort::Value& v) {
+  Buffer b;
+  CopyInto(v, b);
+  return b;
+}
+
+Ort::Value FromBuffer(const Buffer& b) {
+  Ort::AllocatorWithDefaultOptions alloc;
+  Ort::Value v = Ort::Value::CreateTensor(alloc, b.shape.data(), b.shape.size(), b.type);
+  if (!b.data.empty()) std::memcpy(v.GetTensorMutableRawData(), b.data.data(), b.data.size());
+  return v;
+}
+
+// Checks a session's inputs and outputs against the manifest.
+Status CheckSession(const Manifest& m, const ManifestSegment& seg, Ort::Session& session) {
+  Ort::AllocatorWithDefaultOptions alloc;
+  auto where = [&]() { return fmt::format("{}: segment {} ({})", m.path, seg.id, seg.file); };
+  auto check = [&](const char* what, size_t count, auto name_of, auto info_of,
+                   const std::vector<ManifestTensor>& want) -> Status {
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < count; ++i) index.emplace(name_of(i), i);
+    for (const auto& t : want) {
+      auto it = index.find(t.name);
+      if (it == index.end()) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: the manifest lists {} '{}' but the file has no such {}; "
+                     "the manifest and the file disagree: re-run hetplan split",
+                     where(), what, t.name, what);
+      }
+      Ort::TypeInfo type = info_of(it->second);
+      if (type.GetONNXType() != ONNX_TYPE_TENSOR) {
+        return Error(ErrorCode::kUnsupported, "{}: {} '{}' is not a tensor", where(), what, t.name);
+      }
+      auto ti = type.GetTensorTypeAndShapeInfo();
+      const std::string dtype = DtypeName(ti.GetElementType());
+      const std::vector<int64_t> shape = ti.GetShape();
+      if (dtype != t.dtype || shape != t.shape) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: {} '{}' is {} in the manifest but {} in the file; the "
+                     "manifest and the file disagree: re-run hetplan split",
+                     where(), what, t.name, ShapeText(t.dtype, t.shape), ShapeText(dtype, shape));
+      }
+      index.erase(it);
+    }
+    if (!index.empty()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: the file has {} '{}' that the manifest does not list; "
+                   "re-run hetplan split",
+                   where(), what, index.begin()->first);
+    }
+    return Status::Ok();
+  };
+  HETPLAN_RETURN_IF_ERROR(check(
+      "input", session.GetInputCount(),
+      [&](size_t i) { return std::string(session.GetInputNameAllocated(i, alloc).get()); },
+      [&](size_t i) { return session.GetInputTypeInfo(i); }, seg.inputs));
+  return check(
+      "output", session.GetOutputCount(),
+      [&](size_t i) { return std::string(session.GetOutputNameAllocated(i, alloc).get()); },
+      [&](size_t i) { return session.GetOutputTypeInfo(i); }, seg.outputs);
+}
+
+struct Timeline {
+  std::vector<double> run_us;  // per segment
+  std::vector<double> gap_us;  // per transition (index s: before segment s, s ≥ 1)
+  double entry_us = 0, exit_us = 0, wall_us = 0;
+};
+
+// Builds one pass's Timeline: Ran(s, r0, r1) right after segment s's
+// Session::Run, which started at r0 and ended at r1.
+class Stopwatch {
+ public:
+  explicit Stopwatch(size_t segments) : start_(Clock::now()), last_(start_) {
+    t_.run_us.resize(segments);
+    t_.gap_us.assign(segments, 0.0);
+  }
+  void Ran(size_t s, Clock::time_point r0, Clock::time_point r1) {
+    if (s == 0) {
+      t_.entry_us = Us(start_, r0);
+    } else {
+      t_.gap_us[s] = Us(last_, r0);
+    }
+    t_.run_us[s] = Us(r0, r1);
+    last_ = r1;
+  }
+  Timeline Finish() {
+    const auto end = Clock::now();
+    t_.exit_us = Us(last_, end);
+    t_.wall_us = Us(start_, end);
+    return std::move(t_);
+  }
+
+ private:
+  Timeline t_;
+  Clock::time_point start_, last_;
+};
+
+// Names as C strings, kept alive with their owner. Not movable: `c` points
+// into `names` (short strings live inside the std::string object).
+struct Names {
+  std::vector<std::string> names;
+  std::vector<const char*> c;
+  explicit Names(const std::vector<ManifestTensor>& ts) {
+    for (const auto& t : ts) names.push_back(t.name);
+    for (const auto& s : names) c.push_back(s.c_str());
+  }
+  Names(const Names&) = delete;
+  Names& operator=(const Names&) = delete;
+};
+
+// --- the two executors ---------------------------------------------------------
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // One pass over all segments; throws Ort::Exception (the caller catches).
+  virtual Timeline RunOnce() = 0;
+  // The model outputs of the last pass, by name.
+  virtual std::map<std::string, Buffer> Outputs() const = 0;
+};
+
+Result<Ort::Session> CreateSession(Ort::Env& env, const Manifest& m, const ManifestSegment& seg,
+                                   const std::string& bytes, const Ort::SessionOptions& so) {
+  try {
+    Ort::Session session(env, bytes.data(), bytes.size(), so);
+    HETPLAN_RETURN_IF_ERROR(CheckSession(m, seg, session));
+    return session;
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kUnsupported,
+                 "{}: segment {} ({}): ONNX Runtime cannot load it: {}; re-run "
+                 "hetplan split, or check that this ONNX Runtime supports the model's opset",
+                 m.path, seg.id, seg.file, OneLine(e.what()));
+  }
+}
+
+class ResidentExecutor : public Executor {
+ public:
+  static Result<std::unique_ptr<ResidentExecutor>> Create(Ort::Env& env, const Manifest& m,
+                                                          const std::vector<std::string>& bytes,
+                                                          const Ort::SessionOptions& so,
+                                                          const std::map<std::string, const Ort::Value*>& inputs) {
+    auto x = std::unique_ptr<ResidentExecutor>(new ResidentExecutor());
+    x->sessions_.reserve(m.segments.size());
+    x->bindings_.reserve(m.segments.size());
+    // Every tensor that crosses a segment boundary or leaves the model gets
+    // one buffer, written by its producer and read in place by its consumers.
+    for (const auto& seg : m.segments) {
+      for (const auto& t : seg.outputs) x->values_.emplace(t.name, NewValue(t));
+    }
+    for (const auto& seg : m.segments) {
+      HETPLAN_ASSIGN_OR_RETURN(Ort::Session session,
+                               CreateSession(env, m, seg, bytes[static_cast<size_t>(seg.id)], so));
+      x->sessions_.push_back(std::move(session));  // reserved: no reallocation
+      Ort::IoBinding binding(x->sessions_.back());
+      for (const auto& t : seg.inputs) {
+        const Ort::Value* v = nullptr;
+        if (auto it = x->values_.find(t.name); it != x->values_.end()) v = &it->second;
+        if (auto it = inputs.find(t.name); v == nullptr && it != inputs.end()) v = it->second;
+        if (v == nullptr) {
+          return Error(ErrorCode::kInvalidArgument,
+                       "{}: segment {} ({}): input '{}' has no producer; re-run "
+                       "hetplan split",
+                       m.path, seg.id, seg.file, t.name);
+        }
+        binding.BindInput(t.name.c_str(), *v);
+      }
+      for (const auto& t : seg.outputs) binding.BindOutput(t.name.c_str(), x->values_.at(t.name));
+      x->bindings_.push_back(std::move(binding));
+    }
+    for (const auto& t : m.outputs) x->model_outputs_.push_back(t.name);
+    return x;
+  }
+
+  Timeline RunOnce() override {
+    Stopwatch watch(sessions_.size());
+    for (size_t s = 0; s < sessions_.size(); ++s) {
+      const auto r0 = Clock::now();
+      sessions_[s].Run(run_options_, bindings_[s]);
+      watch.Ran(s, r0, Clock::now());
+    }
+    return watch.Finish();
+  }
+
+  std::map<std::string, Buffer> Outputs() const override {
+    std::map<std::string, Buffer> out;
+    for (const auto& name : model_outputs_) out.emplace(name, ToBuffer(values_.at(name)));
+    return out;
+  }
+
+ private:
+  ResidentExecutor() = default;
+  std::vector<Ort::Session> sessions_;
+  std::vector<Ort::IoBinding> bindings_;
+  std::unordered_map<std::string, Ort::Value> values_;
+  std::vector<std::string> model_outputs_;
+  Ort::RunOptions run_options_;
+};
+
+class LoadPerRunExecutor : public Executor {
+ public:
+  LoadPerRunExecutor(Ort::Env& env, const Manifest& m, const std::vector<std::string>& bytes,
+                     const Ort::SessionOptions& so, const std::map<std::string, const Ort::Value*>& inputs)
+      : env_(env), m_(m), bytes_(bytes), so_(so) {
+    for (const auto& [name, v] : inputs) model_inputs_.emplace(name, ToBuffer(*v));
+    for (const auto& seg : m.segments) {
+      in_names_.emplace_back(seg.inputs);
+      out_names_.emplace_back(seg.outputs);
+    }
+  }
+
+  Timeline RunOnce() override {
+    buffers_ = model_inputs_;  // the model inputs arrive as host buffers
+    Stopwatch watch(m_.segments.size());
+    for (size_t s = 0; s < m_.segments.size(); ++s) {
+      const ManifestSegment& seg = m_.segments[s];
+      const std::string& b = bytes_[s];
+      Ort::Session session(env_, b.data(), b.size(), so_);
+      std::vector<Ort::Value> in;
+      in.reserve(seg.inputs.size());
+      for (const auto& x : seg.inputs) in.push_back(FromBuffer(buffers_.at(x.name)));
+      const auto r0 = Clock::now();
+      auto out = session.Run(run_options_, in_names_[s].c.data(), in.data(), in.size(), out_names_[s].c.data(),
+                             out_names_[s].c.size());
+      const auto r1 = Clock::now();
+      watch.Ran(s, r0, r1);
+      // The copy out belongs to the hand-off that follows.
+      for (size_t i = 0; i < out.size(); ++i) CopyInto(out[i], buffers_[seg.outputs[i].name]);
+    }
+    return watch.Finish();
+  }
+
+  std::map<std::string, Buffer> Outputs() const override {
+    std::map<std::string, Buffer> out;
+    for (const auto& t : m_.outputs) {
+      if (auto it = buffers_.find(t.name); it != buffers_.end()) out.emplace(t.name, it->second);
+    }
+    return out;
+  }
+
+ private:
+  Ort::Env& env_;
+  const Manifest& m_;
+  const std::vector<std::string>& bytes_;
+  const Ort::SessionOptions& so_;
+  std::map<std::string, Buffer> model_inputs_;
+  std::map<std::string, Buffer> buffers_;
+  std::deque<Names> in_names_, out_names_;  // a deque never moves its elements
+  Ort::RunOptions run_options_;
+};
+
+// --- comparing outputs -----------------------------------------------------------
+
+double ElementAsDouble(const Buffer& b, size_t i) {
+  const uint8_t* p = b.data.data();
+  switch (b.type) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: {
+      float v;
+      std::memcpy(&v, p + 4 * i, 4);
+      return v;
+    }
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: {
+      double v;
+      std::memcpy(&v, p + 8 * i, 8);
+      return v;
+    }
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
+      Ort::Float16_t v;
+      std::memcpy(&v, p + 2 * i, 2);
+      return v.ToFloat();
+    }
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
+      Ort::BFloat16_t v;
+      std::memcpy(&v, p + 2 * i, 2);
+      return v.ToFloat();
+    }
+    default:
+      return 0;
+  }
+}
+
+OutputCheck Compare(const std::string& name, const Buffer& got, const Buffer& want, double rtol, double atol) {
+  OutputCheck c;
+  c.name = name;
+  if (got.type != want.type || got.shape != want.shape || got.data.size() != want.data.size()) {
+    c.match = false;
+    c.mismatches = 1;
+    c.max_abs_error = std::numeric_limits<double>::infinity();
+    c.max_rel_error = std::numeric_limits<double>::infinity();
+    return c;
+  }
+  const size_t width = static_cast<size_t>(std::max<int64_t>(1, DtypeBytes(static_cast<int32_t>(want.type))));
+  const size_t n = width == 0 ? 0 : want.data.size() / width;
+  c.elements = static_cast<int64_t>(n);
+  if (!IsFloatingDtype(static_cast<int32_t>(want.type))) {
+    for (size_t i = 0; i < n; ++i) {
+      if (std::memcmp(got.data.data() + i * width, want.data.data() + i * width, width) != 0) ++c.mismatches;
+    }
+    c.match = c.mismatches == 0;
+    c.max_abs_error = c.match ? 0 : std::numeric_limits<double>::infinity();
+    c.max_rel_error = c.max_abs_error;
+    return c;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const double a = ElementAsDouble(got, i), b = ElementAsDouble(want, i);
+    if (std::isnan(a) || std::isnan(b)) {
+      if (std::isnan(a) != std::isnan(b)) ++c.mismatches;
+      continue;
+    }
+    const double err = std::fabs(a - b);
+    c.max_abs_error = std::max(c.max_abs_error, err);
+    if (b != 0) c.max_rel_error = std::max(c.max_rel_error, err / std::fabs(b));
+    if (err > atol + rtol * std::fabs(b)) ++c.mismatches;
+  }
+  c.match = c.mismatches == 0;
+  return c;
+}
+
+// --- the reference: the unsplit model --------------------------------------------
+
+class Reference {
+ public:
+  static Result<std::unique_ptr<Reference>> Create(Ort::Env& env, const Manifest& m, const std::string& path,
+                                                   const Ort::SessionOptions& so) {
+    auto r = std::unique_ptr<Reference>(new Reference());
+    try {
+      r->session_ = Ort::Session(env, path.c_str(), so);
+    } catch (const std::exception& e) {
+      return Error(ErrorCode::kUnsupported,
+                   "{}: ONNX Runtime cannot load the unsplit model {}: {}; pass another "
+                   "with --model, or skip the comparison with --no-reference",
+                   m.path, path, OneLine(e.what()));
+    }
+    for (const auto& t : m.inputs) r->in_names_.push_back(t.name);
+    for (const auto& t : m.outputs) r->out_names_.push_back(t.name);
+    for (const auto& s : r->in_names_) r->in_c_.push_back(s.c_str());
+    for (const auto& s : r->out_names_) r->out_c_.push_back(s.c_str());
+    return r;
+  }
+
+  // Throws Ort::Exception.
+  double Run(const std::vector<Ort::Value>& in, std::map<std::string, Buffer>* keep) {
+    const auto t0 = Clock::now();
+    auto out = session_.Run(run_options_, in_c_.data(), in.data(), in.size(), out_c_.data(), out_c_.size());
+    const auto t1 = Clock::now();
+    if (keep != nullptr) {
+      keep->clear();
+      for (size_t i = 0; i < out.size(); ++i) keep->emplace(out_names_[i], ToBuffer(out[i]));
+    }
+    return Us(t0, t1);
+  }
+
+ private:
+  Reference() = default;
+  Ort::Session session_{nullptr};
+  Ort::RunOptions run_options_;
+  std::vector<std::string> in_names_, out_names_;
+  std::vector<const char*> in_c_, out_c_;
+};
+
+Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
+  if (o.runs < 1 || o.warmup < 0) {
+    return Error(ErrorCode::kInvalidArgument, "run: runs {} and warmup {}: give --runs ≥ 1 and --warmup ≥ 0", o.runs,
+                 o.warmup);
+  }
+  if (o.threads < 0 || o.threads > 1024) {
+    return Error(ErrorCode::kInvalidArgument, "run: threads {} is not in 0..1024", o.threads);
+  }
+  if (!(o.rtol >= 0) || !(o.atol >= 0)) {
+    return Error(ErrorCode::kInvalidArgument, "run: rtol {} and atol {} must be ≥ 0", o.rtol, o.atol);
+  }
+  HETPLAN_ASSIGN_OR_RETURN(Manifest m, LoadManifest(dir));
+  HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
+  const int threads = o.threads > 0 ? o.threads : m.threads;
+  Ort::SessionOptions so = ort::MakeSessionOptions(threads, m.graph_optimization == "all");
+
+  std::vector<std::string> bytes;
+  for (const auto& seg : m.segments) {
+    HETPLAN_ASSIGN_OR_RETURN(std::string b, ReadFile(seg.path, int64_t{4} << 30));
+    if (!seg.sha256.empty() && Sha256Hex(b) != seg.sha256) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: segment {} ({}) changed since it was split (SHA-256 "
+                   "differs from the manifest); re-run hetplan split",
+                   m.path, seg.id, seg.file);
+    }
+    bytes.push_back(std::move(b));
+  }
+
+  // Inputs, made once: the same values feed the split and the unsplit model.
+  std::mt19937_64 rng(o.seed);
+  std::vector<Ort::Value> input_list;
+  for (const auto& t : m.inputs) input_list.push_back(ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
+  std::map<std::string, const Ort::Value*> inputs;
+  for (size_t i = 0; i < m.inputs.size(); ++i) inputs.emplace(m.inputs[i].name, &input_list[i]);
+
+  RunReport r;
+  r.dir = dir;
+  r.model = m.model_name;
+  r.resident = o.resident;
+  r.runs = o.runs;
+  r.warmup = o.warmup;
+  r.threads = threads;
+  r.cpu = CpuModelName();
+  r.runtime = "onnxruntime " + OnnxRuntimeVersion();
+  r.rtol = o.rtol;
+  r.atol = o.atol;
+
+  std::unique_ptr<Executor> exec;
+  const auto setup0 = Clock::now();
+  if (o.resident) {
+    HETPLAN_ASSIGN_OR_RETURN(auto x, ResidentExecutor::Create(*env, m, bytes, so, inputs));
+    exec = std::move(x);
+  } else {
+    // Check every file once up front: the timed loop must not fail half-way.
+    for (const auto& seg : m.segments) {
+      HETPLAN_ASSIGN_OR_RETURN(Ort::Session s, CreateSession(*env, m, seg, bytes[static_cast<size_t>(seg.id)], so));
+      (void)s;
+    }
+    exec = std::make_unique<LoadPerRunExecutor>(*env, m, bytes, so, inputs);
+  }
+  r.setup_ms = o.resident ? Us(setup0, Clock::now()) / 1000.0 : 0.0;
+
+  std::unique_ptr<Reference> ref;
+  if (o.reference) {
+    std::string path = o.model_path.empty() ? m.model_file : o.model_path;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      return Error(ErrorCode::kNotFound,
+                   "{}: the unsplit model {} is not found; pass it with --model, or skip "
+                   "the comparison with --no-reference",
+                   m.path, path);
+    }
+    HETPLAN_ASSIGN_OR_RETURN(std::string model_bytes, ReadFile(path, int64_t{4} << 30));
+    if (!m.model_sha256.empty() && Sha256Hex(model_bytes) != m.model_sha256) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: {} is not the model that was split (SHA-256 differs); pass "
+                   "the planned model with --model, or skip the comparison with --no-reference",
+                   m.path, path);
+    }
+    HETPLAN_ASSIGN_OR_RETURN(ref, Reference::Create(*env, m, path, so));
+  }
+
+  std::vector<Timeline> timelines;
+  std::vector<double> unsplit_us;
+  std::map<std::string, Buffer> ref_outputs, split_outputs;
+  try {
+    for (int i = 0; i < o.warmup + o.runs; ++i) {
+      Timeline t = exec->RunOnce();
+      if (i == 0) split_outputs = exec->Outputs();
+      if (ref) {
+        double us = ref->Run(input_list, i == 0 ? &ref_outputs : nullptr);
+        if (i >= o.warmup) unsplit_us.push_back(us);
+      }
+      if (i >= o.warmup) timelines.push_back(std::move(t));
+    }
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime failed while running the segments: {}", m.path,
+                 OneLine(e.what()));
+  }
+
+  // Per segment.
+  const size_t k = m.segments.size();
+  std::vector<double> host_sum, emulated_sum, handoff_sum, entry, exit, wall;
+  for (const Timeline& t : timelines) {
+    double host = 0, emulated = 0, handoff = 0;
+    for (size_t s = 0; s < k; ++s) {
+      (m.segments[s].measured ? host : emulated) += t.run_us[s];
+      if (s > 0) handoff += t.gap_us[s];
+    }
+    host_sum.push_back(host);
+    emulated_sum.push_back(emulated);
+    handoff_sum.push_back(handoff);
+    entry.push_back(t.entry_us);
+    exit.push_back(t.exit_us);
+    wall.push_back(t.wall_us);
+  }
+  for (size_t s = 0; s < k; ++s) {
+    const ManifestSegment& seg = m.segments[s];
+    std::vector<double> us;
+    for (const Timeline& t : timelines) us.push_back(t.run_us[s]);
+    SegmentRun sr;
+    sr.id = seg.id;
+    sr.device = seg.device;
+    sr.kind = seg.kind;
+    sr.file = seg.file;
+    sr.measured = seg.measured;
+    sr.operators = static_cast<int>(seg.operators.size());
+    sr.predicted_us = seg.predicted_us;
+    sr.run_us = Median(us);
+    sr.run_p10_us = ort::Quantile(us, 0.1);
+    sr.run_p90_us = ort::Quantile(us, 0.9);
+    sr.charged_us = seg.measured ? sr.run_us : seg.predicted_us;
+    if (s > 0) {
+      std::vector<double> gap;
+      for (const Timeline& t : timelines) gap.push_back(t.gap_us[s]);
+      sr.handoff_in_us = Median(gap);
+      sr.boundary_in = m.segments[s - 1].device != seg.device;
+    }
+    (seg.measured ? r.predicted_host_us : r.modelled_accelerator_us) += seg.predicted_us;
+    r.predicted_transfer_us += seg.predicted_transfer_in_us;
+    r.segments.push_back(std::move(sr));
+  }
+  r.boundaries = m.boundaries;
+  r.transitions = static_cast<int>(k) - 1;
+  r.measured_host_us = Median(host_sum);
+  if (r.predicted_host_us > 0) r.host_relative_error = r.measured_host_us / r.predicted_host_us - 1.0;
+  r.emulated_accelerator_us = Median(emulated_sum);
+  r.handoff_us = Median(handoff_sum);
+  if (r.transitions > 0) r.handoff_per_boundary_us = r.handoff_us / r.transitions;
+  r.entry_us = Median(entry);
+  r.exit_us = Median(exit);
+  r.split_wall_us = Median(wall);
+  if (!unsplit_us.empty()) {
+    r.unsplit_wall_us = Median(unsplit_us);
+    if (r.transitions > 0) r.split_overhead_per_boundary_us = (r.split_wall_us - *r.unsplit_wall_us) / r.transitions;
+  }
+  r.predicted_sequential_us = m.predicted_sequential_us;
+  r.predicted_makespan_us = m.predicted_makespan_us;
+  r.estimated_us = r.measured_host_us + r.modelled_accelerator_us + r.predicted_transfer_us + r.handoff_us;
+
+  if (ref) {
+    r.reference_checked = true;
+    r.outputs_match = true;
+    for (const auto& t : m.outputs) {
+      auto got = split_outputs.find(t.name);
+      auto want = ref_outputs.find(t.name);
+      OutputCheck c;
+      if (got == split_outputs.end() || want == ref_outputs.end()) {
+        c.name = t.name;
+        c.match = false;
+        c.mismatches = 1;
+      } else {
+        c = Compare(t.name, got->second, want->second, o.rtol, o.atol);
+      }
+      r.outputs_match = r.outputs_match && c.match;
+      r.outputs.push_back(std::move(c));
+    }
+  }
+  return r;
+}
+
+nlohmann::json OptNum(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+nlohmann::json FiniteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+Result<Manifest> LoadManifest(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "manifest.json").string();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Error(ErrorCode::kNotFound, "{}: not a folder; give the --out folder of hetplan split", dir);
+  }
+  if (!fs::is_regular_file(path, ec)) {
+    return Error(ErrorCode::kNotFound, "{}: not found; write it with hetplan split SCHEDULE --out {}", path, dir);
+  }
+  HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path, int64_t{256} << 20));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return Error(ErrorCode::kParseError, "{}: not valid JSON ({}); re-run hetplan split", path, OneLine(e.what()));
+  }
+  JsonReader rd(path);
+  if (!j.is_object() || j.value("format", "") != kManifestFormat) {
+    return rd.Bad("format", fmt::format("not \"{}\"", kManifestFormat));
+  }
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kManifestVersion) {
+    return rd.Bad("version", fmt::format("not {} (this hetplan reads version {})", kManifestVersion, kManifestVersion));
+  }
+  Manifest m;
+  m.dir = dir;
+  m.path = path;
+  const auto& model = j.value("model", nlohmann::json::object());
+  HETPLAN_ASSIGN_OR_RETURN(m.model_file, rd.Str(model, "file", "model"));
+  m.model_name = model.value("name", std::string());
+  m.model_sha256 = model.value("sha256", std::string());
+  m.fusion = model.value("fusion", std::string("none"));
+  const auto& runtime = j.value("runtime", nlohmann::json::object());
+  m.threads = runtime.is_object() ? runtime.value("threads", 1) : 1;
+  if (m.threads < 1) m.threads = 1;
+  m.graph_optimization = runtime.is_object() ? runtime.value("graph_optimization", std::string("basic")) : "basic";
+  for (const char* key : {"inputs", "outputs", "segments"}) {
+    if (!j.contains(key) || !j[key].is_array()) return rd.Bad(key, "missing");
+  }
+  for (size_t i = 0; i < j["inputs"].size(); ++i) {
+    HETPLAN_ASSIGN_OR_RETURN(ManifestTensor t, rd.Tensor(j["inputs"][i], fmt::format("inputs[{}]", i)));
+    m.inputs.push_back(std::move(t));
+  }
+  for (size_t i = 0; i < j["outputs"].size(); ++i) {
+    HETPLAN_ASSIGN_OR_RETURN(ManifestTensor t, rd.Tensor(j["outputs"][i], fmt::format("outputs[{}]", i)));
+    m.outputs.push_back(std::move(t));
+  }
+  if (j["segments"].empty()) return rd.Bad("segments", "empty");
+  for (size_t i = 0; i < j["segments"].size(); ++i) {
+    const auto& js = j["segments"][i];
+    const std::string where = fmt::format("segments[{}]", i);
+    ManifestSegment seg;
+    seg.id = static_cast<int>(i);
+    if (!js.is_object() || js.value("id", -1) != static_cast<int>(i)) {
+      return rd.Bad(where + ".id", fmt::format("must be {} (segments are listed in execution order)", i));
+    }
+    HETPLAN_ASSIGN_OR_RETURN(seg.device, rd.Str(js, "device", where));
+    seg.kind = js.value("kind", std::string("cpu"));
+    seg.measured = js.value("timing", std::string(seg.kind == "cpu" ? "measured" : "modelled")) == "measured";
+    HETPLAN_ASSIGN_OR_RETURN(seg.file, rd.Str(js, "file", where));
+    if (seg.file.empty() || fs::path(seg.file).is_absolute() || seg.file.find("..") != std::string::npos) {
+      return rd.Bad(where + ".file", fmt::format("'{}' is not a file name inside the folder", seg.file));
+    }
+    seg.path = (fs::path(dir) / seg.file).string();
+    if (!fs::is_regular_file(seg.path, ec)) {
+      return Error(ErrorCode::kNotFound,
+                   "{}: segment {} ({}): file {} not found; re-run hetplan split "
+                   "SCHEDULE --out {} to write it",
+                   path, i, seg.device, seg.path, dir);
+    }
+    seg.sha256 = js.value("sha256", std::string());
+    if (js.contains("operators") && js["operators"].is_array()) {
+      for (const auto& v : js["operators"]) {
+        if (v.is_number_integer()) seg.operators.push_back(v.get<int>());
+      }
+    }
+    for (const char* key : {"inputs", "outputs"}) {
+      if (!js.contains(key) || !js[key].is_array()) return rd.Bad(where + "." + key, "missing");
+    }
+    for (size_t t = 0; t < js["inputs"].size(); ++t) {
+      HETPLAN_ASSIGN_OR_RETURN(ManifestTensor x, rd.Tensor(js["inputs"][t], fmt::format("{}.inputs[{}]", where, t)));
+      seg.inputs.push_back(std::move(x));
+    }
+    for (size_t t = 0; t < js["outputs"].size(); ++t) {
+      HETPLAN_ASSIGN_OR_RETURN(ManifestTensor x, rd.Tensor(js["outputs"][t], fmt::format("{}.outputs[{}]", where, t)));
+      seg.outputs.push_back(std::move(x));
+    }
+    if (seg.outputs.empty()) return rd.Bad(where + ".outputs", "empty");
+    if (js.contains("depends_on") && js["depends_on"].is_array()) {
+      for (const auto& v : js["depends_on"]) {
+        if (v.is_number_integer()) seg.depends_on.push_back(v.get<int>());
+      }
+    }
+    HETPLAN_ASSIGN_OR_RETURN(seg.predicted_us, rd.Num(js, "predicted_us", where));
+    seg.predicted_transfer_in_us = js.value("predicted_transfer_in_us", 0.0);
+    m.segments.push_back(std::move(seg));
+  }
+  // Data flow: every input comes from the model or an earlier segment, and
+  // agrees with what its producer writes.
+  std::map<std::string, std::pair<int, const ManifestTensor*>> produced;
+  for (const auto& t : m.inputs) produced.emplace(t.name, std::make_pair(-1, &t));
+  for (const auto& seg : m.segments) {
+    for (const auto& t : seg.inputs) {
+      auto it = produced.find(t.name);
+      if (it == produced.end()) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: segment {} ({}): input '{}' is written by no earlier segment "
+                     "and is not a model input; re-run hetplan split",
+                     path, seg.id, seg.file, t.name);
+      }
+      const ManifestTensor& p = *it->second.second;
+      if (p.dtype != t.dtype || p.shape != t.shape) {
+        const std::string source = it->second.first < 0 ? std::string("the model input")
+                                                        : fmt::format("segment {}'s output", it->second.first);
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: segment {} ({}): input '{}' is {} but {} is {}; shape "
+                     "mismatch: re-run hetplan split",
+                     path, seg.id, seg.file, t.name, ShapeText(t.dtype, t.shape), source, ShapeText(p.dtype, p.shape));
+      }
+    }
+    for (const auto& t : seg.outputs) {
+      if (produced.count(t.name)) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: segment {} ({}): output '{}' is written twice; re-run "
+                     "hetplan split",
+                     path, seg.id, seg.file, t.name);
+      }
+      produced.emplace(t.name, std::make_pair(seg.id, &t));
+    }
+  }
+  for (const auto& t : m.outputs) {
+    auto it = produced.find(t.name);
+    if (it == produced.end() || it->second.first < 0) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: model output '{}' is written by no segment; re-run hetplan "
+                   "split",
+                   path, t.name);
+    }
+    const ManifestTensor& p = *it->second.second;
+    if (p.dtype != t.dtype || p.shape != t.shape) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: model output '{}' is {} but segment {} writes {}; shape "
+                   "mismatch: re-run hetplan split",
+                   path, t.name, ShapeText(t.dtype, t.shape), it->second.first, ShapeText(p.dtype, p.shape));
+    }
+  }
+  for (size_t s = 1; s < m.segments.size(); ++s) {
+    if (m.segments[s].device != m.segments[s - 1].device) ++m.boundaries;
+  }
+  const auto& predicted = j.value("predicted", nlohmann::json::object());
+  if (predicted.is_object()) {
+    m.predicted_makespan_us = predicted.value("makespan_us", 0.0);
+    m.predicted_sequential_us = predicted.value("sequential_us", 0.0);
+  }
+  return m;
+}
+
+Result<RunReport> RunDeployment(const std::string& dir, const RunOptions& options) {
+  try {
+    return Run(dir, options);
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInternal, "{}: running the deployment failed: {}", dir, OneLine(e.what()));
+  }
+}
+
+nlohmann::json RunReportToJson(const RunReport& r) {
+  nlohmann::json j;
+  j["format"] = "hetplan-run-report";
+  j["version"] = 1;
+  j["dir"] = r.dir;
+  j["model"] = r.model;
+  j["executor"] = r.resident ? "resident" : "load-per-run";
+  j["runs"] = r.runs;
+  j["warmup"] = r.warmup;
+  j["threads"] = r.threads;
+  j["cpu"] = r.cpu;
+  j["runtime"] = r.runtime;
+  auto& segs = j["segments"] = nlohmann::json::array();
+  for (const auto& s : r.segments) {
+    segs.push_back({{"id", s.id},
+                    {"device", s.device},
+                    {"kind", s.kind},
+                    {"file", s.file},
+                    {"timing", s.measured ? "measured" : "modelled"},
+                    {"operators", s.operators},
+                    {"predicted_us", s.predicted_us},
+                    {"run_us", s.run_us},
+                    {"run_p10_us", s.run_p10_us},
+                    {"run_p90_us", s.run_p90_us},
+                    {"charged_us", s.charged_us},
+                    {"handoff_in_us", s.handoff_in_us},
+                    {"boundary_in", s.boundary_in}});
+  }
+  j["boundaries"] = r.boundaries;
+  j["transitions"] = r.transitions;
+  j["host"] = {{"predicted_us", r.predicted_host_us},
+               {"measured_us", r.measured_host_us},
+               {"relative_error", OptNum(r.host_relative_error)}};
+  j["accelerators"] = {{"modelled_us", r.modelled_accelerator_us},
+                       {"emulated_on_cpu_us", r.emulated_accelerator_us},
+                       {"predicted_transfer_us", r.predicted_transfer_us}};
+  j["handoff"] = {{"total_us", r.handoff_us},
+                  {"per_boundary_us", OptNum(r.handoff_per_boundary_us)},
+                  {"entry_us", r.entry_us},
+                  {"exit_us", r.exit_us},
+                  {"setup_ms", r.setup_ms}};
+  j["end_to_end"] = {{"split_wall_us", r.split_wall_us},
+                     {"unsplit_wall_us", OptNum(r.unsplit_wall_us)},
+                     {"split_overhead_per_boundary_us", OptNum(r.split_overhead_per_boundary_us)},
+                     {"predicted_sequential_us", r.predicted_sequential_us},
+                     {"predicted_makespan_us", r.predicted_makespan_us},
+                     {"estimated_us", r.estimated_us}};
+  nlohmann::json outs = nlohmann::json::array();
+  for (const auto& c : r.outputs) {
+    outs.push_back({{"name", c.name},
+                    {"elements", c.elements},
+                    {"mismatches", c.mismatches},
+                    {"max_abs_error", FiniteOrNull(c.max_abs_error)},
+                    {"max_rel_error", FiniteOrNull(c.max_rel_error)},
+                    {"match", c.match}});
+  }
+  j["check"] = {{"reference", r.reference_checked},
+                {"outputs_match", r.reference_checked ? nlohmann::json(r.outputs_match) : nlohmann::json(nullptr)},
+                {"rtol", r.rtol},
+                {"atol", r.atol},
+                {"outputs", std::move(outs)}};
+  return j;
+}
+
+}  // namespace hetplan

@@ -1,0 +1,75 @@
+// Helpers shared by the test modules: small ONNX models written inline, and
+// the `hetplan` binary run as a user runs it. Header-only; this folder has no
+// *_test.cc, so it is not a test module of its own.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace hetplan::test_util {
+
+// A float32 graph input/output with a static shape.
+inline void AddTensor(onnx::ValueInfoProto* vi, const std::string& name, const std::vector<int64_t>& dims) {
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+// A float32 initializer with small deterministic values (scale · {−5..5}).
+inline onnx::TensorProto Floats(const std::string& name, const std::vector<int64_t>& dims, float scale) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t.add_dims(d);
+    n *= d;
+  }
+  for (int64_t i = 0; i < n; ++i) t.add_float_data(scale * static_cast<float>((i * 7) % 11 - 5));
+  return t;
+}
+
+inline onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
+                                const std::vector<std::string>& out, const std::string& name) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  for (const auto& s : in) n->add_input(s);
+  for (const auto& s : out) n->add_output(s);
+  return n;
+}
+
+// pads = [1, 1, 1, 1]: a 3×3 Conv that keeps the spatial size.
+inline void Pads(onnx::NodeProto* n) {
+  auto* a = n->add_attribute();
+  a->set_name("pads");
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) a->add_ints(1);
+}
+
+struct CmdResult {
+  int code = -1;
+  std::string out;  // stdout + stderr
+};
+
+// Runs the hetplan binary under test with `args` (a shell command line).
+inline CmdResult Hetplan(const std::string& args) {
+  std::string cmd = std::string(HETPLAN_BINARY) + " " + args + " 2>&1";
+  CmdResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace hetplan::test_util
