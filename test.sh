@@ -1,10 +1,57 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything (the model zoo included) and
-# runs the whole test suite through CTest.
+# runs the whole test suite through CTest (tests labelled `slow` excluded).
+#
+#   ./test.sh [CTEST ARGS]              build/ ($HETPLAN_BUILD_DIR), every test but `slow`
+#   HETPLAN_SANITIZE=1 ./test.sh [ARGS] only the fast unit tests, built with ASan + UBSan in build-asan/
+#   CI=true ./test.sh                   the normal run, then the sanitizer run
+#
+# The sanitizer run builds only the test modules in $HETPLAN_SANITIZE_MODULES
+# (default: util graph platform sim) and the CLI, in $HETPLAN_ASAN_BUILD_DIR
+# (default build-asan), sharing the model zoo of the normal build. See docs/testing.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 ./scripts/setup.sh
-./scripts/build.sh
+
 BUILD_DIR="${HETPLAN_BUILD_DIR:-build}"
+SANITIZE_MODULES="${HETPLAN_SANITIZE_MODULES:-util graph platform sim}"
+
+run_sanitized() {
+  local dir="${HETPLAN_ASAN_BUILD_DIR:-build-asan}"
+  local start=$SECONDS
+  local werror=OFF
+  [[ "${CI:-}" == "true" || "${HETPLAN_WERROR:-0}" == "1" ]] && werror=ON
+  cmake -S . -B "$dir" -G Ninja -DHETPLAN_SANITIZE=ON -DHETPLAN_BUILD_BENCH=OFF -DHETPLAN_WERROR="$werror" \
+    -DHETPLAN_ZOO_DIR="$PWD/$BUILD_DIR/models" >/dev/null
+  local targets=(hetplan) labels=()
+  for m in $SANITIZE_MODULES; do
+    targets+=("hetplan_${m}_test")
+    labels+=("$m")
+  done
+  echo "[test] ASan + UBSan build of ${targets[*]} in $dir"
+  cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}"
+  # The zoo is shared with the normal build; export it only when it is missing
+  # (building `zoo` in a fresh build folder would re-export it every time).
+  if ! compgen -G "$BUILD_DIR/models/*.onnx" >/dev/null; then
+    cmake --build "$dir" --target zoo
+  fi
+  local regex
+  regex="^($(IFS='|'; echo "${labels[*]}"))\$"
+  # Leaks and undefined behaviour fail the test that caused them.
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+    ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" -L "$regex" -LE slow "$@"
+  echo "[test] sanitizer run (build + tests) took $((SECONDS - start)) s"
+}
+
+if [[ "${HETPLAN_SANITIZE:-0}" == "1" ]]; then
+  run_sanitized "$@"
+  exit 0
+fi
+
+HETPLAN_SANITIZE=0 ./scripts/build.sh
 cmake --build "$BUILD_DIR" --target zoo
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" -LE slow "$@"
+if [[ "${CI:-}" == "true" ]]; then
+  run_sanitized
+fi

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
   python3-torch python3-torchvision python3-onnx
+  clang-14 libclang-rt-14-dev
   nodejs npm openssl ca-certificates
 )
 

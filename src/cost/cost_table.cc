@@ -5,6 +5,7 @@
 // exactly the same tables and report the same problems.
 #include "hetplan/cost/cost_table.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "hetplan/util/io.h"
+#include "hetplan/util/utf8.h"
 
 namespace hetplan {
 
@@ -39,6 +41,15 @@ constexpr int kNumColumns = static_cast<int>(std::size(kColumns));
 
 constexpr std::string_view kJsonFormat = "hetplan-cost-table";
 constexpr int kJsonVersion = 1;
+
+// Longest cell, column name or meta entry a table may hold. Names and numbers
+// are short; a longer one is a broken file, and would be echoed whole into
+// every message and schedule that names it.
+constexpr size_t kMaxCellChars = 4096;
+
+std::string TooLong(size_t chars) {
+  return fmt::format("{} characters, more than the limit of {}", chars, kMaxCellChars);
+}
 
 // Shortest text that reads back to the same double.
 std::string Num(double v) { return fmt::format("{}", v); }
@@ -63,6 +74,19 @@ class RowReader {
   explicit RowReader(bool csv) : csv_(csv) {}
 
   Status Read(const Row& r, CostTable* t) {
+    std::set<std::string> too_long;  // sorted: the message names the same column every time
+    for (const auto& [column, text] : r.cells) {
+      if (column.size() > kMaxCellChars || text.size() > kMaxCellChars) too_long.insert(column);
+    }
+    if (!too_long.empty()) {
+      const std::string& column = *too_long.begin();
+      if (column.size() > kMaxCellChars) {
+        return RowError(r, column.substr(0, 40) + "...", fmt::format("the column name has {}", TooLong(column.size())),
+                        "check that this is a cost table");
+      }
+      return RowError(r, column, fmt::format("the cell has {}", TooLong(r.cells.at(column).size())),
+                      "names and numbers are short: check that this is a cost table");
+    }
     const std::string* kind = Cell(r, "kind");
     if (kind == nullptr) {
       return RowError(r, "kind", csv_ ? "column missing from the header" : "missing",
@@ -367,6 +391,10 @@ std::string Trim(std::string_view s) {
   return std::string(s.substr(a, b - a));
 }
 
+// A meta key or value as both readers keep it: on one line, trimmed — what
+// the CSV form can hold, so that a table survives CSV → JSON → CSV.
+std::string MetaText(std::string_view s) { return Trim(OneLine(std::string(s))); }
+
 }  // namespace
 
 std::string CostTableToCsv(const CostTable& t) {
@@ -397,6 +425,9 @@ std::string CostTableToCsv(const CostTable& t) {
 Result<CostTable> ParseCostTableCsv(std::string_view text, const std::string& label) {
   CostTable t;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
+  if (std::string bad = DescribeInvalidUtf8(text, label); !bad.empty()) {
+    return Error(ErrorCode::kParseError, "{}; save the table as UTF-8", bad);
+  }
   size_t pos = 0;
   int line = 1;
   // Leading "# key=value" lines (and blank lines) before the header.
@@ -412,7 +443,11 @@ Result<CostTable> ParseCostTableCsv(std::string_view text, const std::string& la
         std::string body = Trim(std::string_view(trimmed).substr(1));
         size_t eq = body.find('=');
         // A '#' line without '=' is a comment.
-        if (eq != std::string::npos) t.meta[Trim(body.substr(0, eq))] = Trim(body.substr(eq + 1));
+        if (eq != std::string::npos && body.size() > kMaxCellChars) {
+          return Error(ErrorCode::kParseError, "{}:{}: meta: the '# key=value' line has {}; shorten it",
+                       label, line, TooLong(body.size()));
+        }
+        if (eq != std::string::npos) t.meta[MetaText(body.substr(0, eq))] = MetaText(body.substr(eq + 1));
       }
       pos = end < text.size() ? end + 1 : end;
       ++line;
@@ -429,6 +464,10 @@ Result<CostTable> ParseCostTableCsv(std::string_view text, const std::string& la
   std::set<std::string> seen;
   for (auto& h : header) {
     h = Trim(h);
+    if (h.size() > kMaxCellChars) {
+      return Error(ErrorCode::kParseError, "{}:{}: header: a column name has {}; check that this is a cost table",
+                   label, header_line, TooLong(h.size()));
+    }
     if (h.empty()) {
       return Error(ErrorCode::kParseError, "{}:{}: header: an empty column name; name every column",
                    label, header_line);
@@ -511,7 +550,18 @@ Result<CostTable> CostTableFromJson(const nlohmann::json& j, const std::string& 
       return Error(ErrorCode::kParseError, "{}: /meta: not an object; write meta as {{\"key\": \"value\"}}",
                    label);
     }
-    for (const auto& [k, v] : j["meta"].items()) t.meta[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : j["meta"].items()) {
+      std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+      if (k.size() > kMaxCellChars || value.size() > kMaxCellChars) {
+        return Error(ErrorCode::kParseError, "{}: /meta: an entry has {}; shorten it", label,
+                     TooLong(std::max(k.size(), value.size())));
+      }
+      if (k.find('=') != std::string::npos) {
+        return Error(ErrorCode::kParseError, "{}: /meta: the key '{}' contains '='; a CSV table could not "
+                     "hold it (# key=value): rename it", label, OneLine(k.substr(0, 40)));
+      }
+      t.meta[MetaText(k)] = MetaText(value);
+    }
   }
   if (!j.contains("rows") || !j["rows"].is_array()) {
     return Error(ErrorCode::kParseError, "{}: /rows: missing or not an array; give the rows as an array "
@@ -529,7 +579,7 @@ Result<CostTable> CostTableFromJson(const nlohmann::json& j, const std::string& 
     for (const auto& [k, v] : o.items()) {
       if (v.is_null()) continue;
       if (v.is_string()) {
-        r.cells[k] = v.get<std::string>();
+        r.cells[k] = Trim(v.get<std::string>());  // as a CSV cell is
       } else if (v.is_number_integer()) {
         r.cells[k] = v.dump();
       } else if (v.is_number()) {

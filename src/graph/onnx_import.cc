@@ -1,6 +1,8 @@
 #include "hetplan/graph/onnx_import.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -8,6 +10,7 @@
 #include <unordered_set>
 
 #include <onnx/defs/schema.h>
+#include <onnx/defs/shape_inference.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -15,6 +18,7 @@
 #include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
+#include "hetplan/util/utf8.h"
 
 namespace hetplan {
 
@@ -87,6 +91,51 @@ int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
   return def;
 }
 
+// ONNX 1.12's convolution shape inference (convPoolShapeInference) indexes
+// past its vectors when the weight's rank differs from the input's — e.g. a
+// rank-2 input into a Conv with a [4,3,3,3] weight — and segfaults (found by
+// tests/fuzz/fuzz_onnx; later ONNX releases check it). Shape inference runs
+// against this registry, which hands out copies of the standard schemas of
+// those operators with the rank check in front of their inference function.
+class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
+ public:
+  const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
+                                  const std::string& domain) const override {
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, max_inclusive_version, domain);
+    int weight = -1;  // index of the weight input
+    if (key == "Conv" || key == "ConvInteger" || key == "ConvTranspose") weight = 1;
+    if (key == "QLinearConv") weight = 3;
+    if (schema == nullptr || weight < 0) return schema;
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_ptr<onnx::OpSchema>& guarded = guarded_[schema];
+    if (!guarded) {
+      guarded = std::make_unique<onnx::OpSchema>(*schema);
+      guarded->TypeAndShapeInferenceFunction(
+          [inner = schema->GetTypeAndShapeInferenceFunction(), weight](onnx::InferenceContext& ctx) {
+            if (onnx::hasInputShape(ctx, 0) && onnx::hasInputShape(ctx, weight)) {
+              const int x = ctx.getInputType(0)->tensor_type().shape().dim_size();
+              const int w = ctx.getInputType(weight)->tensor_type().shape().dim_size();
+              if (x != w) {
+                fail_shape_inference("the input has rank ", x, " but the weight has rank ", w,
+                                     "; they must be equal");
+              }
+            }
+            inner(ctx);
+          });
+    }
+    return guarded.get();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
+};
+
+const onnx::ISchemaRegistry* SchemaRegistry() {
+  static const GuardedSchemaRegistry registry;
+  return &registry;
+}
+
 // Everything the importer tracks while it works on one model.
 class Importer {
  public:
@@ -98,6 +147,7 @@ class Importer {
   Status Parse(std::string_view bytes);
   Status CheckStructure();
   Status CheckExternalData();
+  Status CheckTensorData();
   Status FixInputShapes();
   Status TopologicalSort();
   Status InferShapes();
@@ -154,6 +204,31 @@ Status Importer::CheckStructure() {
     return Fail(ErrorCode::kParseError, "the model declares no opset_import; re-export it with an opset");
   }
   int version = opset.count("") ? opset[""] : opset["ai.onnx"];
+
+  auto not_utf8 = [&](const std::string& what) {
+    return Fail(ErrorCode::kParseError,
+                fmt::format("{} is not valid UTF-8; the file is corrupt or was written by a broken "
+                            "exporter: re-export the model",
+                            what));
+  };
+  if (!IsUtf8(g.name())) return not_utf8("the graph's name");
+  for (const auto* list : {&g.input(), &g.output()}) {
+    for (int i = 0; i < list->size(); ++i) {
+      if (!IsUtf8(list->Get(i).name())) return not_utf8(fmt::format("the name of graph input/output #{}", i));
+    }
+  }
+  for (int i = 0; i < g.initializer_size(); ++i) {
+    if (!IsUtf8(g.initializer(i).name())) return not_utf8(fmt::format("the name of initializer #{}", i));
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    if (!IsUtf8(n.name()) || !IsUtf8(n.op_type())) return not_utf8(fmt::format("the name or type of node #{}", i));
+    for (const auto* names : {&n.input(), &n.output()}) {
+      for (const auto& t : *names) {
+        if (!IsUtf8(t)) return not_utf8(fmt::format("a tensor name of node #{}", i));
+      }
+    }
+  }
 
   for (const auto& init : g.initializer()) initializer_names_.insert(init.name());
   std::unordered_set<std::string> produced;  // graph inputs, initializers, node outputs
@@ -242,6 +317,73 @@ Status Importer::CheckExternalData() {
   for (const auto& n : model_->graph().node()) {
     for (const auto& a : n.attribute()) {
       if (a.has_t()) HETPLAN_RETURN_IF_ERROR(check(a.t()));
+    }
+  }
+  return Status::Ok();
+}
+
+// A tensor stored in the file whose data disagrees with its dims is corrupt
+// (a truncated download, a broken converter): refuse it rather than plan with
+// shapes its weights contradict. Only the sizes are compared; values are
+// never decoded, and external data is never opened.
+Status Importer::CheckTensorData() {
+  using T = onnx::TensorProto;
+  auto check = [&](const T& t, const std::string& what) -> Status {
+    if (t.data_location() == T::EXTERNAL) return Status::Ok();
+    int64_t width = 0;  // bytes per element in raw_data
+    int64_t typed = 0;  // values in the typed field
+    int64_t per = 1;    // typed values per element (2 for complex)
+    switch (t.data_type()) {
+      case T::FLOAT: width = 4, typed = t.float_data_size(); break;
+      case T::COMPLEX64: width = 8, typed = t.float_data_size(), per = 2; break;
+      case T::DOUBLE: width = 8, typed = t.double_data_size(); break;
+      case T::COMPLEX128: width = 16, typed = t.double_data_size(), per = 2; break;
+      case T::INT64: width = 8, typed = t.int64_data_size(); break;
+      case T::UINT64: width = 8, typed = t.uint64_data_size(); break;
+      case T::UINT32: width = 4, typed = t.uint64_data_size(); break;
+      case T::INT32: width = 4, typed = t.int32_data_size(); break;
+      case T::INT16: case T::UINT16: case T::FLOAT16: case T::BFLOAT16:
+        width = 2, typed = t.int32_data_size();
+        break;
+      case T::INT8: case T::UINT8: case T::BOOL: width = 1, typed = t.int32_data_size(); break;
+      default: return Status::Ok();  // strings and types the planner never sizes
+    }
+    // Saturating element count: anything past kCap cannot be in a file under 2^62 bytes.
+    constexpr int64_t kCap = int64_t{1} << 58;
+    int64_t elements = 1;
+    for (int64_t d : t.dims()) {
+      if (d < 0) {
+        return Fail(ErrorCode::kParseError,
+                    fmt::format("{} has a negative dim ({}); the file is corrupt: re-export the model", what, d));
+      }
+      elements = (d != 0 && elements > kCap / d) ? kCap : elements * d;
+    }
+    const std::string dims = fmt::format("[{}]", fmt::join(t.dims(), ","));
+    if (t.has_raw_data()) {
+      const auto bytes = static_cast<int64_t>(t.raw_data().size());
+      if (bytes != elements * width) {
+        return Fail(ErrorCode::kParseError,
+                    fmt::format("{} has dims {} ({} elements of {} bytes) but {} bytes of data; the "
+                                "file is corrupt: re-export the model",
+                                what, dims, elements, width, bytes));
+      }
+    } else if (typed != elements * per) {
+      return Fail(ErrorCode::kParseError,
+                  fmt::format("{} has dims {} ({} elements) but its data holds {} values; the file "
+                              "is corrupt: re-export the model",
+                              what, dims, elements, typed));
+    }
+    return Status::Ok();
+  };
+  for (const auto& t : model_->graph().initializer()) {
+    HETPLAN_RETURN_IF_ERROR(check(t, fmt::format("initializer '{}'", t.name())));
+  }
+  const auto& g = model_->graph();
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const auto& a : g.node(i).attribute()) {
+      if (a.has_t()) {
+        HETPLAN_RETURN_IF_ERROR(check(a.t(), fmt::format("{} attribute '{}'", NodeLabel(g.node(i), i), a.name())));
+      }
     }
   }
   return Status::Ok();
@@ -378,7 +520,7 @@ Status Importer::InferShapes() {
   model_->mutable_graph()->clear_value_info();
   try {
     onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/false);
-    onnx::shape_inference::InferShapes(*model_, onnx::OpSchemaRegistry::Instance(), opts);
+    onnx::shape_inference::InferShapes(*model_, SchemaRegistry(), opts);
   } catch (const std::exception& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
@@ -754,6 +896,17 @@ Result<OpGraph> Importer::BuildGraph() {
       op.groups = std::max<int64_t>(1, AttrInt(main, "group", 1));
       const auto* w = const_shape(1);
       const auto* ws = w ? w : shape_of(1);
+      // ONNX shape inference does not compare the input's channels with the
+      // weight's; a mismatch would be planned with the wrong crossbar count.
+      const auto* x = shape_of(0);
+      if (x && ws && x->size() >= 2 && ws->size() >= 2 &&
+          (*ws)[1] > 0 && (*x)[1] != (*ws)[1] * op.groups) {
+        return Fail(ErrorCode::kParseError,
+                    fmt::format("{}: the input has {} channels, but the weight [{}] with group {} "
+                                "expects {}; the model is inconsistent: re-export it",
+                                NodeLabel(main, main_index), (*x)[1], fmt::join(*ws, ","), op.groups,
+                                (*ws)[1] * op.groups));
+      }
       if (ws && ws->size() >= 3) {
         op.kernel_h = (*ws)[2];
         op.kernel_w = ws->size() >= 4 ? (*ws)[3] : 1;
@@ -775,6 +928,14 @@ Result<OpGraph> Importer::BuildGraph() {
         int64_t m = ta ? (*a)[1] : (*a)[0];
         int64_t k = tb ? (*bs)[1] : (*bs)[0];
         int64_t cols = tb ? (*bs)[0] : (*bs)[1];
+        // ONNX shape inference does not compare Gemm's inner dimensions.
+        if ((ta ? (*a)[0] : (*a)[1]) != k) {
+          return Fail(ErrorCode::kParseError,
+                      fmt::format("{}: A [{}] and B [{}] (transA {}, transB {}) have different inner "
+                                  "dimensions ({} vs {}); the model is inconsistent: re-export it",
+                                  NodeLabel(main, main_index), fmt::join(*a, ","), fmt::join(*bs, ","),
+                                  ta ? 1 : 0, tb ? 1 : 0, ta ? (*a)[0] : (*a)[1], k));
+        }
         op.macs = m * k * cols;
         if (b) {
           op.has_weight = true;
@@ -866,6 +1027,7 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
   HETPLAN_RETURN_IF_ERROR(Parse(bytes));
   HETPLAN_RETURN_IF_ERROR(CheckStructure());
   HETPLAN_RETURN_IF_ERROR(CheckExternalData());
+  HETPLAN_RETURN_IF_ERROR(CheckTensorData());
   HETPLAN_RETURN_IF_ERROR(FixInputShapes());
   HETPLAN_RETURN_IF_ERROR(TopologicalSort());
   HETPLAN_RETURN_IF_ERROR(InferShapes());

@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "hetplan/util/io.h"
+#include "hetplan/util/utf8.h"
 
 #ifndef HETPLAN_SOURCE_DIR
 #define HETPLAN_SOURCE_DIR ""
@@ -415,11 +416,16 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
   auto positive = [](double x) { return std::isfinite(x) && x > 0; };
   auto non_negative = [](double x) { return std::isfinite(x) && x >= 0; };
 
+  auto not_utf8 = [&](const std::string& path) {
+    return fail(path, "is not valid UTF-8", "write the text in UTF-8");
+  };
   if (p.name.empty()) return fail("name", "the platform has no name", "add name: <platform name>");
   if (p.name.size() > kMaxPlatformStringChars || p.description.size() > kMaxPlatformStringChars) {
     return fail(p.name.size() > kMaxPlatformStringChars ? "name" : "description",
                 "longer than 4096 characters", "shorten it");
   }
+  if (!IsUtf8(p.name)) return not_utf8("name");
+  if (!IsUtf8(p.description)) return not_utf8("description");
   if (p.pus.empty()) {
     return fail("pus", "the platform has no processing units",
                 "add at least one entry under pus: (name, kind)");
@@ -468,6 +474,7 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
                   "add table: <costs.csv> (relative to the platform file)");
     }
     if (pu.table.size() > kMaxPlatformStringChars) return fail(key("table"), "longer than 4096 characters", "shorten it");
+    if (!IsUtf8(pu.table)) return not_utf8(key("table"));
     if (pu.power_w && !positive(*pu.power_w)) {
       return fail(key("power_w"), fmt::format("must be a finite number > 0, got {}", *pu.power_w),
                   "give the average power in W, or remove the key");
@@ -508,6 +515,9 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
           return fail(fmt::format("{}[{}]", key("supported_ops"), k), "an op type is empty or too long",
                       "write ONNX op types such as Conv, Gemm, MatMul");
         }
+        if (!IsUtf8(op)) {
+          return not_utf8(fmt::format("{}[{}]", key("supported_ops"), k));
+        }
       }
     }
     if (pu.cost_source == CostSource::kRoofline) {
@@ -520,6 +530,7 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
         if (dtype.empty() || dtype.size() > kMaxPlatformStringChars) {
           return fail(key("peak_gflops"), "a dtype name is empty or too long", "use ONNX dtype names such as float32");
         }
+        if (!IsUtf8(dtype)) return not_utf8(key("peak_gflops"));
         if (!positive(g)) {
           return fail(fmt::format("{}.{}", key("peak_gflops"), dtype),
                       fmt::format("must be a finite number > 0, got {}", g), "give GFLOP/s, e.g. 50");
@@ -538,6 +549,7 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
         if (op.empty() || op.size() > kMaxPlatformStringChars) {
           return fail(key("efficiency"), "an op type is empty or too long", "use ONNX op types or default");
         }
+        if (!IsUtf8(op)) return not_utf8(key("efficiency"));
         if (!std::isfinite(e) || e <= 0 || e > 1) {
           return fail(fmt::format("{}.{}", key("efficiency"), op), fmt::format("must be in (0, 1], got {}", e),
                       "give the fraction of peak reached, e.g. 0.6");
@@ -884,6 +896,9 @@ class YamlReader {
                    "{}: the platform file has {} bytes, more than the limit of {} (1 MiB); a platform "
                    "file is a few hundred bytes, check that this is the right file",
                    file_, text.size(), kMaxPlatformYamlBytes);
+    }
+    if (std::string bad = DescribeInvalidUtf8(text, file_); !bad.empty()) {
+      return Error(ErrorCode::kParseError, "{}; save the file as UTF-8", bad);
     }
     int bad_line = 0;
     if (Check c = ScanNesting(text, &bad_line)) {

@@ -16,6 +16,15 @@ bool Below(double a, double b) {  // a ≤ b within tolerance
   return a <= b + kValidateTolerance * std::max({1.0, std::fabs(a), std::fabs(b)});
 }
 
+// A name as quoted in a violation: cut, and with line breaks blanked, so that
+// a violation stays one readable line whatever the file holds (a 100 MB
+// operator name, a name with a newline).
+std::string Short(const std::string& name) {
+  std::string s = name.size() <= 80 ? name : name.substr(0, 77) + "...";
+  std::replace_if(s.begin(), s.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return s;
+}
+
 struct Device {
   std::string kind;
   bool spatial = false;
@@ -51,7 +60,8 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
     out.push_back("the schedule is not a JSON object");
     return r;
   }
-  if (s.value("format", "") != "hetplan-schedule") {
+  // json::value() throws when the key holds another type: test types first.
+  if (!s.contains("format") || !s["format"].is_string() || s["format"].get<std::string>() != "hetplan-schedule") {
     out.push_back("'format' is not \"hetplan-schedule\"");
   }
   if (!s.contains("version") || !s["version"].is_number_integer() || s["version"].get<int>() != 1) {
@@ -71,16 +81,16 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
       continue;
     }
     Device dev;
-    dev.kind = d.value("kind", "");
+    dev.kind = d.contains("kind") && d["kind"].is_string() ? d["kind"].get<std::string>() : "";
     std::string exec = d.contains("execution") && d["execution"].is_string() ? d["execution"].get<std::string>() : "";
     if (exec != "serial" && exec != "spatial") {
-      out.push_back(fmt::format("{} '{}': 'execution' must be serial or spatial", where, d["name"].get<std::string>()));
+      out.push_back(fmt::format("{} '{}': 'execution' must be serial or spatial", where, Short(d["name"].get<std::string>())));
     }
     dev.spatial = exec == "spatial";
     dev.capacity = Num(d, "capacity_crossbars", where, out, /*required=*/dev.spatial);
     dev.power_w = Num(d, "power_w", where, out, /*required=*/false);
     if (!devices.emplace(d["name"].get<std::string>(), dev).second) {
-      out.push_back(fmt::format("{}: device '{}' is listed twice", where, d["name"].get<std::string>()));
+      out.push_back(fmt::format("{}: device '{}' is listed twice", where, Short(d["name"].get<std::string>())));
     }
   }
   // Operators.
@@ -110,7 +120,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
       continue;
     }
     Op& op = parsed[i];
-    op.name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>() : where;
+    op.name = o.contains("name") && o["name"].is_string() ? Short(o["name"].get<std::string>()) : where;
     where = fmt::format("operator '{}'", op.name);
     if (!o.contains("id") || !o["id"].is_number_integer()) {
       out.push_back(where + ": missing integer 'id'");
@@ -125,7 +135,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
     op.device = o["device"].get<std::string>();
     auto dev = devices.find(op.device);
     if (dev == devices.end()) {
-      out.push_back(fmt::format("{}: device '{}' is not in 'devices'", where, op.device));
+      out.push_back(fmt::format("{}: device '{}' is not in 'devices'", where, Short(op.device)));
       continue;
     }
     auto start = Num(o, "start_us", where, out), finish = Num(o, "finish_us", where, out);
@@ -139,7 +149,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
     }
     const auto& costs = o["cost_us"];
     if (!costs.contains(op.device) || costs[op.device].is_null()) {
-      out.push_back(fmt::format("{}: runs on '{}', where it is unsupported (cost_us is null)", where, op.device));
+      out.push_back(fmt::format("{}: runs on '{}', where it is unsupported (cost_us is null)", where, Short(op.device)));
       continue;
     }
     auto cost = Num(costs, op.device.c_str(), where + " cost_us", out);
@@ -156,7 +166,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
     op.crossbars = Num(o, "crossbars", where, out, /*required=*/false);
     if (!Near(op.finish - op.start, op.cost * op.slowdown)) {
       out.push_back(fmt::format("{}: finish − start = {} µs, but cost × slowdown on '{}' = {} µs", where,
-                                op.finish - op.start, op.device, op.cost * op.slowdown));
+                                op.finish - op.start, Short(op.device), op.cost * op.slowdown));
     }
     if (dev->second.power_w) {
       energy_sum += op.cost * op.slowdown * *dev->second.power_w;
@@ -218,9 +228,9 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
         if (op->crossbars) used += *op->crossbars;
         else missing = true;
       }
-      if (missing) out.push_back(fmt::format("device '{}': an operator on it has no 'crossbars'", name));
+      if (missing) out.push_back(fmt::format("device '{}': an operator on it has no 'crossbars'", Short(name)));
       if (dev.capacity && used > *dev.capacity + 1e-9) {
-        out.push_back(fmt::format("capacity: operators on '{}' use {} crossbars, more than its {}", name, used,
+        out.push_back(fmt::format("capacity: operators on '{}' use {} crossbars, more than its {}", Short(name), used,
                                   *dev.capacity));
       }
       continue;
@@ -230,7 +240,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
     });
     for (size_t i = 1; i < list.size(); ++i) {
       if (!Below(list[i - 1]->finish, list[i]->start)) {
-        out.push_back(fmt::format("overlap on serial '{}': '{}' [{}, {}] and '{}' [{}, {}]", name, list[i - 1]->name,
+        out.push_back(fmt::format("overlap on serial '{}': '{}' [{}, {}] and '{}' [{}, {}]", Short(name), list[i - 1]->name,
                                   list[i - 1]->start, list[i - 1]->finish, list[i]->name, list[i]->start,
                                   list[i]->finish));
       }
