@@ -121,8 +121,16 @@ int main(int argc, char** argv) {
   std::string mvm = "50,100,500,1000", formulations = "paper,strong", zoo = HETPLAN_ZOO_DIR;
   double paper_limit = 60, strong_limit = 10;
   int threads = 0, runs = 20, warmup = 5;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string k = argv[i];
+    if (k == "--help" || k == "-h" || i + 1 >= argc) {
+      std::fprintf(k == "--help" || k == "-h" ? stdout : stderr,
+                   "usage: formulations_benchmark [--models yolov5n,vit_b_16] [--platforms klein-arm,klein-x86]\n"
+                   "  [--crossbars 25,50,100,200] [--mvm 50,100,500,1000] [--paper-limit 60] [--strong-limit 10]\n"
+                   "  [--threads 0] [--runs 20] [--warmup 5] [--formulations paper,strong] [--zoo DIR]\n");
+      return k == "--help" || k == "-h" ? 0 : 2;
+    }
+    const std::string v = argv[i + 1];
     if (k == "--models") {
       models = v;
     } else if (k == "--platforms") {

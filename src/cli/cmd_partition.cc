@@ -22,6 +22,7 @@ void RegisterPartition(CLI::App& app) {
     double time_limit = 600, gap = 1e-4;
     std::optional<double> latency_cap;
     int threads = 0, warmup = 20, runs = 200;
+    int64_t search_nodes = SolveOptions{}.search_node_limit;
     bool no_warm_start = false, no_cache = false, log = false;
   };
   auto o = std::make_shared<Opts>();
@@ -34,6 +35,10 @@ void RegisterPartition(CLI::App& app) {
   sub->add_option("--formulation", o->formulation,
                   "strong: exact search for the latency objective (energy uses paper); paper: the CIM paper's MIP on CBC")
       ->default_val("strong");
+  sub->add_option("--search-nodes", o->search_nodes,
+                  "strong: nodes the exact search may spend before the paper's MIP is tried too (0 = search only)")
+      ->default_val(o->search_nodes)
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--objective", o->objective, "latency | energy")->default_val("latency");
   sub->add_option("--latency-cap", o->latency_cap, "With --objective energy: makespan ≤ this (µs)");
   sub->add_option("--time-limit", o->time_limit, "Solver time limit in seconds")->default_val(600);
@@ -78,6 +83,7 @@ void RegisterPartition(CLI::App& app) {
     so.threads = o->threads;
     so.warm_start = !o->no_warm_start;
     so.formulation = o->formulation;
+    so.search_node_limit = o->search_nodes;
     so.write_lp = o->write_lp;
     so.write_mps = o->write_mps;
     so.log = o->log;

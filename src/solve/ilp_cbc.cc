@@ -465,6 +465,21 @@ std::optional<std::pair<double, double>> Score(const Problem& pr, const Schedule
   return std::make_pair(s.makespan_us, 0.0);
 }
 
+// A schedule as a warm-start candidate: its assignment, and its dispatch
+// order by the midpoint of each interval (on a serial PU, u before v means
+// f_u ≤ s_v, so midpoints keep that order even for zero-duration operators),
+// re-timed as the list schedule of that order, which is no longer.
+Candidate FromSchedule(const Problem& pr, const Schedule& s, std::string label) {
+  const OpGraph& g = *pr.graph;
+  std::vector<int> a(g.size());
+  for (int v = 0; v < g.size(); ++v) a[v] = s.ops[v].device;
+  std::vector<int> order = PriorityTopoOrder(g, [&](int v) {
+    return std::make_pair(s.ops[v].start_us + s.ops[v].finish_us, g.topo_position(v));
+  });
+  Schedule retimed = ListSchedule(pr, a, &order);
+  return Candidate{std::move(label), std::move(a), std::move(order), std::move(retimed)};
+}
+
 std::optional<Candidate> BestHeuristic(const Problem& pr, const std::vector<std::vector<int>>& cand) {
   const CostModel& c = *pr.costs;
   const int n = c.num_ops();
@@ -708,6 +723,18 @@ class IlpCbcSolver final : public Solver {
       if (pr.objective == Objective::kLatency) return SolveStrong(pr, options, t0);
       result.notes.push_back("the strong formulation covers the latency objective; energy is solved with the paper's");
     }
+    return SolvePaper(pr, options, t0, std::move(result), nullptr);
+  }
+
+ private:
+  // The CIM paper's MIP on CBC, warm-started from the best heuristic schedule
+  // or from `incumbent` when that is better. `result` carries notes so far.
+  Result<SolveResult> SolvePaper(const Problem& pr, const SolveOptions& options, Clock::time_point t0,
+                                 SolveResult result, const Schedule* incumbent) const {
+    const OpGraph& g = *pr.graph;
+    const CostModel& c = *pr.costs;
+    result.solver = name();
+    result.formulation = "paper";
     IlpModel m = BuildModel(pr);
     result.big_m = m.big_m;
     result.variables = m.mb.num_cols();
@@ -717,6 +744,9 @@ class IlpCbcSolver final : public Solver {
     std::vector<double> warm_values;
     if (options.warm_start) {
       warm = BestHeuristic(pr, m.cand);
+      if (incumbent != nullptr && (!warm || ObjectiveOf(pr, *incumbent) < ObjectiveOf(pr, warm->schedule))) {
+        warm = FromSchedule(pr, *incumbent, "the exact search's best schedule");
+      }
       if (warm) {
         warm_values = ModelValues(pr, m, *warm);
         const double viol = m.mb.MaxViolation(warm_values);
@@ -835,12 +865,11 @@ class IlpCbcSolver final : public Solver {
     return result;
   }
 
- private:
   // The "strong" formulation for the latency objective: the exact search of
   // ilp_search.cc (series decomposition, assignment-first branch-and-bound,
   // sequencing search). No MIP is solved; --write-lp/--write-mps still export
   // the paper's model of the instance.
-  static Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, Clock::time_point t0) {
+  Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, Clock::time_point t0) const {
     const CostModel& c = *pr.costs;
     SolveResult result;
     result.solver = "ilp";
@@ -858,42 +887,104 @@ class IlpCbcSolver final : public Solver {
         deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
       }
     }
-    ilp_internal::SearchOutcome out = ilp_internal::SolveLatencyBySearch(pr, cand, deadline, options.relative_gap);
-    result.notes.push_back(fmt::format(
-        "strong: {} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes", out.stats.segments,
-        out.stats.segments == 1 ? "" : "s", out.stats.largest_segment, out.stats.searches, out.stats.nodes));
+    auto search = [&](int64_t node_limit) {
+      ilp_internal::SearchOutcome out =
+          ilp_internal::SolveLatencyBySearch(pr, cand, deadline, options.relative_gap, node_limit);
+      result.notes.push_back(fmt::format(
+          "strong: {} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes{}", out.stats.segments,
+          out.stats.segments == 1 ? "" : "s", out.stats.largest_segment, out.stats.searches, out.stats.nodes,
+          out.stats.budget_exhausted ? fmt::format(", stopped at the node limit ({})", node_limit) : ""));
+      return out;
+    };
+    ilp_internal::SearchOutcome out = search(options.search_node_limit);
     if (out.infeasible) {
       result.status = SolveStatus::kInfeasible;
       result.seconds = SecondsSince(t0);
       return result;
     }
     std::optional<Schedule> schedule = out.schedule;
-    if (!out.complete && options.warm_start) {
-      // Time ran out: the best heuristic schedule may still beat the search's.
+    double bound = std::isfinite(out.bound) ? out.bound : std::numeric_limits<double>::quiet_NaN();
+    bool complete = out.complete;
+    if (!complete && options.warm_start) {
+      // Stopped early: the best heuristic schedule may still beat the search's.
       auto warm = BestHeuristic(pr, cand);
       if (warm && (!schedule || warm->schedule.makespan_us < schedule->makespan_us)) {
         schedule = warm->schedule;
-        result.notes.push_back(fmt::format("the schedule is the heuristic's ({})", warm->label));
+        result.notes.push_back(fmt::format("heuristic schedule ({}) better than the search's so far", warm->label));
       }
     }
-    const bool bound_known = std::isfinite(out.bound);
+    auto proven = [&]() {
+      if (!schedule || std::isnan(bound)) return false;
+      const double z = schedule->makespan_us;
+      return z - bound <= options.relative_gap * std::max(z, 1e-12) + 1e-9;
+    };
+    auto time_left = [&]() {
+      return std::isfinite(options.time_limit_s) ? options.time_limit_s - SecondsSince(t0)
+                                                 : std::numeric_limits<double>::infinity();
+    };
+    // The search spent its node budget without a proof: graphs with many
+    // parallel branches on one serial PU can be easier for the MIP's LP
+    // bound. The paper's MIP gets a share of the time left (half of it, at
+    // most four times what the search took and at least 5 s), warm-started
+    // from the best schedule so far; if it does not settle the instance
+    // either, the search resumes without a node limit for the rest. Every
+    // bound either method proves is valid for the same problem, so the best
+    // is kept.
+    if (out.stats.budget_exhausted && !proven() && time_left() > 0.05) {
+      SolveOptions paper = options;
+      paper.formulation = "paper";
+      const double left = time_left();
+      const double share = std::min(left / 2, std::max(5.0, 4 * SecondsSince(t0)));
+      paper.time_limit_s = SecondsSince(t0) + share;
+      auto mip = SolvePaper(pr, paper, t0, SolveResult{}, schedule ? &*schedule : nullptr);
+      if (!mip.ok()) return mip.status();
+      for (const std::string& note : mip->notes) result.notes.push_back("paper MIP fallback: " + note);
+      result.variables = mip->variables;
+      result.constraints = mip->constraints;
+      result.big_m = mip->big_m;
+      if (mip->schedule && (!schedule || mip->schedule->makespan_us < schedule->makespan_us)) {
+        schedule = mip->schedule;
+      }
+      if (!std::isnan(mip->bound)) bound = std::isnan(bound) ? mip->bound : std::max(bound, mip->bound);
+      if (mip->status == SolveStatus::kInfeasible) {
+        result.status = SolveStatus::kInfeasible;
+        result.seconds = SecondsSince(t0);
+        return result;
+      }
+      if (!proven() && time_left() > 0.05) {
+        ilp_internal::SearchOutcome again = search(0);
+        // A finished search's schedule is taken on a tie: it does not depend
+        // on where a time limit stopped CBC.
+        if (again.schedule && (!schedule || again.schedule->makespan_us < schedule->makespan_us ||
+                               (again.complete && again.schedule->makespan_us <= schedule->makespan_us))) {
+          schedule = again.schedule;
+        }
+        if (std::isfinite(again.bound)) bound = std::isnan(bound) ? again.bound : std::max(bound, again.bound);
+        complete = again.complete;
+      }
+      result.notes.push_back(fmt::format("the exact search stopped at its node limit ({}; --search-nodes); {}",
+                                         options.search_node_limit,
+                                         proven() ? "the paper's MIP on CBC completed the proof"
+                                                  : "neither method proved the gap in time"));
+    }
     if (!schedule) {
       result.status = SolveStatus::kNoSolution;
-      if (bound_known) result.bound = out.bound;
+      result.bound = bound;
       result.seconds = SecondsSince(t0);
       return result;
     }
     result.objective = schedule->makespan_us;
-    result.bound = bound_known ? std::min(out.bound, result.objective) : std::numeric_limits<double>::quiet_NaN();
-    if (out.complete && result.objective - result.bound <= 1e-9 * std::max(1.0, result.objective)) {
-      result.bound = result.objective;  // the same schedule, summed two ways
+    if (!std::isnan(bound)) {
+      bound = std::min(bound, result.objective);
+      if (complete && result.objective - bound <= 1e-9 * std::max(1.0, result.objective)) {
+        bound = result.objective;  // the same schedule, summed two ways
+      }
+      result.bound = bound;
+      result.gap = result.objective > 1e-12 ? (result.objective - bound) / result.objective
+                                            : (result.objective - bound <= 1e-12 ? 0.0 : 1.0);
     }
-    if (bound_known) {
-      result.gap = result.objective > 1e-12 ? (result.objective - result.bound) / result.objective
-                                            : (result.objective - result.bound <= 1e-12 ? 0.0 : 1.0);
-    }
-    const bool proven = out.complete && bound_known && result.gap <= options.relative_gap + 1e-12;
-    result.status = proven ? SolveStatus::kOptimal : SolveStatus::kFeasible;
+    // Optimal when a proven bound is within the gap, whichever method proved it.
+    result.status = proven() ? SolveStatus::kOptimal : SolveStatus::kFeasible;
     result.schedule = std::move(schedule);
     result.seconds = SecondsSince(t0);
     return result;
@@ -933,7 +1024,13 @@ class IlpCbcSolver final : public Solver {
       // when the time limit ends the search right after a MIP start (and may
       // then also lose the incumbent and report "infeasible"). Preprocessing
       // did not strengthen this big-M model in our measurements.
-      std::vector<std::string> args = {"hetplan", "-log", options.log ? "1" : "0", "-slog", "0", "-preprocess", "off"};
+      // The feasibility pump is off: its mini branch-and-bound preprocesses
+      // the LP, and Clp's "crunch" then asserts and aborts the process when
+      // that LP shrinks to a couple of rows, as the paper's model of a small
+      // graph can (coin-or/Clp#288, coin-or/Cbc#684; CBC 2.10.8 here). Every
+      // solve starts from a heuristic schedule anyway.
+      std::vector<std::string> args = {"hetplan", "-log",       options.log ? "1" : "0", "-slog", "0", "-preprocess",
+                                       "off",     "-feasibilityPump", "off"};
       if (threads > 1) {
         // 100 + n: n threads with a repeatable search (same input, same
         // schedule, unless a time limit cuts the search short).

@@ -102,6 +102,15 @@ struct FrontierPoint {
   std::vector<int> order;  // local dispatch order
 };
 
+// Nodes spent by the searches of one solve, and where the running search
+// must stop: unlike the deadline, where a node budget stops a search does not
+// depend on the machine's speed or load.
+struct WorkBudget {
+  int64_t used = 0;
+  int64_t limit = std::numeric_limits<int64_t>::max();
+  bool exhausted() const { return used > limit; }
+};
+
 struct SearchInput {
   const Problem* problem = nullptr;
   const std::vector<std::vector<int>>* cand = nullptr;
@@ -112,6 +121,14 @@ struct SearchInput {
   int64_t max_budget = 0;         // crossbars of budget_pu the segment may use
   std::vector<int64_t> capacity;  // per PU: what the segment may use (spatial PUs)
   Clock::time_point deadline;
+  WorkBudget* work = nullptr;  // shared node budget (nullptr: none)
+  // Out of time, or of the node budget (a dive for a first schedule is not
+  // stopped by the budget, only by the deadline).
+  bool Expired() const { return Clock::now() > deadline || (!dive_only && work != nullptr && work->exhausted()); }
+  // Counts one node against the shared budget.
+  void Tick() const {
+    if (work != nullptr) ++work->used;
+  }
   bool dive_only = false;                                   // stop at the first complete schedule
   double upper = kInf;                                      // only shorter completions are of interest
   int64_t max_nodes = std::numeric_limits<int64_t>::max();  // then stop as on the deadline
@@ -437,7 +454,8 @@ class SequenceSearch {
   bool OutOfTime() {
     if (stopped_ || finished_) return true;
     ++nodes_;
-    if (nodes_ > in_.max_nodes || ((nodes_ & 255) == 0 && Clock::now() > in_.deadline)) stopped_ = true;
+    in_.Tick();
+    if (nodes_ > in_.max_nodes || ((nodes_ & 255) == 0 && in_.Expired())) stopped_ = true;
     return stopped_;
   }
 
@@ -867,7 +885,8 @@ class AssignmentSearch {
     while (!queue.empty()) {
       QueueNode node = queue.top();
       queue.pop();
-      if ((++nodes_ & 63) == 0 && Clock::now() > in_.deadline) {
+      in_.Tick();
+      if ((++nodes_ & 63) == 0 && in_.Expired()) {
         stopped_ = true;
         open_bound_ = std::min(open_bound_, std::min(node.bound, MinBound(&queue)));
         return;
@@ -878,7 +897,7 @@ class AssignmentSearch {
       if (node.depth == static_cast<int>(choice_.size())) {
         const Sequenced search = Sequence(full, node.allowance);
         if (!search.complete) {
-          if (Clock::now() > in_.deadline) {
+          if (in_.Expired()) {
             stopped_ = true;
             open_bound_ = std::min({open_bound_, std::max(full, search.open_bound), MinBound(&queue)});
             return;
@@ -916,7 +935,8 @@ class AssignmentSearch {
   }
 
   void Rec(size_t depth, double inherited) {
-    if (stopped_ || ((++nodes_ & 255) == 0 && Clock::now() > in_.deadline && !in_.dive_only)) {
+    in_.Tick();
+    if (stopped_ || ((++nodes_ & 255) == 0 && in_.Expired() && !in_.dive_only)) {
       stopped_ = true;
       open_bound_ = std::min(open_bound_, inherited);
       return;
@@ -1012,7 +1032,8 @@ struct SearchRecord {
 }  // namespace
 
 SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vector<int>>& cand,
-                                   Clock::time_point deadline, double relative_gap) {
+                                   Clock::time_point deadline, double relative_gap, int64_t node_limit) {
+  WorkBudget work;
   const OpGraph& g = *pr.graph;
   const CostModel& c = *pr.costs;
   const int n = g.size(), k = c.num_pus();
@@ -1080,6 +1101,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
         job.in.max_budget = budget_pu >= 0 ? budget : 0;
         job.in.capacity = capacity;
         job.in.deadline = deadline;
+        job.in.work = &work;
         job.record = SearchRecord{a, b, {}, false, 0, 0};
         jobs_of[si].push_back(static_cast<int>(jobs.size()));
         jobs.push_back(std::move(job));
@@ -1102,7 +1124,16 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   }
   double tolerance_left = relative_gap > 0 && lower < kInf ? 0.9 * relative_gap * lower : 0.0;
 
-  auto run = [&](Job& job, Clock::time_point until, double tolerance, const std::vector<double>* threshold) {
+  // Nodes a search may spend: pass 1 shares a third of the budget among the
+  // searches, pass 2 shares what is left among those that did not finish.
+  const int64_t kNoLimit = std::numeric_limits<int64_t>::max();
+  auto allowance = [&](int64_t pool, size_t searches) {
+    return node_limit > 0 ? std::max<int64_t>(pool, 0) / static_cast<int64_t>(std::max<size_t>(searches, 1))
+                          : kNoLimit;
+  };
+  auto run = [&](Job& job, Clock::time_point until, double tolerance, const std::vector<double>* threshold,
+                 int64_t nodes) {
+    work.limit = nodes == kNoLimit ? kNoLimit : work.used + nodes;
     SearchInput in = job.in;
     in.deadline = std::min(until, deadline);
     in.dive_only = Clock::now() > deadline;
@@ -1167,7 +1198,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   });
   const auto t1 = Clock::now();
   const auto first_share = (deadline - t1) / 3 / std::max<size_t>(1, jobs.size());
-  for (int ji : order) run(jobs[ji], Clock::now() + first_share, 0.0, nullptr);
+  for (int ji : order) run(jobs[ji], Clock::now() + first_share, 0.0, nullptr, allowance(node_limit / 3, jobs.size()));
   std::vector<int> again;
   std::vector<bool> segment_again(num_segments, false);
   for (int ji : order) {
@@ -1266,13 +1297,16 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
       const auto now = Clock::now();
       const auto share =
           now < deadline ? (deadline - now) / static_cast<int64_t>(again.size() - r) : Clock::duration(0);
-      run(job, now + share, tolerance_left / hard_segments, &thresholds[again[r]]);
+      run(job, now + share, tolerance_left / hard_segments, &thresholds[again[r]],
+          allowance(node_limit - work.used, again.size() - r));
       threshold_slack = std::max(threshold_slack, job.record.slack);
     }
     run_dps();
   }
   bool complete = true;
   for (const Job& job : jobs) complete = complete && job.record.complete;
+  // Not finished although time is left: the node budget stopped it.
+  out.stats.budget_exhausted = !complete && node_limit > 0 && Clock::now() <= deadline;
 
   // A completion the thresholds cut off is no better than the incumbent
   // (less the slack its search allowed itself).

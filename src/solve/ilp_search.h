@@ -41,6 +41,7 @@ struct SearchStats {
   int largest_segment = 0;  // operators in the largest one
   int searches = 0;         // segment searches (one per entry/exit PU pair)
   int64_t nodes = 0;        // branch-and-bound nodes over all searches
+  bool budget_exhausted = false;  // stopped by the node limit, not finished
 };
 
 struct SearchOutcome {
@@ -54,13 +55,15 @@ struct SearchOutcome {
 
 // Minimises the makespan of `problem` (latency objective) over the candidate
 // PUs `cand[v]` (supported, and fitting a spatial PU's capacity alone) until
-// `deadline`. Never fails: when time runs out it returns the best schedule
-// found so far and a valid bound.
+// `deadline` or until the searches have spent `node_limit` nodes in all
+// (0: no limit). Never fails: when time or nodes run out it returns the best
+// schedule found so far and a valid bound.
 // Searches end when their bound is within an absolute tolerance of the
 // best schedule; the tolerances over all segments add up to at most
 // `relative_gap` times a lower bound on the optimum, so the returned bound
 // proves a relative gap ≤ `relative_gap` (0: exact).
 SearchOutcome SolveLatencyBySearch(const Problem& problem, const std::vector<std::vector<int>>& cand,
-                                   std::chrono::steady_clock::time_point deadline, double relative_gap);
+                                   std::chrono::steady_clock::time_point deadline, double relative_gap,
+                                   int64_t node_limit = 0);
 
 }  // namespace hetplan::ilp_internal

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -66,6 +67,10 @@ struct SolveOptions {
   // "ilp" backend: "strong" (exact search, latency objective; the default) or
   // "paper" (the CIM paper's MIP on CBC); see solvers.h.
   std::string formulation = "strong";
+  // "strong": branch-and-bound nodes the exact search may spend before the
+  // paper's MIP is tried on the instance too (0: no limit, search only).
+  // A node count, not a time, so that where it stops is repeatable.
+  int64_t search_node_limit = 100000;
   std::string write_lp;        // export the model (for Gurobi, HiGHS, SCIP)
   std::string write_mps;
   bool log = false;            // solver log on stderr
