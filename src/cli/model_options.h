@@ -15,6 +15,7 @@ struct ModelOptions {
   std::string fusion = "none";
   std::vector<std::string> shapes;
   int max_operators = 100000;
+  double max_model_mib = 4096;  // larger files are refused before they are read
 };
 
 void AddModelOptions(CLI::App* sub, ModelOptions* o);

@@ -786,8 +786,9 @@ Result<OpGraph> Importer::BuildGraph() {
       }
       if (d < 0 || elements > options_.max_tensor_elements / d) {
         return Fail(ErrorCode::kLimitExceeded,
-                    fmt::format("{}: tensor '{}' (shape [{}]) has more than {} elements; the model "
-                                "is beyond the planner's size limit",
+                    fmt::format("{}: tensor '{}' (shape [{}]) has more than {} elements, beyond the "
+                                "planner's size limit; check the model's dims and fix the input shape "
+                                "with --shape NAME=1x3x224x224",
                                 NodeLabel(node, index), name, fmt::join(out->shape, ","),
                                 options_.max_tensor_elements));
       }
@@ -1021,8 +1022,9 @@ Result<OpGraph> Importer::BuildGraph() {
 Result<LoadedModel> Importer::Run(std::string_view bytes) {
   if (static_cast<int64_t>(bytes.size()) > options_.max_file_bytes) {
     return Fail(ErrorCode::kLimitExceeded,
-                fmt::format("the file has {} bytes, more than the limit of {}", bytes.size(),
-                            options_.max_file_bytes));
+                fmt::format("the file has {} bytes, more than the limit of {}; raise --max-model-mib if this "
+                            "model is intended",
+                            bytes.size(), options_.max_file_bytes));
   }
   HETPLAN_RETURN_IF_ERROR(Parse(bytes));
   HETPLAN_RETURN_IF_ERROR(CheckStructure());
@@ -1055,7 +1057,13 @@ Result<LoadedModel> LoadOnnxModelFromBytes(std::string_view bytes, const std::st
 
 Result<LoadedModel> LoadOnnxModel(const std::string& path, const ImportOptions& options) {
   auto bytes = ReadFile(path, options.max_file_bytes);
-  if (!bytes.ok()) return bytes.status();
+  if (!bytes.ok()) {
+    if (bytes.status().code() == ErrorCode::kLimitExceeded) {
+      return Error(ErrorCode::kLimitExceeded, "{}; raise --max-model-mib if this model is intended",
+                   bytes.status().message());
+    }
+    return bytes.status();
+  }
   return LoadOnnxModelFromBytes(*bytes, path, options);
 }
 

@@ -57,6 +57,18 @@ TEST_F(Limits, OperatorLimitThroughGraphAndPartition) {
   EXPECT_FALSE(fs::exists(out / "s.json"));
 }
 
+TEST_F(Limits, ModelFileSizeLimitIsAnOption) {
+  TempDir out("size");
+  const auto bytes = fs::file_size(File("wide.onnx"));
+  ASSERT_GT(bytes, 2048u);
+  // 0.001 MiB = 1048 bytes: the file is refused before it is parsed.
+  RunResult r = RunHetplan({"graph", File("wide.onnx"), "--max-model-mib", "0.001", "--json", out / "g.json"});
+  ExpectOneLineError(r, {File("wide.onnx"), std::to_string(bytes) + " bytes", "limit of 1048", "raise --max-model-mib"});
+  EXPECT_FALSE(fs::exists(out / "g.json"));
+  EXPECT_EQ(RunHetplan({"graph", File("wide.onnx"), "--max-model-mib", "16"}).exit_code, 0);
+  EXPECT_NE(RunHetplan({"graph", File("wide.onnx"), "--max-model-mib", "0"}).exit_code, 0);
+}
+
 TEST_F(Limits, EnormousTensorsAreRefusedWithoutAllocatingThem) {
   // 2^40 elements declared (4 TiB of float32). With a 2 GiB address-space cap
   // any attempt to materialise them would fail; the run must instead stop at
