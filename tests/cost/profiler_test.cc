@@ -47,27 +47,8 @@ class TempDir {
 
 // Writes the residual block to `dir`/block.onnx and returns the path.
 std::string WriteBlock(const fs::path& dir, int channels = 8, int hw = 16) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.set_producer_name("hetplan-test");
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
+  onnx::ModelProto m = test_util::ResidualBlock(channels, hw);
   auto* g = m.mutable_graph();
-  g->set_name("block");
-  const int64_t c = channels;
-  AddTensor(g->add_input(), "x", {1, c, hw, hw});
-  AddTensor(g->add_output(), "y", {1, c, hw, hw});
-  *g->add_initializer() = Floats("w1", {c, c, 3, 3}, 0.01f);
-  *g->add_initializer() = Floats("b1", {c}, 0.1f);
-  *g->add_initializer() = Floats("w2", {c, c, 3, 3}, 0.02f);
-  *g->add_initializer() = Floats("b2", {c}, 0.1f);
-  Pads(AddNode(g, "Conv", {"x", "w1", "b1"}, {"c1"}, "/conv1/Conv"));
-  AddNode(g, "Relu", {"c1"}, {"r1"}, "/relu/Relu");
-  // Exporters route weights through Identity; it must come along.
-  AddNode(g, "Identity", {"w2"}, {"w2_alias"}, "/w2/Identity");
-  Pads(AddNode(g, "Conv", {"r1", "w2_alias", "b2"}, {"c2"}, "/conv2/Conv"));
-  AddNode(g, "Add", {"c2", "x"}, {"s"}, "/add/Add");
   // A Constant node's value must come along too.
   auto* k = AddNode(g, "Constant", {}, {"half"}, "/half/Constant");
   auto* a = k->add_attribute();
