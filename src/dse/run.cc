@@ -41,12 +41,22 @@ bool IsPair(const std::string& solver) {
   return solver == "pair:map" || solver == "pair_serial" || solver == "pair_naive_multi_pu";
 }
 // Solvers that go through CBC: everything that is not a baseline or a mapper.
-bool IsExclusive(const std::string& solver) { return !IsBaselineName(solver) && !IsMapper(solver) && !IsPair(solver); }
+// The ILP solver (time limit, formulation): not a baseline, mapper or pair solver.
+bool IsIlp(const std::string& solver) { return !IsBaselineName(solver) && !IsMapper(solver) && !IsPair(solver); }
+
+// Points that run CBC take turns in one lane (CBC keeps global state; the
+// backend serialises it process-wide). The exact search of the "strong"
+// formulation (latency) needs no CBC unless it falls back to the paper's
+// MIP, which then waits for the same process-wide lock; its points run on
+// any worker.
+bool InCbcLane(const DseSpec& spec, const DsePoint& pt) {
+  return IsIlp(pt.solver) && (spec.solve.formulation == "paper" || pt.objective == Objective::kEnergy);
+}
 
 // The solver as the resume key names it: a CBC-backed solver with its
 // formulation, so that a sweep resumed with another --formulation reruns it.
 std::string KeySolver(const DseSpec& spec, const std::string& solver) {
-  return IsExclusive(solver) ? solver + "/" + spec.solve.formulation : solver;
+  return IsIlp(solver) ? solver + "/" + spec.solve.formulation : solver;
 }
 
 std::string ModelName(const std::string& path) { return std::filesystem::path(path).stem().string(); }
@@ -127,7 +137,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
   line["objective"] = ToString(pt.objective);
   line["host_cpu"] = sh.host_cpu;
   line["profile"] = {{"warmup", spec.profile.warmup}, {"runs", spec.profile.runs}};
-  if (IsExclusive(pt.solver)) line["time_limit_s"] = Num(spec.solve.time_limit_s);
+  if (IsIlp(pt.solver)) line["time_limit_s"] = Num(spec.solve.time_limit_s);
   auto fail = [&](const std::string& status, const std::string& message) {
     line["status"] = status;
     line["message"] = message;
@@ -247,7 +257,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
     line["formulation"] = r.formulation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.formulation);
     line["notes"] = r.notes;
     line["time_limited"] =
-        IsExclusive(pt.solver) && (r.status == SolveStatus::kFeasible || r.status == SolveStatus::kNoSolution);
+        IsIlp(pt.solver) && (r.status == SolveStatus::kFeasible || r.status == SolveStatus::kNoSolution);
     line["cpu_only_us"] = refs.contains("cpu_only_us") ? Num(refs["cpu_only_us"]) : nlohmann::json(nullptr);
     line["best_single_us"] = refs.contains("best_single_us") ? Num(refs["best_single_us"]) : nlohmann::json(nullptr);
     line["best_single_pu"] = best_single_pu.empty() ? nlohmann::json(nullptr) : nlohmann::json(best_single_pu);
@@ -488,7 +498,7 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
   std::ofstream out(spec.out_path, std::ios::app | std::ios::binary);
   if (!out) return Error(ErrorCode::kIoError, "{}: cannot open the results file for appending", spec.out_path);
 
-  // The work: exclusive (CBC) points in one lane, the rest on any worker.
+  // The work: CBC points in one lane, the rest on any worker.
   std::deque<int> exclusive, others;
   for (int i = 0; i < static_cast<int>(points.size()); ++i) {
     const DsePoint& pt = points[i];
@@ -498,7 +508,7 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
       ++summary.resumed;
       continue;
     }
-    (IsExclusive(pt.solver) ? exclusive : others).push_back(i);
+    (InCbcLane(spec, pt) ? exclusive : others).push_back(i);
   }
   const int to_run = static_cast<int>(exclusive.size() + others.size());
   int jobs = spec.jobs > 0 ? spec.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -527,7 +537,7 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
     }
     if (all_n == 0) return -1;
     auto estimate = [&](int i) {
-      const auto it = timing.find({points[i].model, IsExclusive(points[i].solver)});
+      const auto it = timing.find({points[i].model, InCbcLane(spec, points[i])});
       return it != timing.end() ? it->second.first / it->second.second : all_sum / all_n;
     };
     for (int i : exclusive) excl += estimate(i);
