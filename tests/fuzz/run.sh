@@ -32,7 +32,11 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
   CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DHETPLAN_FUZZ=ON \
     -DHETPLAN_BUILD_TESTS=OFF -DHETPLAN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-ninja -C "$BUILD" $(printf 'fuzz_%s ' "${TARGETS[@]}") >/dev/null
+if ! ninja -C "$BUILD" $(printf 'fuzz_%s ' "${TARGETS[@]}") >"$BUILD/ninja.log" 2>&1; then
+  tail -n 30 "$BUILD/ninja.log" >&2
+  echo "[fuzz] building the fuzz targets failed; the full log is $BUILD/ninja.log" >&2
+  exit 2
+fi
 
 # Seed corpora, rebuilt every run (cheap); the fuzzer's own corpus is kept.
 SEEDS="$BUILD/seeds"
