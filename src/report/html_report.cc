@@ -536,7 +536,7 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
         table.push_back({ModelLabel(m), p, Times(RowNumber(*best, "speedup")),
                          fmt::format("{} xb, {} ns", RowParam(*best, kCrossbarsKey), RowParam(*best, kMvmLatencyKey)),
                          paper ? Times(*paper) : "—", Fixed(RowNumber(*best, "cpu_only_us") / 1000, 1),
-                         fmt::format("{:.2f} / {:.2f}", sum_s / n, max_s), fmt::format("{} of {}", limited, n),
+                         Seconds(sum_s / n) + " / " + Seconds(max_s), fmt::format("{} of {}", limited, n),
                          hold_all});
       }
     }
