@@ -91,12 +91,14 @@ int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
   return def;
 }
 
-// ONNX 1.12's convolution shape inference (convPoolShapeInference) indexes
-// past its vectors when the weight's rank differs from the input's — e.g. a
-// rank-2 input into a Conv with a [4,3,3,3] weight — and segfaults (found by
-// tests/fuzz/fuzz_onnx; later ONNX releases check it). Shape inference runs
+// ONNX 1.12's convolution and pooling shape inference (convPoolShapeInference)
+// trusts its inputs: it indexes past its vectors when the weight's rank
+// differs from the input's — e.g. a rank-2 input into a Conv with a
+// [4,3,3,3] weight — and segfaults, and it divides by the strides, so a
+// stride of 0 kills the process with SIGFPE (both found by
+// tests/fuzz/fuzz_onnx; later ONNX releases check them). Shape inference runs
 // against this registry, which hands out copies of the standard schemas of
-// those operators with the rank check in front of their inference function.
+// those operators with these checks in front of their inference function.
 class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
  public:
   const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
@@ -105,14 +107,25 @@ class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
     int weight = -1;  // index of the weight input
     if (key == "Conv" || key == "ConvInteger" || key == "ConvTranspose") weight = 1;
     if (key == "QLinearConv") weight = 3;
-    if (schema == nullptr || weight < 0) return schema;
+    const bool pool = key == "MaxPool" || key == "AveragePool" || key == "LpPool";
+    if (schema == nullptr || (weight < 0 && !pool)) return schema;
     std::lock_guard<std::mutex> lock(mu_);
     std::unique_ptr<onnx::OpSchema>& guarded = guarded_[schema];
     if (!guarded) {
       guarded = std::make_unique<onnx::OpSchema>(*schema);
       guarded->TypeAndShapeInferenceFunction(
           [inner = schema->GetTypeAndShapeInferenceFunction(), weight](onnx::InferenceContext& ctx) {
-            if (onnx::hasInputShape(ctx, 0) && onnx::hasInputShape(ctx, weight)) {
+            for (const char* name : {"strides", "dilations", "kernel_shape"}) {
+              if (const onnx::AttributeProto* a = ctx.getAttribute(name)) {
+                for (int64_t v : a->ints()) {
+                  if (v < 1) fail_shape_inference("attribute '", name, "' has ", v, "; every value must be at least 1");
+                }
+              }
+            }
+            if (const onnx::AttributeProto* g = ctx.getAttribute("group"); g != nullptr && g->i() < 1) {
+              fail_shape_inference("attribute 'group' is ", g->i(), "; it must be at least 1");
+            }
+            if (weight >= 0 && onnx::hasInputShape(ctx, 0) && onnx::hasInputShape(ctx, weight)) {
               const int x = ctx.getInputType(0)->tensor_type().shape().dim_size();
               const int w = ctx.getInputType(weight)->tensor_type().shape().dim_size();
               if (x != w) {

@@ -183,6 +183,38 @@ TEST(FuzzRegression, ConvWithInputRankUnlikeItsWeightIsRefusedNotACrash) {
   EXPECT_TRUE(Import(ConvModel({1, 3, 8, 8}, {4, 3, 3, 3})).ok());
 }
 
+// crash-751883f9…: a MaxPool with strides [1, 0] in a mutated YOLOv5n made
+// ONNX 1.12's convPoolShapeInference divide by zero (SIGFPE). Strides,
+// dilations and kernel sizes below 1, and a group below 1, are refused first.
+TEST(FuzzRegression, ZeroStridesDilationsAndGroupsAreRefusedNotACrash) {
+  auto ints = [](onnx::NodeProto* n, const std::string& name, const Dims& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  };
+  for (const std::string attr : {"strides", "dilations", "kernel_shape"}) {
+    SCOPED_TRACE(attr);
+    auto m = ConvModel({1, 3, 8, 8}, {4, 3, 3, 3});
+    ints(m.mutable_graph()->mutable_node(0), attr, attr == "kernel_shape" ? Dims{3, 0} : Dims{1, 0});
+    EXPECT_TRUE(FailsWith(Import(m), {"m.onnx", "node name: conv", "'" + attr + "' has 0"}));
+  }
+  auto pool = ConvModel({1, 3, 8, 8}, {4, 3, 3, 3});
+  auto* node = pool.mutable_graph()->mutable_node(0);
+  node->set_op_type("MaxPool");
+  node->set_name("pool");
+  node->mutable_input()->RemoveLast();
+  ints(node, "kernel_shape", {2, 2});
+  ints(node, "strides", {1, 0});
+  EXPECT_TRUE(FailsWith(Import(pool), {"node name: pool", "'strides' has 0"}));
+  auto group = ConvModel({1, 3, 8, 8}, {4, 3, 3, 3});
+  auto* g = group.mutable_graph()->mutable_node(0)->add_attribute();
+  g->set_name("group");
+  g->set_type(onnx::AttributeProto::INT);
+  g->set_i(0);
+  EXPECT_TRUE(FailsWith(Import(group), {"'group' is 0"}));
+}
+
 // ONNX shape inference lets a Conv whose weight expects other input channels
 // through, and the planner then sized crossbars from the wrong weight.
 TEST(FuzzRegression, ConvChannelMismatchIsRefused) {
