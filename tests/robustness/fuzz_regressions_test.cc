@@ -2,13 +2,18 @@
 // corpus (tests/bad_inputs) found, each reduced to a minimal input written
 // inline, at the library level (the corpus test covers the binary). Add one
 // here for every crash file a fuzzer writes; see docs/testing.md.
+#include <limits>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
+#include "graph/constant_folding.h"
 #include "hetplan/cost/cost_table.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/platform/platform.h"
@@ -213,6 +218,39 @@ TEST(FuzzRegression, ZeroStridesDilationsAndGroupsAreRefusedNotACrash) {
   g->set_type(onnx::AttributeProto::INT);
   g->set_i(0);
   EXPECT_TRUE(FailsWith(Import(group), {"'group' is 0"}));
+}
+
+// fuzz_onnx, UBSan: folding a Mul of shape values near 2^60 overflowed
+// int64 (undefined behaviour). Integer arithmetic that overflows, and
+// INT64_MIN / -1, are now left unfolded.
+TEST(FuzzRegression, ConstantFoldingDoesNotOverflow) {
+  using internal::ConstTensor;
+  auto ints = [](std::vector<int64_t> v) {
+    ConstTensor t;
+    t.dims = {static_cast<int64_t>(v.size())};
+    t.ints = std::move(v);
+    return t;
+  };
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  for (const auto& [op, a, b] : {std::tuple<std::string, int64_t, int64_t>{"Mul", 768, int64_t{1297036692682702848}},
+                                 {"Add", kMax, 1}, {"Sub", kMin, 1}, {"Div", kMin, -1}}) {
+    SCOPED_TRACE(op);
+    onnx::NodeProto node;
+    node.set_op_type(op);
+    node.add_input("a");
+    node.add_input("b");
+    node.add_output("c");
+    const std::unordered_map<std::string, ConstTensor> constants = {{"a", ints({a})}, {"b", ints({b})}};
+    EXPECT_FALSE(internal::EvaluateNode(node, constants, {}).has_value());
+  }
+  onnx::NodeProto mul;
+  mul.set_op_type("Mul");
+  mul.add_input("a");
+  mul.add_input("b");
+  mul.add_output("c");
+  auto folded = internal::EvaluateNode(mul, {{"a", ints({3, 4})}, {"b", ints({5})}}, {});
+  ASSERT_TRUE(folded.has_value());
+  EXPECT_EQ(folded->at(0).ints, (std::vector<int64_t>{15, 20}));
 }
 
 // ONNX shape inference lets a Conv whose weight expects other input channels
