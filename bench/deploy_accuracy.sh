@@ -15,7 +15,7 @@
 # cache (partition's default .cache/hetplan, its default 20 warm-ups + 200
 # runs per operator): a model profiled once is not measured again, and the
 # CPU-only and the ILP plan share its profile. Run it alone on the machine
-# (bench numbers: /work/bin/cpu-exclusive or an idle host), one model at a
+# (the README numbers were measured with no other job running), one model at a
 # time if the whole zoo takes too long. Environment:
 #   RUNS (10) / WARMUP (2)        resident executor timed / warm-up runs
 #   NR_RUNS (3) / NR_WARMUP (1)   load-per-run executor
