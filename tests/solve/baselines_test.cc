@@ -268,22 +268,7 @@ Instance RandomInstance(std::mt19937& rng, int n, std::vector<PuInfo> pus) {
   const int k = static_cast<int>(pus.size());
   inst.costs = CostModel(n, pus, static_cast<int>(inst.graph.edges().size()));
   CostModel& c = inst.costs;
-  for (int v = 0; v < n; ++v) {
-    c.set_latency(v, 0, static_cast<double>(1 + rng() % 100));
-    for (int p = 1; p < k; ++p) {
-      if (unit(rng) < 0.7) {
-        c.set_latency(v, p, static_cast<double>(1 + rng() % 70));
-        if (pus[p].spatial) c.set_crossbars(v, p, 1 + rng() % 6);
-      }
-    }
-  }
-  for (int e = 0; e < c.num_edges(); ++e) {
-    for (int p = 0; p < k; ++p) {
-      for (int q = 0; q < k; ++q) {
-        if (p != q) c.set_transfer(e, p, q, static_cast<double>(rng() % 20));
-      }
-    }
-  }
+  testing_instances::FillRandomCosts(rng, pus, /*support=*/0.7, /*acc_max=*/70, /*transfer_max=*/20, c);
   for (int p = 0; p < k; ++p) {
     for (int q = 0; q < k; ++q) {
       if (p != q && unit(rng) < 0.3) c.set_slowdown(p, q, 1.0 + unit(rng));

@@ -123,7 +123,6 @@ TEST(StrongFormulation, MatchesPaperWithTwoCapacitatedSpatialPus) {
 // fork and a join, with skip edges from earlier blocks, some of which may
 // carry transfers across a cut.
 Instance SeriesOfBlocks(std::mt19937& rng, int blocks, std::vector<PuInfo> pus) {
-  std::uniform_real_distribution<double> unit(0, 1);
   std::vector<std::pair<int, int>> edges;
   int n = 1;  // op 0: the first fork
   int fork = 0;
@@ -147,25 +146,8 @@ Instance SeriesOfBlocks(std::mt19937& rng, int blocks, std::vector<PuInfo> pus) 
     fork = join;
   }
   Instance inst{MakeGraph(n, edges), CostModel()};
-  const int k = static_cast<int>(pus.size());
   inst.costs = CostModel(n, pus, static_cast<int>(inst.graph.edges().size()));
-  CostModel& c = inst.costs;
-  for (int v = 0; v < n; ++v) {
-    c.set_latency(v, 0, static_cast<double>(1 + rng() % 100));
-    for (int p = 1; p < k; ++p) {
-      if (unit(rng) < 0.5) {
-        c.set_latency(v, p, static_cast<double>(1 + rng() % 60));
-        if (pus[p].spatial) c.set_crossbars(v, p, 1 + rng() % 6);
-      }
-    }
-  }
-  for (int e = 0; e < c.num_edges(); ++e) {
-    for (int p = 0; p < k; ++p) {
-      for (int q = 0; q < k; ++q) {
-        if (p != q) c.set_transfer(e, p, q, static_cast<double>(rng() % 25));
-      }
-    }
-  }
+  testing_instances::FillRandomCosts(rng, pus, /*support=*/0.5, /*acc_max=*/60, /*transfer_max=*/25, inst.costs);
   return inst;
 }
 

@@ -85,4 +85,31 @@ inline std::vector<std::pair<int, int>> RandomDagEdges(std::mt19937& rng, int n,
   return edges;
 }
 
+// Random costs for every operator and edge of `c`: PU 0 runs every operator,
+// in 1..100 µs; each other PU supports an operator with probability `support`,
+// in 1..`acc_max` µs (on a spatial PU with 1..6 crossbars); a transfer between
+// two different PUs costs 0..`transfer_max` - 1 µs, each direction drawn
+// separately.
+inline void FillRandomCosts(std::mt19937& rng, const std::vector<PuInfo>& pus, double support, int acc_max,
+                            int transfer_max, CostModel& c) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  const int k = static_cast<int>(pus.size());
+  for (int v = 0; v < c.num_ops(); ++v) {
+    c.set_latency(v, 0, static_cast<double>(1 + rng() % 100));
+    for (int p = 1; p < k; ++p) {
+      if (unit(rng) < support) {
+        c.set_latency(v, p, static_cast<double>(1 + rng() % acc_max));
+        if (pus[p].spatial) c.set_crossbars(v, p, 1 + rng() % 6);
+      }
+    }
+  }
+  for (int e = 0; e < c.num_edges(); ++e) {
+    for (int p = 0; p < k; ++p) {
+      for (int q = 0; q < k; ++q) {
+        if (p != q) c.set_transfer(e, p, q, static_cast<double>(rng() % transfer_max));
+      }
+    }
+  }
+}
+
 }  // namespace hetplan::testing_instances
