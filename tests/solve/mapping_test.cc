@@ -791,6 +791,7 @@ TEST(MapConcurrent, RandomSchedulesValidate) {
 
 using test_util::CmdResult;
 using test_util::Hetplan;
+using test_util::NewModel;
 
 void AddValue(onnx::GraphProto* g, bool input, const std::string& name, const std::vector<int64_t>& dims) {
   auto* vi = input ? g->add_input() : g->add_output();
@@ -830,14 +831,8 @@ void AddNode(onnx::GraphProto* g, const std::string& name, const std::string& op
 // stem (Conv 3×3) → stem_relu → {a_conv → a_relu, b_conv (1×1)} → join (Add) → head (Conv 3×3).
 // With `chain`, just stem → stem_relu → head.
 void WriteModel(const fs::path& path, bool chain) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.set_producer_name("hetplan-mapping-test");
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
+  onnx::ModelProto m = NewModel(chain ? "chain" : "branchy");
   auto* g = m.mutable_graph();
-  g->set_name(chain ? "chain" : "branchy");
   AddValue(g, true, "x", {1, 8, 16, 16});
   AddWeight(g, "w3", {8, 8, 3, 3});
   AddWeight(g, "w1", {8, 8, 1, 1});

@@ -54,18 +54,24 @@ inline void Pads(onnx::NodeProto* n) {
   for (int i = 0; i < 4; ++i) a->add_ints(1);
 }
 
-// x → Conv → Relu → Conv (weight via Identity) → Add(x) = "s": a residual
-// block with its weights and an exporter's weight alias, as a model whose
-// graph still needs its output "y" (each test adds the tail it needs).
-inline onnx::ModelProto ResidualBlock(int64_t c = 8, int64_t hw = 16) {
+// An empty model (IR 8, default domain at opset 13) whose graph is `graph_name`.
+inline onnx::ModelProto NewModel(const std::string& graph_name) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.set_producer_name("hetplan-test");
   auto* opset = m.add_opset_import();
   opset->set_domain("");
   opset->set_version(13);
+  m.mutable_graph()->set_name(graph_name);
+  return m;
+}
+
+// x → Conv → Relu → Conv (weight via Identity) → Add(x) = "s": a residual
+// block with its weights and an exporter's weight alias, as a model whose
+// graph still needs its output "y" (each test adds the tail it needs).
+inline onnx::ModelProto ResidualBlock(int64_t c = 8, int64_t hw = 16) {
+  onnx::ModelProto m = NewModel("block");
   auto* g = m.mutable_graph();
-  g->set_name("block");
   AddTensor(g->add_input(), "x", {1, c, hw, hw});
   AddTensor(g->add_output(), "y", {1, c, hw, hw});
   *g->add_initializer() = Floats("w1", {c, c, 3, 3}, 0.01f);
