@@ -40,7 +40,6 @@ bool IsMapper(const std::string& solver) { return solver == "map" || solver == "
 bool IsPair(const std::string& solver) {
   return solver == "pair:map" || solver == "pair_serial" || solver == "pair_naive_multi_pu";
 }
-// Solvers that go through CBC: everything that is not a baseline or a mapper.
 // The ILP solver (time limit, formulation): not a baseline, mapper or pair solver.
 bool IsIlp(const std::string& solver) { return !IsBaselineName(solver) && !IsMapper(solver) && !IsPair(solver); }
 
