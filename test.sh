@@ -7,14 +7,14 @@
 #   CI=true ./test.sh                   the normal run, then the sanitizer run
 #
 # The sanitizer run builds only the test modules in $HETPLAN_SANITIZE_MODULES
-# (default: util graph platform sim) and the CLI, in $HETPLAN_ASAN_BUILD_DIR
+# (default: util graph platform validate) and the CLI, in $HETPLAN_ASAN_BUILD_DIR
 # (default build-asan), sharing the model zoo of the normal build. See docs/testing.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 ./scripts/setup.sh
 
 BUILD_DIR="${HETPLAN_BUILD_DIR:-build}"
-SANITIZE_MODULES="${HETPLAN_SANITIZE_MODULES:-util graph platform sim}"
+SANITIZE_MODULES="${HETPLAN_SANITIZE_MODULES:-util graph platform validate}"
 
 run_sanitized() {
   local dir="${HETPLAN_ASAN_BUILD_DIR:-build-asan}"

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "hetplan/app/pipeline.h"
+#include "hetplan/app/plan.h"
 
 namespace {
 
@@ -102,16 +102,8 @@ std::string Disagreement(const Run& paper, const Run& strong, double gap) {
 // "strong: 45 segments (largest 79 operators), 76 searches, 31175 ..." →
 // "45 seg / 31175 nodes".
 std::string SearchSize(const SolveResult& r) {
-  for (const std::string& note : r.notes) {
-    if (note.rfind("strong: ", 0) != 0) continue;
-    int segments = 0;
-    long long nodes = 0;
-    const auto a = note.find("strong: "), b = note.find("searches, ");
-    if (a != std::string::npos) segments = std::atoi(note.c_str() + a + 8);
-    if (b != std::string::npos) nodes = std::atoll(note.c_str() + b + 10);
-    return fmt::format("{} seg / {} nodes", segments, nodes);
-  }
-  return "-";
+  if (!r.exact) return "-";
+  return fmt::format("{} seg / {} nodes", r.exact->segments, r.exact->nodes);
 }
 
 }  // namespace
@@ -181,9 +173,9 @@ int main(int argc, char** argv) {
           in.model_path = zoo + "/" + model + ".onnx";
           in.platform = platform;
           in.overrides = {"cim.crossbars=" + c, "cim.mvm_latency_ns=" + t};
-          in.profile.cache_dir = ".cache/hetplan";
-          in.profile.runs = runs;
-          in.profile.warmup = warmup;
+          in.costs.profile.cache_dir = ".cache/hetplan";
+          in.costs.profile.runs = runs;
+          in.costs.profile.warmup = warmup;
           auto pp = hetplan::PrepareProblem(in);
           if (!pp.ok()) {
             std::fprintf(stderr, "%s\n", pp.status().message().c_str());
@@ -193,13 +185,13 @@ int main(int argc, char** argv) {
           for (const std::string& f : {std::string("paper"), std::string("strong")}) {
             if (!wanted(f)) continue;
             SolveOptions so;
-            so.formulation = f;
             so.relative_gap = kGap;
             so.time_limit_s = f == "paper" ? paper_limit : strong_limit;
             so.threads = f == "paper" ? threads : 1;
             // PlanPartition validates the schedule with the independent
             // validator; an invalid one is an error.
-            auto plan = hetplan::PlanPartition(*pp, "ilp", hetplan::Objective::kLatency, std::nullopt, so);
+            auto plan = hetplan::PlanPartition(*pp, f == "paper" ? "mip" : "exact", hetplan::Objective::kLatency,
+                                               std::nullopt, so);
             if (!plan.ok()) {
               std::fprintf(stderr, "%s %s C=%s T=%s %s: %s\n", model.c_str(), platform.c_str(), c.c_str(), t.c_str(),
                            f.c_str(), plan.status().message().c_str());
@@ -213,8 +205,9 @@ int main(int argc, char** argv) {
           }
           std::printf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                       model.c_str(), platform.c_str(), c.c_str(), t.c_str(), pp->model.graph.size(),
-                      paper.done ? std::to_string(paper.result.variables).c_str() : "-",
-                      paper.done ? std::to_string(paper.result.constraints).c_str() : "-", Status(paper).c_str(),
+                      paper.done && paper.result.mip ? std::to_string(paper.result.mip->variables).c_str() : "-",
+                      paper.done && paper.result.mip ? std::to_string(paper.result.mip->constraints).c_str() : "-",
+                      Status(paper).c_str(),
                       Seconds(paper).c_str(), GapPercent(paper).c_str(),
                       strong.done ? SearchSize(strong.result).c_str() : "-", Status(strong).c_str(),
                       Seconds(strong).c_str(), GapPercent(strong).c_str(),

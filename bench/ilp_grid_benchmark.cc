@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "hetplan/app/pipeline.h"
+#include "hetplan/app/plan.h"
 
 using namespace hetplan;
 
@@ -59,9 +59,9 @@ int main(int argc, char** argv) {
         in.import.fusion = *fl;
         in.platform = platform;
         in.overrides = {"cim.crossbars=" + c, "cim.mvm_latency_ns=" + t};
-        in.profile.cache_dir = ".cache/hetplan";
-        in.profile.runs = runs;
-        in.profile.warmup = warmup;
+        in.costs.profile.cache_dir = ".cache/hetplan";
+        in.costs.profile.runs = runs;
+        in.costs.profile.warmup = warmup;
         auto pp = PrepareProblem(in);
         if (!pp.ok()) {
           std::fprintf(stderr, "%s\n", pp.status().message().c_str());
@@ -70,8 +70,7 @@ int main(int argc, char** argv) {
         SolveOptions so;
         so.time_limit_s = time_limit;
         so.threads = threads;
-        so.formulation = formulation;
-        auto plan = PlanPartition(*pp, "ilp", Objective::kLatency, std::nullopt, so);
+        auto plan = PlanPartition(*pp, formulation == "paper" ? "mip" : "exact", Objective::kLatency, std::nullopt, so);
         if (!plan.ok()) {
           std::fprintf(stderr, "%s\n", plan.status().message().c_str());
           return 1;
@@ -83,7 +82,8 @@ int main(int argc, char** argv) {
         }
         double speedup = r.schedule ? plan->baselines.at("cpu_only_us") / r.schedule->makespan_us : 0;
         std::printf("| %s | %s | %s | %d | %d | %d | %s | %.2f | %.2f | %d | %.2f |\n", name.c_str(), c.c_str(),
-                    t.c_str(), pp->model.graph.size(), r.variables, r.constraints, ToString(r.status).c_str(),
+                    t.c_str(), pp->model.graph.size(), r.mip ? r.mip->variables : 0, r.mip ? r.mip->constraints : 0,
+                    ToString(r.status).c_str(),
                     r.seconds, 100.0 * r.gap, on_cim, speedup);
         std::fflush(stdout);
       }

@@ -60,9 +60,11 @@ using hetplan::TransferAccounting;
 std::vector<PuInfo> Pus() {
   std::vector<PuInfo> pus(3);
   const char* names[] = {"cpu", "gpu", "npu"};
+  const hetplan::PuKind kinds[] = {hetplan::PuKind::kCpu, hetplan::PuKind::kGpu, hetplan::PuKind::kNpu};
   const double power[] = {3.0, 4.5, 2.0};
   for (int p = 0; p < 3; ++p) {
-    pus[p].name = pus[p].kind = names[p];
+    pus[p].name = names[p];
+    pus[p].kind = kinds[p];
     pus[p].power_w = power[p];
   }
   return pus;
@@ -145,7 +147,7 @@ void BM_JointConcurrent(benchmark::State& state) {
   const std::vector<int> chain0 = Iota(n0), chain1 = Iota(n1);
   const hetplan::CoexecCosts coexec;
   hetplan::ConcurrentOptions o;
-  o.algorithm = state.range(2) == 0 ? hetplan::ConcurrentAlgorithm::kDijkstra : hetplan::ConcurrentAlgorithm::kDp;
+  o.algorithm = state.range(2) == 0 ? hetplan::ChainAlgorithm::kDijkstra : hetplan::ChainAlgorithm::kDp;
   o.solo_steps = state.range(3) != 0;
   const int64_t baseline = g_live_bytes.load();
   g_peak_bytes.store(baseline);
@@ -159,7 +161,7 @@ void BM_JointConcurrent(benchmark::State& state) {
   ReportMemory(state, baseline);
   state.counters["states"] = static_cast<double>(states);
   state.counters["settled"] = static_cast<double>(expanded);
-  state.SetLabel(fmt::format("{} {}", o.algorithm == hetplan::ConcurrentAlgorithm::kDp ? "dp" : "dijkstra",
+  state.SetLabel(fmt::format("{} {}", o.algorithm == hetplan::ChainAlgorithm::kDp ? "dp" : "dijkstra",
                              o.solo_steps ? "solo-steps" : "lockstep"));
 }
 BENCHMARK(BM_JointConcurrent)
@@ -176,7 +178,7 @@ void BM_AlignedConcurrent(benchmark::State& state) {
   const std::vector<int> chain = Iota(n);
   hetplan::ConcurrentOptions o;
   o.space = hetplan::ConcurrentSpace::kAligned;
-  o.algorithm = state.range(1) == 0 ? hetplan::ConcurrentAlgorithm::kDijkstra : hetplan::ConcurrentAlgorithm::kDp;
+  o.algorithm = state.range(1) == 0 ? hetplan::ChainAlgorithm::kDijkstra : hetplan::ChainAlgorithm::kDp;
   const int64_t baseline = g_live_bytes.load();
   g_peak_bytes.store(baseline);
   for (auto _ : state) {

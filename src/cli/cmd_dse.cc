@@ -8,8 +8,9 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "hetplan/dse/dse.h"
-#include "hetplan/solve/baselines.h"
+#include "hetplan/solve/solver.h"
 
 namespace hetplan::cli {
 
@@ -56,15 +57,21 @@ std::vector<std::string> DseSplitList(const std::string& s) {
   return out;
 }
 
-// "baselines" expands to every baseline name.
-std::vector<std::string> DseExpandSolvers(const std::vector<std::string>& names) {
+// "baselines" expands to every one-request baseline; old spellings (ilp,
+// pair:map, --formulation) are mapped with a notice.
+Result<std::vector<std::string>> DseExpandSolvers(const std::vector<std::string>& names,
+                                                  const std::string& formulation) {
   std::vector<std::string> out;
   for (const std::string& n : names) {
     if (n == "baselines") {
-      for (const std::string& b : BaselineNames()) out.push_back(b);
-    } else {
-      out.push_back(n);
+      for (const std::string& b : SolverNames(MethodFamily::kBaseline, 1)) out.push_back(b);
+      continue;
     }
+    auto resolved = ResolveSolverName(n);
+    if (!resolved.ok()) return Error(ErrorCode::kInvalidArgument, "dse: {}", resolved.status().message());
+    const bool partitioner = resolved->canonical == "exact" || resolved->canonical == "mip";
+    HETPLAN_ASSIGN_OR_RETURN(std::string name, ResolveSolverFlag(n, partitioner ? formulation : ""));
+    out.push_back(name);
   }
   return out;
 }
@@ -80,17 +87,15 @@ void PrintDseSummary(const DseSummary& s, const std::string& out_path) {
 }
 
 void RegisterDse(CLI::App& app) {
-  // Makes the baselines available to every command (`partition --solver greedy`).
-  RegisterBaselineSolvers();
   auto* sub = app.add_subcommand("dse", "Sweep models × platforms × parameter ranges × solvers into a results file");
   struct Opts {
     std::vector<std::string> models, platforms, sets, sweeps;
-    std::string solvers = "ilp", objectives = "latency", out, schedules, cache_dir = ".cache/hetplan", fusion = "none",
-                formulation;
+    std::string solvers = "exact", objectives = "latency", out, schedules, fusion = "none";
     std::optional<double> latency_cap;
-    double time_limit = 600, gap = 1e-4;
-    int jobs = 0, threads = 0, warmup = 20, runs = 200;
-    bool resume = false, no_cache = false;
+    ProfilingFlags profiling;
+    SolveFlags solve;
+    int jobs = 0;
+    bool resume = false;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("models", o->models, "ONNX model files")->required();
@@ -101,25 +106,18 @@ void RegisterDse(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--set", o->sets, "PU.KEY=VALUE applied to every point (repeatable)")->allow_extra_args(false);
   sub->add_option("--solvers", o->solvers,
-                  "Comma list: ilp, greedy, type_policy, neurosurgeon, hetero, haxconn, axonn, best_single, "
-                  "single:<pu>, map, map_parallel, or 'baselines' for all baselines")
-      ->default_val("ilp");
+                  "Comma list of methods (hetplan solvers lists them: exact, mip, map, map_parallel, "
+                  "map_concurrent, greedy, ..., single:<pu>), or 'baselines' for every one-request baseline")
+      ->default_val("exact");
   sub->add_option("--objective", o->objectives, "latency, energy or latency,energy")->default_val("latency");
   sub->add_option("--latency-cap", o->latency_cap, "With the energy objective: makespan ≤ this (µs)");
   sub->add_option("--out", o->out, "Results file, one JSON line per point")->required();
   sub->add_flag("--resume", o->resume, "Keep the points already in --out and run the rest");
   sub->add_option("--jobs", o->jobs, "Worker threads (0 = all cores)")->default_val(0);
-  sub->add_option("--time-limit", o->time_limit, "ILP time limit per point, seconds")->default_val(600);
-  sub->add_option("--gap", o->gap, "ILP relative gap at which to stop")->default_val(1e-4);
-  sub->add_option("--formulation", o->formulation, "ILP formulation (default: the solver's default)");
-  sub->add_option("--threads", o->threads, "CBC threads of the one ILP running at a time (0 = all cores)")
-      ->default_val(0);
+  AddSolveFlags(sub, &o->solve, /*lp_export=*/false);
   sub->add_option("--schedules", o->schedules, "Folder for each point's schedule file");
   sub->add_option("--fusion", o->fusion, "Operator fusion level: none | activation")->default_val("none");
-  sub->add_option("--warmup", o->warmup, "Profiler warm-up runs per operator")->default_val(20);
-  sub->add_option("--runs", o->runs, "Profiler timed runs per operator")->default_val(200);
-  sub->add_option("--cache-dir", o->cache_dir, "Profile cache folder")->default_val(".cache/hetplan");
-  sub->add_flag("--no-cache", o->no_cache, "Profile afresh and do not cache");
+  AddProfilingFlags(sub, &o->profiling);
   Register(sub, [o]() -> int {
     DseSpec spec;
     spec.models = o->models;
@@ -130,7 +128,9 @@ void RegisterDse(CLI::App& app) {
       if (!axis.ok()) return ReportError(axis.status());
       spec.sweeps.push_back(*axis);
     }
-    spec.solvers = DseExpandSolvers(DseSplitList(o->solvers));
+    auto solvers = DseExpandSolvers(DseSplitList(o->solvers), o->solve.formulation);
+    if (!solvers.ok()) return ReportError(solvers.status());
+    spec.solvers = *solvers;
     spec.objectives.clear();
     for (const std::string& name : DseSplitList(o->objectives)) {
       auto obj = ParseObjective(name);
@@ -141,13 +141,8 @@ void RegisterDse(CLI::App& app) {
     auto fusion = ParseFusionLevel(o->fusion);
     if (!fusion.ok()) return ReportError(fusion.status());
     spec.import.fusion = *fusion;
-    spec.profile.warmup = o->warmup;
-    spec.profile.runs = o->runs;
-    spec.profile.cache_dir = o->no_cache ? "" : o->cache_dir;
-    spec.solve.time_limit_s = o->time_limit;
-    spec.solve.relative_gap = o->gap;
-    spec.solve.threads = o->threads;
-    if (!o->formulation.empty()) spec.solve.formulation = o->formulation;
+    spec.profile = MakeProfileOptions(o->profiling);
+    spec.solve = MakeSolveOptions(o->solve);
     spec.jobs = o->jobs;
     spec.out_path = o->out;
     spec.resume = o->resume;

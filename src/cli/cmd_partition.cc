@@ -1,10 +1,9 @@
 #include <cstdio>
 #include <map>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
-#include "hetplan/app/pipeline.h"
+#include "hetplan/app/plan.h"
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 
@@ -12,18 +11,15 @@ namespace hetplan::cli {
 
 void RegisterPartition(CLI::App& app) {
   auto* sub = app.add_subcommand(
-      "partition", "Assign every operator to a PU and schedule it (exact search, or the CIM paper's ILP on CBC)");
+      "partition", "Assign every operator to a PU and schedule it (exact search, the CIM paper's MIP, or any method)");
   struct Opts {
     ModelOptions model;
+    ProfilingFlags profiling;
+    SolveFlags solve;
     std::string platform = "klein-arm";
     std::vector<std::string> sets;
-    std::string costs, solver = "ilp", objective = "latency", out, csv, trace, write_lp, write_mps;
-    std::string formulation = "strong", cache_dir = ".cache/hetplan";
-    double time_limit = 600, gap = 1e-4;
+    std::string costs, solver = "exact", objective = "latency", out, csv, trace;
     std::optional<double> latency_cap;
-    int threads = 0, warmup = 20, runs = 200;
-    int64_t search_nodes = SolveOptions{}.search_node_limit;
-    bool no_warm_start = false, no_cache = false, log = false;
   };
   auto o = std::make_shared<Opts>();
   AddModelOptions(sub, &o->model);
@@ -31,31 +27,17 @@ void RegisterPartition(CLI::App& app) {
       ->default_val("klein-arm");
   sub->add_option("--set", o->sets, "Override a platform field, PU.KEY=VALUE (repeatable), e.g. cim.crossbars=200");
   sub->add_option("--costs", o->costs, "Cost table (CSV/JSON) for PUs with cost: table (or instead of profiling)");
-  sub->add_option("--solver", o->solver, "Solver name")->default_val("ilp");
-  sub->add_option("--formulation", o->formulation,
-                  "strong: exact search for the latency objective (energy uses paper); paper: the CIM paper's MIP on CBC")
-      ->default_val("strong");
-  sub->add_option("--search-nodes", o->search_nodes,
-                  "strong: nodes the exact search may spend before the paper's MIP is tried too (0 = search only)")
-      ->default_val(o->search_nodes)
-      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--solver", o->solver, "Planning method (hetplan solvers lists them)")->default_val("exact");
   sub->add_option("--objective", o->objective, "latency | energy")->default_val("latency");
   sub->add_option("--latency-cap", o->latency_cap, "With --objective energy: makespan ≤ this (µs)");
-  sub->add_option("--time-limit", o->time_limit, "Solver time limit in seconds")->default_val(600);
-  sub->add_option("--gap", o->gap, "Relative MIP gap at which to stop")->default_val(1e-4);
-  sub->add_option("--threads", o->threads, "Solver threads (0 = all cores)")->default_val(0);
-  sub->add_flag("--no-warm-start", o->no_warm_start, "Do not start the solver from the best heuristic schedule");
-  sub->add_flag("--solver-log", o->log, "Show the solver's log on stderr");
+  AddSolveFlags(sub, &o->solve, /*lp_export=*/true);
   sub->add_option("--out", o->out, "Schedule file (JSON, docs/schedule-format.md)");
   sub->add_option("--csv", o->csv, "CSV summary, one row per operator");
   sub->add_option("--trace", o->trace, "Chrome trace (Perfetto, chrome://tracing)");
-  sub->add_option("--write-lp", o->write_lp, "Write the ILP in LP format");
-  sub->add_option("--write-mps", o->write_mps, "Write the ILP in MPS format");
-  sub->add_option("--warmup", o->warmup, "Profiler warm-up runs per operator")->default_val(20);
-  sub->add_option("--runs", o->runs, "Profiler timed runs per operator")->default_val(200);
-  sub->add_option("--cache-dir", o->cache_dir, "Profile cache folder")->default_val(".cache/hetplan");
-  sub->add_flag("--no-cache", o->no_cache, "Profile afresh and do not cache");
+  AddProfilingFlags(sub, &o->profiling);
   Register(sub, [o]() -> int {
+    auto solver = ResolveSolverFlag(o->solver, o->solve.formulation);
+    if (!solver.ok()) return ReportError(solver.status());
     PlanInputs in;
     in.model_path = o->model.path;
     auto io = MakeImportOptions(o->model);
@@ -63,31 +45,14 @@ void RegisterPartition(CLI::App& app) {
     in.import = *io;
     in.platform = o->platform;
     in.overrides = o->sets;
-    in.costs_path = o->costs;
-    in.profile.warmup = o->warmup;
-    in.profile.runs = o->runs;
-    in.profile.cache_dir = o->no_cache ? "" : o->cache_dir;
-    if (isatty(fileno(stderr))) {
-      in.profile.progress = [](int done, int total) {
-        std::fprintf(stderr, "\rprofiling %d/%d operators", done, total);
-        if (done == total) std::fprintf(stderr, "\n");
-      };
-    }
+    in.costs.costs_path = o->costs;
+    in.costs.profile = MakeProfileOptions(o->profiling);
+    in.costs.progress = TerminalProfileProgress();
     auto objective = ParseObjective(o->objective);
     if (!objective.ok()) return ReportError(objective.status());
     auto pp = PrepareProblem(in);
     if (!pp.ok()) return ReportError(pp.status());
-    SolveOptions so;
-    so.time_limit_s = o->time_limit;
-    so.relative_gap = o->gap;
-    so.threads = o->threads;
-    so.warm_start = !o->no_warm_start;
-    so.formulation = o->formulation;
-    so.search_node_limit = o->search_nodes;
-    so.write_lp = o->write_lp;
-    so.write_mps = o->write_mps;
-    so.log = o->log;
-    auto plan = PlanPartition(*pp, o->solver, *objective, o->latency_cap, so);
+    auto plan = PlanPartition(*pp, *solver, *objective, o->latency_cap, MakeSolveOptions(o->solve));
     if (!plan.ok()) return ReportError(plan.status());
     const SolveResult& r = plan->result;
     if (!r.schedule) {
@@ -145,13 +110,15 @@ void RegisterPartition(CLI::App& app) {
     }
     if (!s["energy_uj"].is_null()) std::printf("energy    %.1f µJ\n", s["energy_uj"].get<double>());
     // The MIP's size, or for the exact search (no MIP) its own note.
-    std::string size = std::to_string(r.variables) + " variables, " + std::to_string(r.constraints) + " constraints";
+    std::string size = r.mip ? std::to_string(r.mip->variables) + " variables, " +
+                                   std::to_string(r.mip->constraints) + " constraints"
+                             : std::string("no MIP");
     for (const std::string& note : r.notes) {
-      if (r.variables == 0 && note.rfind("strong: ", 0) == 0) size = note.substr(8);
+      if (!r.mip && note.rfind("strong: ", 0) == 0) size = note.substr(8);
     }
-    std::printf("solver    %s (%s): %s, objective %.3f, bound %.3f, gap %.4g%%, %.2f s, %s\n", r.solver.c_str(),
-                r.formulation.c_str(), ToString(r.status).c_str(), r.objective, r.bound, 100.0 * r.gap, r.seconds,
-                size.c_str());
+    std::printf("solver    %s (%s): %s (%s), objective %.3f, bound %.3f, gap %.4g%%, %.2f s, %s\n",
+                r.solver.c_str(), r.formulation.c_str(), ToString(r.status).c_str(),
+                ToString(r.termination).c_str(), r.objective, r.bound, 100.0 * r.gap, r.seconds, size.c_str());
     std::printf("validate  ok (%d operators, %d edges checked)\n", plan->validation.operators, plan->validation.edges);
     if (!o->out.empty()) std::printf("wrote     %s\n", o->out.c_str());
     return 0;

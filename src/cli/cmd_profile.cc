@@ -80,12 +80,9 @@ void RegisterProfile(CLI::App& app) {
     std::string platform;
     std::vector<std::string> sets;
     int threads = 1;
-    int warmup = 20;
-    int runs = 200;
+    ProfilingFlags profiling;
     int model_runs = 50;
     bool no_in_context = false;
-    std::string cache_dir = ".cache/hetplan";
-    bool no_cache = false;
     std::string out, json;
   };
   auto opts = std::make_shared<Opts>();
@@ -98,20 +95,12 @@ void RegisterProfile(CLI::App& app) {
   auto* threads_opt = sub->add_option("--threads", opts->threads, "ONNX Runtime intra-op threads")
                           ->default_val(1)
                           ->check(CLI::Range(1, 1024));
-  sub->add_option("--warmup", opts->warmup, "Untimed runs before timing")
-      ->default_val(20)
-      ->check(CLI::Range(0, 1000000));
-  sub->add_option("--runs", opts->runs, "Timed runs per operator (the median is the cost)")
-      ->default_val(200)
-      ->check(CLI::Range(1, 1000000));
+  AddProfilingFlags(sub, &opts->profiling);
   sub->add_option("--model-runs", opts->model_runs, "Timed runs of the whole model")
       ->default_val(50)
       ->check(CLI::Range(1, 1000000));
   sub->add_flag("--no-in-context", opts->no_in_context,
                 "Skip ORT's profiler on the whole model (no in_context_us column)");
-  sub->add_option("--cache-dir", opts->cache_dir, "Where measured tables are cached")
-      ->default_val(".cache/hetplan");
-  sub->add_flag("--no-cache", opts->no_cache, "Neither read nor write the cache");
   sub->add_option("--out", opts->out, "Cost table to write (CSV)")->required();
   sub->add_option("--json", opts->json, "Also write the table as JSON");
   Register(sub, [opts, pu_opt, threads_opt]() -> int {
@@ -137,13 +126,10 @@ void RegisterProfile(CLI::App& app) {
     }
     auto model = LoadModel(opts->model);
     if (!model.ok()) return ReportError(model.status());
-    ProfileOptions po;
+    ProfileOptions po = MakeProfileOptions(opts->profiling);
     po.threads = opts->threads;
-    po.warmup = opts->warmup;
-    po.runs = opts->runs;
     po.model_runs = opts->model_runs;
     po.in_context = !opts->no_in_context;
-    po.cache_dir = opts->no_cache ? std::string() : opts->cache_dir;
     auto progress = std::make_shared<ProgressLine>();
     po.progress = [progress](int done, int total) { progress->Update(done, total); };
     progress->Start(model->path);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "hetplan/dse/reproduce.h"
 
 namespace hetplan::cli {
@@ -25,11 +26,17 @@ void RegisterReproduce(CLI::App& app) {
   sub->add_option("--python", o->python, "Python with torch/torchvision/onnx for exporting the zoo")
       ->default_val("/usr/bin/python3");
   sub->add_option("--time-limit", o->time_limit_s, "ILP time limit per point, seconds (default 10, quick 5)");
-  sub->add_option("--formulation", o->formulation, "ILP formulation (default: the solver's default)");
+  sub->add_option("--solver", o->solver, "The grid's partitioning method: exact, or mip (the paper's MIP on CBC)")
+      ->default_val("exact");
+  auto formulation = std::make_shared<std::string>();
+  sub->add_option("--formulation", *formulation, "Old spelling: strong = --solver exact, paper = --solver mip");
   sub->add_option("--jobs", o->jobs, "Worker threads (0 = all cores)")->default_val(0);
-  sub->add_option("--cache-dir", o->cache_dir, "Profile cache folder")->default_val(".cache/hetplan");
-  Register(sub, [o]() -> int {
+  sub->add_option("--cache-dir", o->cache_dir, "Profile cache folder")->default_val(kDefaultProfileCacheDir);
+  Register(sub, [o, formulation]() -> int {
     ReproduceOptions opts = *o;
+    auto solver = ResolveSolverFlag(opts.solver, *formulation);
+    if (!solver.ok()) return ReportError(solver.status());
+    opts.solver = *solver;
     opts.progress = TerminalProgress();
     opts.stage = [](const std::string& line) {
       std::printf("%s\n", line.c_str());

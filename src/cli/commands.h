@@ -29,5 +29,6 @@ void RegisterReport(CLI::App& app);
 void RegisterReproduce(CLI::App& app);
 void RegisterSplit(CLI::App& app);
 void RegisterRun(CLI::App& app);
+void RegisterSolvers(CLI::App& app);
 
 }  // namespace hetplan::cli

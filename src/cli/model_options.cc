@@ -1,5 +1,11 @@
 #include "cli/model_options.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "hetplan/solve/solver.h"
+
 namespace hetplan::cli {
 
 void AddModelOptions(CLI::App* sub, ModelOptions* o) {
@@ -29,6 +35,85 @@ Result<ImportOptions> MakeImportOptions(const ModelOptions& o) {
 Result<LoadedModel> LoadModel(const ModelOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(ImportOptions io, MakeImportOptions(o));
   return LoadOnnxModel(o.path, io);
+}
+
+void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f) {
+  sub->add_option("--warmup", f->warmup, "Profiler warm-up runs per operator")
+      ->default_val(f->warmup)
+      ->check(CLI::Range(0, 1000000));
+  sub->add_option("--runs", f->runs, "Profiler timed runs per operator (the median is the cost)")
+      ->default_val(f->runs)
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--cache-dir", f->cache_dir, "Profile cache folder")->default_val(f->cache_dir);
+  sub->add_flag("--no-cache", f->no_cache, "Profile afresh and do not cache");
+}
+
+ProfileOptions MakeProfileOptions(const ProfilingFlags& f) {
+  ProfileOptions po;
+  po.warmup = f.warmup;
+  po.runs = f.runs;
+  po.cache_dir = f.no_cache ? "" : f.cache_dir;
+  return po;
+}
+
+std::function<void(const std::string& pu, int done, int total)> TerminalProfileProgress() {
+  if (!isatty(fileno(stderr))) return {};
+  return [](const std::string& /*pu*/, int done, int total) {
+    std::fprintf(stderr, "\rprofiling %d/%d operators", done, total);
+    if (done == total) std::fprintf(stderr, "\n");
+  };
+}
+
+void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export) {
+  sub->add_option("--time-limit", f->time_limit, "Time limit per solve in seconds")->default_val(f->time_limit);
+  sub->add_option("--gap", f->gap, "Relative gap at which a solve stops")->default_val(f->gap);
+  sub->add_option("--threads", f->threads, "CBC threads (0 = all cores)")->default_val(0);
+  sub->add_option("--search-nodes", f->search_nodes,
+                  "exact: nodes the search may spend before the paper's MIP is tried too (0 = search only)")
+      ->default_val(f->search_nodes)
+      ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--no-warm-start", f->no_warm_start, "Do not start the solver from the best heuristic schedule");
+  sub->add_flag("--solver-log", f->log, "Show the solver's log on stderr");
+  if (lp_export) {
+    sub->add_option("--write-lp", f->write_lp, "Write the paper's MIP of the instance in LP format");
+    sub->add_option("--write-mps", f->write_mps, "Write the paper's MIP of the instance in MPS format");
+  }
+  sub->add_option("--formulation", f->formulation,
+                  "Old spelling: strong = --solver exact, paper = --solver mip");
+}
+
+SolveOptions MakeSolveOptions(const SolveFlags& f) {
+  SolveOptions so;
+  so.time_limit_s = f.time_limit;
+  so.relative_gap = f.gap;
+  so.threads = f.threads;
+  so.warm_start = !f.no_warm_start;
+  so.log = f.log;
+  so.exact.node_limit = f.search_nodes;
+  so.mip.write_lp = f.write_lp;
+  so.mip.write_mps = f.write_mps;
+  return so;
+}
+
+Result<std::string> ResolveSolverFlag(const std::string& solver, const std::string& formulation) {
+  HETPLAN_ASSIGN_OR_RETURN(ResolvedName name, ResolveSolverName(solver));
+  if (!formulation.empty()) {
+    if (name.canonical != "exact" && name.canonical != "mip") {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--formulation applies to the exact search and the paper's MIP, not to solver '{}'", solver);
+    }
+    if (formulation != "strong" && formulation != "paper") {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--formulation '{}' is unknown; use --solver exact (was strong) or --solver mip (was paper)",
+                   formulation);
+    }
+    const std::string canonical = formulation == "paper" ? "mip" : "exact";
+    std::fprintf(stderr, "hetplan: note: --formulation %s is now --solver %s\n", formulation.c_str(),
+                 canonical.c_str());
+    return canonical;
+  }
+  if (name.notice) std::fprintf(stderr, "hetplan: note: %s\n", name.notice->c_str());
+  return name.canonical;
 }
 
 }  // namespace hetplan::cli

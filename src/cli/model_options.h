@@ -1,12 +1,16 @@
-// Options shared by every command that reads a model.
+// Options shared by the commands: the model, the profiler and the solver
+// flags, each defined once.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "hetplan/app/costs.h"
 #include "hetplan/graph/onnx_import.h"
+#include "hetplan/plan/options.h"
 
 namespace hetplan::cli {
 
@@ -21,5 +25,35 @@ struct ModelOptions {
 void AddModelOptions(CLI::App* sub, ModelOptions* o);
 Result<ImportOptions> MakeImportOptions(const ModelOptions& o);
 Result<LoadedModel> LoadModel(const ModelOptions& o);
+
+// --warmup, --runs, --cache-dir, --no-cache.
+struct ProfilingFlags {
+  int warmup = 20;
+  int runs = 200;
+  std::string cache_dir = kDefaultProfileCacheDir;
+  bool no_cache = false;
+};
+void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f);
+ProfileOptions MakeProfileOptions(const ProfilingFlags& f);
+// "profiling cpu 12/49 operators" redrawn on stderr; empty when stderr is not a terminal.
+std::function<void(const std::string& pu, int done, int total)> TerminalProfileProgress();
+
+// --time-limit, --gap, --threads, --search-nodes, --no-warm-start,
+// --solver-log, --write-lp, --write-mps and the old --formulation.
+struct SolveFlags {
+  double time_limit = 600, gap = 1e-4;
+  int threads = 0;
+  int64_t search_nodes = ExactOptions{}.node_limit;
+  bool no_warm_start = false, log = false;
+  std::string write_lp, write_mps;
+  std::string formulation;  // deprecated: strong | paper
+};
+// `lp_export`: whether the command offers --write-lp/--write-mps.
+void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export);
+SolveOptions MakeSolveOptions(const SolveFlags& f);
+// The method a --solver value names, with the old spellings (ilp, and
+// --formulation strong|paper) mapped to today's; each old spelling prints a
+// one-line notice on stderr. Unknown names are errors listing the methods.
+Result<std::string> ResolveSolverFlag(const std::string& solver, const std::string& formulation);
 
 }  // namespace hetplan::cli

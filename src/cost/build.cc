@@ -2,10 +2,31 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <tuple>
 
 #include "hetplan/cost/cim_model.h"
 
 namespace hetplan {
+namespace {
+
+// Bytes of `tensors` over a link: the link's element size when it fixes one,
+// else each tensor's own.
+double LinkBytes(const std::vector<TensorInfo>& tensors, const Link& link) {
+  double bytes = 0;
+  for (const TensorInfo& t : tensors) {
+    bytes += link.element_bytes ? static_cast<double>(t.elements) * static_cast<double>(*link.element_bytes)
+                                : static_cast<double>(t.bytes());
+  }
+  return bytes;
+}
+
+double LinkUs(double bytes, const Link& link) {
+  if (bytes <= 0) return 0.0;
+  return link.latency_us + bytes / (link.bandwidth_gbps * 1e3);  // 1 GB/s = 1e3 bytes/µs
+}
+
+}  // namespace
 
 std::optional<double> RooflineLatencyUs(const Operator& op, const RooflineParams& r) {
   auto peak = r.peak_gflops.find(op.dtype);
@@ -29,7 +50,7 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
   for (const ProcessingUnit& pu : platform.pus) {
     PuInfo info;
     info.name = pu.name;
-    info.kind = ToString(pu.kind);
+    info.kind = pu.kind;
     info.spatial = pu.execution == Execution::kSpatial;
     info.capacity = info.spatial ? pu.cim.crossbars : -1;
     info.power_w = pu.power_w;
@@ -48,6 +69,10 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
   for (const Operator& op : g.operators()) op_by_name[op.name] = op.id;
   // h2d/d2h per (op, PU) from tables, for links that do not exist.
   std::vector<double> h2d(static_cast<size_t>(n) * k, 0.0), d2h(static_cast<size_t>(n) * k, 0.0);
+  std::vector<char> from_table(static_cast<size_t>(n) * k, 0);
+  // Co-execution rows of every table, each once (one table may serve several PUs).
+  std::vector<CoExecution> coexec;
+  std::set<std::tuple<std::string, std::string, std::string, std::string, double>> seen_coexec;
 
   for (int p = 0; p < k; ++p) {
     const ProcessingUnit& pu = platform.pus[p];
@@ -87,6 +112,10 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
       c.set_latency(op->second, p, row.exec_us + row.dispatch_us);
       h2d[static_cast<size_t>(op->second) * k + p] = row.h2d_us;
       d2h[static_cast<size_t>(op->second) * k + p] = row.d2h_us;
+      from_table[static_cast<size_t>(op->second) * k + p] = 1;
+    }
+    for (const CoExecution& row : t.coexec) {
+      if (seen_coexec.emplace(row.op_a, row.pu_a, row.op_b, row.pu_b, row.makespan_us).second) coexec.push_back(row);
     }
     for (const Slowdown& s : t.slowdowns) {
       int run = platform.FindPu(s.run_pu), other = platform.FindPu(s.interfere_pu);
@@ -94,7 +123,30 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
     }
   }
 
-  auto is_accelerator = [&](int p) { return platform.pus[p].kind != PuKind::kCpu; };
+  auto is_accelerator = [&](int p) { return c.pu(p).accelerator(); };
+  // BIDENT's per-operator copies on each accelerator: the table's columns,
+  // else the link to the host (the first CPU) applied to the operator's input
+  // and output bytes; 0 when neither exists.
+  int host = -1;
+  for (int p = 0; p < k && host < 0; ++p) {
+    if (!is_accelerator(p)) host = p;
+  }
+  for (int p = 0; p < k; ++p) {
+    if (!is_accelerator(p)) continue;
+    const Link* link = host >= 0 ? platform.FindLink(pus[p].name, pus[host].name) : nullptr;
+    const bool by_link = link != nullptr && link->bandwidth_gbps > 0;
+    for (int v = 0; v < n; ++v) {
+      const size_t i = static_cast<size_t>(v) * k + p;
+      if (from_table[i]) {
+        c.set_h2d(v, p, h2d[i]);
+        c.set_d2h(v, p, d2h[i]);
+      } else if (by_link) {
+        c.set_h2d(v, p, LinkUs(LinkBytes(g.op(v).inputs, *link), *link));
+        c.set_d2h(v, p, LinkUs(LinkBytes(g.op(v).outputs, *link), *link));
+      }
+    }
+  }
+  c.set_coexec(std::move(coexec));
   for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
     const Edge& edge = g.edges()[e];
     for (int p = 0; p < k; ++p) {

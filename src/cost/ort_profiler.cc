@@ -34,7 +34,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnxruntime_cxx_api.h>
 
-#include "cost/ort_session.h"
+#include "ort/session.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"

@@ -27,7 +27,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "cost/ort_session.h"
+#include "ort/session.h"
 #include "hetplan/cost/profiler.h"
 #include "hetplan/deploy/split.h"
 #include "hetplan/graph/dtype.h"

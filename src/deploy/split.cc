@@ -26,7 +26,7 @@
 #include <unordered_set>
 
 #include "hetplan/graph/dtype.h"
-#include "hetplan/sim/validator.h"
+#include "hetplan/validate/validator.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 

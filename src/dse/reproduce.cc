@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "hetplan/report/html_report.h"
-#include "hetplan/solve/baselines.h"
+#include "hetplan/solve/solver.h"
 #include "hetplan/util/io.h"
 
 namespace hetplan {
@@ -72,8 +72,8 @@ std::string Command(const DseSpec& s) {
     for (Objective o : s.objectives) names.push_back(ToString(o));
     cmd += fmt::format(" --objective {}", fmt::join(names, ","));
   }
-  cmd += fmt::format(" --time-limit {:g} --formulation {} --warmup {} --runs {} --out {}", s.solve.time_limit_s,
-                     s.solve.formulation, s.profile.warmup, s.profile.runs, s.out_path);
+  cmd += fmt::format(" --time-limit {:g} --warmup {} --runs {} --out {}", s.solve.time_limit_s, s.profile.warmup,
+                     s.profile.runs, s.out_path);
   if (!s.schedules_dir.empty()) cmd += " --schedules " + s.schedules_dir;
   return cmd;
 }
@@ -126,15 +126,14 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
     s.profile.warmup = o.quick ? 5 : 20;
     s.profile.runs = o.quick ? 20 : 200;
     s.solve.time_limit_s = limit;
-    if (!o.formulation.empty()) s.solve.formulation = o.formulation;
     s.jobs = o.jobs;
     s.out_path = (out / results).string();
     s.resume = o.resume;
     if (!o.resume) std::filesystem::remove(s.out_path, ec);
     return s;
   };
-  std::vector<std::string> all_solvers = {"ilp"};
-  for (const std::string& b : BaselineNames()) all_solvers.push_back(b);
+  std::vector<std::string> all_solvers = {o.solver};
+  for (const std::string& b : SolverNames(MethodFamily::kBaseline, 1)) all_solvers.push_back(b);
 
   // 1. The CIM paper's grid: ILP and every baseline.
   DseSpec klein = base("klein.jsonl");
@@ -166,7 +165,8 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   bident.solvers = all_solvers;
   bident.solvers.insert(bident.solvers.begin() + 1, {"map", "map_parallel"});
   // Two requests of each model: BIDENT's concurrent search and its baselines.
-  for (const char* s : {"pair:map", "pair_serial", "pair_naive_multi_pu"}) bident.solvers.push_back(s);
+  bident.solvers.push_back("map_concurrent");
+  for (const std::string& s : SolverNames(MethodFamily::kBaseline, 2)) bident.solvers.push_back(s);
   sum.commands.push_back(Command(bident));
   {
     const auto ts = Clock::now();
@@ -184,7 +184,7 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   gantt.models = {path_of("resnet18")};
   gantt.platforms = {"klein-arm"};
   gantt.overrides = {"cim.crossbars=100", "cim.mvm_latency_ns=50"};
-  gantt.solvers = {"ilp"};
+  gantt.solvers = {o.solver};
   gantt.schedules_dir = (out / "schedules").string();
   DseSpec gantt_soc = gantt;
   gantt_soc.out_path = (out / "schedules_soc.jsonl").string();

@@ -16,14 +16,10 @@
 #include <set>
 #include <thread>
 
-#include "hetplan/app/pipeline.h"
+#include "hetplan/app/plan.h"
 #include "hetplan/cost/build.h"
 #include "hetplan/dse/dse.h"
 #include "hetplan/platform/platform.h"
-#include "hetplan/report/schedule_file.h"
-#include "hetplan/sim/validator.h"
-#include "hetplan/solve/baselines.h"
-#include "hetplan/solve/mapping.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 
@@ -33,30 +29,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-bool IsMapper(const std::string& solver) { return solver == "map" || solver == "map_parallel"; }
-// Two requests of the point's model: BIDENT's concurrent mapping and its two
-// baselines.
-bool IsPair(const std::string& solver) {
-  return solver == "pair:map" || solver == "pair_serial" || solver == "pair_naive_multi_pu";
-}
-// The ILP solver (time limit, formulation): not a baseline, mapper or pair solver.
-bool IsIlp(const std::string& solver) { return !IsBaselineName(solver) && !IsMapper(solver) && !IsPair(solver); }
-
-// Points that run CBC take turns in one lane (CBC keeps global state; the
-// backend serialises it process-wide). The exact search of the "strong"
-// formulation (latency) needs no CBC unless it falls back to the paper's
-// MIP, which then waits for the same process-wide lock; its points run on
-// any worker.
-bool InCbcLane(const DseSpec& spec, const DsePoint& pt) {
-  return IsIlp(pt.solver) && (spec.solve.formulation == "paper" || pt.objective == Objective::kEnergy);
-}
-
-// The solver as the resume key names it: a CBC-backed solver with its
-// formulation, so that a sweep resumed with another --formulation reruns it.
-std::string KeySolver(const DseSpec& spec, const std::string& solver) {
-  return IsIlp(solver) ? solver + "/" + spec.solve.formulation : solver;
-}
 
 std::string ModelName(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
@@ -81,48 +53,25 @@ struct Shared {
   const DseSpec* spec = nullptr;
   std::vector<LoadedModel> models;
   std::map<std::string, Platform> variants;  // VariantKey → platform with the point's overrides
-  std::map<std::string, CostTable> tables;   // profile cache key or table path → table
+  // (model, VariantKey) → the point's cost sources and their notes.
+  std::map<std::pair<int, std::string>, ResolvedCosts> costs;
   std::string host_cpu;
 };
 
-ProfileOptions ProfileFor(const DseSpec& spec, const ProcessingUnit& pu) {
-  ProfileOptions po = spec.profile;
-  po.threads = pu.threads;
-  po.progress = nullptr;
-  return po;
-}
+const Solver& MethodOf(const DsePoint& pt) { return *FindSolver(pt.solver); }
 
-// Builds the point's cost sources from the shared tables; notes as
-// PrepareProblem writes them.
-CostSources SourcesFor(const Shared& sh, const LoadedModel& model, const Platform& platform,
-                       std::vector<std::string>& notes) {
-  CostSources sources;
-  for (const ProcessingUnit& pu : platform.pus) {
-    if (pu.cost_source == CostSource::kProfile) {
-      const CostTable& t = sh.tables.at(ProfileCacheKey(model, pu.name, ProfileFor(*sh.spec, pu)));
-      sources.tables[pu.name] = t;
-      notes.push_back(fmt::format("{}: measured with {} on {} ({} thread{})", pu.name,
-                                  t.meta.contains("runtime") ? t.meta.at("runtime") : "onnxruntime",
-                                  t.meta.contains("cpu") ? t.meta.at("cpu") : "this host", pu.threads,
-                                  pu.threads == 1 ? "" : "s"));
-    } else if (pu.cost_source == CostSource::kTable) {
-      if (!pu.table.empty()) sources.tables[pu.name] = sh.tables.at("table:" + pu.table);
-    } else {
-      notes.push_back(fmt::format("{}: analytical costs ({})", pu.name, ToString(pu.cost_source)));
-    }
-  }
-  return sources;
-}
+bool InCbcLane(const DsePoint& pt) { return MethodOf(pt).UsesCbc(pt.objective); }
 
 // Runs one point; never throws; the line to write.
 nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
   const DseSpec& spec = *sh.spec;
   const LoadedModel& model = sh.models[pt.model];
-  const Platform& platform = sh.variants.at(VariantKey(pt.platform, pt.overrides));
+  const std::string vk = VariantKey(pt.platform, pt.overrides);
+  const Platform& platform = sh.variants.at(vk);
+  const MethodInfo& info = MethodOf(pt).info();
   const auto t0 = Clock::now();
   nlohmann::json line;
-  line["key"] =
-      PointKey(model.sha256, spec.platforms[pt.platform], pt.overrides, KeySolver(spec, pt.solver), pt.objective);
+  line["key"] = PointKey(model.sha256, spec.platforms[pt.platform], pt.overrides, pt.solver, pt.objective);
   line["model"] = ModelName(model.path);
   line["model_file"] = model.path;
   line["model_sha256"] = model.sha256;
@@ -136,7 +85,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
   line["objective"] = ToString(pt.objective);
   line["host_cpu"] = sh.host_cpu;
   line["profile"] = {{"warmup", spec.profile.warmup}, {"runs", spec.profile.runs}};
-  if (IsIlp(pt.solver)) line["time_limit_s"] = Num(spec.solve.time_limit_s);
+  if (info.time_limit) line["time_limit_s"] = Num(spec.solve.time_limit_s);
   auto fail = [&](const std::string& status, const std::string& message) {
     line["status"] = status;
     line["message"] = message;
@@ -145,122 +94,57 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
     return line;
   };
   try {
-    std::vector<std::string> notes;
-    CostSources sources = SourcesFor(sh, model, platform, notes);
-    auto costs = BuildCostModel(model.graph, platform, sources);
+    const ResolvedCosts& resolved = sh.costs.at({pt.model, vk});
+    auto costs = BuildCostModel(model.graph, platform, resolved.sources);
     if (!costs.ok()) return fail("error", costs.status().message());
     nlohmann::json basis = nlohmann::json::object();
     for (const PuInfo& pu : costs->pus()) basis[pu.name] = pu.cost_label;
     line["cost_basis"] = basis;
-    Problem problem{&model.graph, &*costs, pt.objective,
-                    pt.objective == Objective::kEnergy ? spec.latency_cap_us : std::nullopt};
-    if (Status st = ValidateProblem(problem); !st.ok()) {
-      return fail(st.code() == ErrorCode::kInfeasible ? "infeasible" : "error", st.message());
+    PlanSpec ps;
+    ps.solver = pt.solver;
+    ps.objective = pt.objective;
+    ps.latency_cap_us = pt.objective == Objective::kEnergy ? spec.latency_cap_us : std::nullopt;
+    ps.options = spec.solve;
+    const PlanSubject subject{&model, &platform, &*costs, &resolved.notes};
+    auto plan = Plan(subject, ps);
+    if (!plan.ok()) {
+      const ErrorCode code = plan.status().code();
+      return fail(code == ErrorCode::kInfeasible    ? "infeasible"
+                  : code == ErrorCode::kUnsupported ? "not_applicable"
+                  : code == ErrorCode::kInternal && plan.status().message().find("fails validation") !=
+                                                        std::string::npos
+                      ? "invalid"
+                      : "error",
+                  plan.status().message());
     }
-    // The single-PU references, with the same costs and simulator.
-    std::map<std::string, double> refs;
-    std::optional<double> best_single_uj;
-    std::string best_single_pu;
-    for (int p = 0; p < costs->num_pus(); ++p) {
-      auto s = SinglePuSchedule(problem, p);
-      if (!s) continue;
-      const std::string& name = costs->pu(p).name;
-      refs[name + "_only_us"] = s->makespan_us;
-      if (costs->pu(p).kind == "cpu" && !refs.contains("cpu_only_us")) refs["cpu_only_us"] = s->makespan_us;
-      if (!refs.contains("best_single_us") || s->makespan_us < refs["best_single_us"]) {
-        refs["best_single_us"] = s->makespan_us;
-        best_single_pu = name;
-      }
-      if (s->energy_uj) {
-        refs[name + "_only_uj"] = *s->energy_uj;
-        if (!best_single_uj || *s->energy_uj < *best_single_uj) best_single_uj = *s->energy_uj;
-      }
+    const SolveResult& r = plan->result;
+    const bool pair = info.requests == 2;
+    const std::map<std::string, double>& refs = plan->references.values;
+    const auto ref = [&](const char* key) { return refs.contains(key) ? Num(refs.at(key)) : nlohmann::json(nullptr); };
+    if (pair) line["requests"] = 2;
+    if (r.mapping) {
+      line["predicted_latency_us"] = r.mapping->predicted_latency_us;
+      line["predicted_energy_uj"] = Num(r.mapping->predicted_energy_uj);
+    } else if (r.concurrent) {
+      line["predicted_latency_us"] = r.concurrent->predicted_latency_us;
+      line["predicted_energy_uj"] = Num(r.concurrent->predicted_energy_uj);
     }
-    if (best_single_uj) refs["best_single_uj"] = *best_single_uj;
-
-    // The solve. Pair solvers plan two requests of the model in one graph
-    // (`pair`), and are compared with the pair's references.
-    Result<SolveResult> solved = Error(ErrorCode::kInternal, "unset");
-    std::string mode = "partition";
-    std::optional<ConcurrentPlan> pair;
-    const OpGraph* graph = &model.graph;
-    const CostModel* cm = &*costs;
-    const Problem* solved_problem = &problem;
-    Problem pair_problem;
-    if (IsPair(pt.solver)) {
-      auto mc = BuildMappingCosts(model.graph, *costs, platform, sources.tables);
-      if (!mc.ok())
-        return fail(mc.status().code() == ErrorCode::kUnsupported ? "not_applicable" : "error", mc.status().message());
-      std::vector<CoExecution> coexec_rows;
-      for (const auto& [pu, t] : sources.tables)
-        coexec_rows.insert(coexec_rows.end(), t.coexec.begin(), t.coexec.end());
-      const std::vector<int>& chain = model.graph.topological_order();
-      const CoexecCosts coexec = BuildCoexecCosts(model.graph, chain, model.graph, chain, mc->pus(), coexec_rows);
-      ConcurrentOptions co;
-      co.objective = pt.objective;
-      auto plan = MapConcurrent(model.graph, *mc, model.graph, *mc, coexec, co);
-      if (!plan.ok()) return fail("error", plan.status().message());
-      pair = std::move(plan).value();
-      pair_problem = Problem{&pair->graph, &pair->costs, pt.objective, std::nullopt};
-      graph = &pair->graph;
-      cm = &pair->costs;
-      solved_problem = &pair_problem;
-      // References of the pair: both requests back to back on the CPU
-      // (cpu_only_us) or on the best single PU (best_serial_us), and the
-      // naive multi-PU placement; single-model references do not apply.
-      refs = pair->baselines;
-      best_single_pu.clear();
-      best_single_uj.reset();
-      mode = pt.solver == "pair:map" ? "map-concurrent" : "pair-baseline";
-      line["requests"] = 2;
-      if (pt.solver == "pair:map") {
-        solved = pair->result;
-        line["predicted_latency_us"] = pair->predicted_latency_us;
-        line["predicted_energy_uj"] = Num(pair->predicted_energy_uj);
-      } else {
-        solved = RunPairBaseline(pt.solver, pair_problem, model.graph.size());
-      }
-    } else if (IsBaselineName(pt.solver)) {
-      solved = RunBaseline(pt.solver, problem);
-    } else if (IsMapper(pt.solver)) {
-      auto mc = BuildMappingCosts(model.graph, *costs, platform, sources.tables);
-      if (!mc.ok()) {
-        solved = mc.status();
-      } else {
-        MapOptions mo;
-        auto mapped = pt.solver == "map" ? MapSequential(problem, *mc, mo) : MapParallel(problem, *mc, mo);
-        if (mapped.ok()) {
-          solved = std::move(mapped->result);
-          line["predicted_latency_us"] = mapped->predicted_latency_us;
-          line["predicted_energy_uj"] = Num(mapped->predicted_energy_uj);
-          mode = pt.solver == "map" ? "map-sequential" : "map-parallel";
-        } else {
-          solved = mapped.status();
-        }
-      }
-    } else {
-      solved = Solve(pt.solver, problem, spec.solve);
-    }
-    if (!solved.ok()) {
-      return fail(solved.status().code() == ErrorCode::kUnsupported ? "not_applicable" : "error",
-                  solved.status().message());
-    }
-    const SolveResult& r = *solved;
     line["status"] = ToString(r.status);
+    line["termination"] = ToString(r.termination);
     line["objective_value"] = Num(r.objective);
     line["bound"] = Num(r.bound);
     line["gap"] = Num(r.gap);
     line["seconds"] = r.seconds;
-    line["variables"] = r.variables;
-    line["constraints"] = r.constraints;
+    line["variables"] = r.mip ? r.mip->variables : 0;
+    line["constraints"] = r.mip ? r.mip->constraints : 0;
     line["formulation"] = r.formulation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.formulation);
     line["notes"] = r.notes;
-    line["time_limited"] =
-        IsIlp(pt.solver) && (r.status == SolveStatus::kFeasible || r.status == SolveStatus::kNoSolution);
-    line["cpu_only_us"] = refs.contains("cpu_only_us") ? Num(refs["cpu_only_us"]) : nlohmann::json(nullptr);
-    line["best_single_us"] = refs.contains("best_single_us") ? Num(refs["best_single_us"]) : nlohmann::json(nullptr);
-    line["best_single_pu"] = best_single_pu.empty() ? nlohmann::json(nullptr) : nlohmann::json(best_single_pu);
-    line["best_single_uj"] = Num(best_single_uj);
+    line["time_limited"] = r.termination == Termination::kTimeLimit;
+    line["cpu_only_us"] = ref("cpu_only_us");
+    line["best_single_us"] = ref("best_single_us");
+    line["best_single_pu"] = pair || plan->references.best_pu.empty() ? nlohmann::json(nullptr)
+                                                                      : nlohmann::json(plan->references.best_pu);
+    line["best_single_uj"] = ref("best_single_uj");
     if (!r.schedule) {
       line["makespan_us"] = nullptr;
       line["energy_uj"] = nullptr;
@@ -270,35 +154,31 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
       return line;
     }
     const Schedule& s = *r.schedule;
-    ScheduleContext ctx{&model, &platform, solved_problem, &r, mode, refs, notes};
-    nlohmann::json file = ScheduleToJson(ctx);
-    ValidationReport report = ValidateScheduleJson(file);
-    if (!report.ok()) {
-      return fail("invalid", fmt::format("the {} schedule fails validation (a bug in hetplan): {}", pt.solver,
-                                         report.violations.front()));
-    }
+    const nlohmann::json& file = plan->schedule;
+    const auto per = [&](const char* key) { return refs.contains(key) ? refs.at(key) : std::nan(""); };
     line["valid"] = true;
     line["makespan_us"] = s.makespan_us;
     line["energy_uj"] = Num(s.energy_uj);
-    line["speedup"] = refs.contains("cpu_only_us") && s.makespan_us > 0 ? Num(refs["cpu_only_us"] / s.makespan_us)
+    line["speedup"] = refs.contains("cpu_only_us") && s.makespan_us > 0 ? Num(per("cpu_only_us") / s.makespan_us)
                                                                         : nlohmann::json(nullptr);
     line["speedup_vs_best_single"] = refs.contains("best_single_us") && s.makespan_us > 0
-                                         ? Num(refs["best_single_us"] / s.makespan_us)
+                                         ? Num(per("best_single_us") / s.makespan_us)
                                          : nlohmann::json(nullptr);
-    line["energy_saving_vs_best_single"] = best_single_uj && s.energy_uj && *best_single_uj > 0
-                                               ? Num(1.0 - *s.energy_uj / *best_single_uj)
+    line["energy_saving_vs_best_single"] = refs.contains("best_single_uj") && s.energy_uj && per("best_single_uj") > 0
+                                               ? Num(1.0 - *s.energy_uj / per("best_single_uj"))
                                                : nlohmann::json(nullptr);
     if (pair) {
-      const auto ref = [&](const char* key) { return refs.contains(key) ? refs.at(key) : std::nan(""); };
-      line["best_serial_us"] = Num(ref("best_serial_us"));
-      line["best_serial_pu"] = pair->best_serial_pu;
-      line["best_serial_uj"] = Num(ref("best_serial_uj"));
-      line["naive_multi_pu_us"] = Num(ref("naive_multi_pu_us"));
-      line["speedup_vs_serial"] = s.makespan_us > 0 ? Num(ref("best_serial_us") / s.makespan_us) : nullptr;
+      line["best_serial_us"] = Num(per("best_serial_us"));
+      line["best_serial_pu"] = plan->references.best_pu;
+      line["best_serial_uj"] = Num(per("best_serial_uj"));
+      line["naive_multi_pu_us"] = Num(per("naive_multi_pu_us"));
+      line["speedup_vs_serial"] = s.makespan_us > 0 ? Num(per("best_serial_us") / s.makespan_us) : nullptr;
       line["energy_saving_vs_serial"] =
-          s.energy_uj ? Num(1.0 - *s.energy_uj / ref("best_serial_uj")) : nlohmann::json(nullptr);
+          s.energy_uj ? Num(1.0 - *s.energy_uj / per("best_serial_uj")) : nlohmann::json(nullptr);
     }
     // Per device: operators, busy time, crossbars.
+    const OpGraph* graph = plan->combined ? &plan->combined->graph : &model.graph;
+    const CostModel* cm = plan->combined ? &plan->combined->costs : &*costs;
     nlohmann::json devices = nlohmann::json::object();
     int64_t crossbars_used = 0, crossbar_capacity = 0;
     for (int p = 0; p < cm->num_pus(); ++p) {
@@ -312,7 +192,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
         busy += s.ops[v].finish_us - s.ops[v].start_us;
         if (pu.spatial) xb += cm->crossbars(v, p);
       }
-      nlohmann::json d = {{"operators", ops}, {"busy_us", busy}, {"kind", pu.kind}};
+      nlohmann::json d = {{"operators", ops}, {"busy_us", busy}, {"kind", ToString(pu.kind)}};
       if (pu.spatial) {
         // What holding every operator this PU supports would take (eq. 1 summed).
         int64_t all = 0;
@@ -377,7 +257,8 @@ std::string Describe(const Shared& sh, const DsePoint& pt) {
 
 }  // namespace
 
-Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
+Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress) {
+  DseSpec spec = spec_in;  // with every solver by its canonical name
   const auto t0 = Clock::now();
   if (spec.models.empty()) return Error(ErrorCode::kInvalidArgument, "dse: no models; name at least one ONNX file");
   if (spec.platforms.empty()) {
@@ -387,15 +268,10 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
   if (spec.objectives.empty()) return Error(ErrorCode::kInvalidArgument, "dse: no objective");
   if (spec.out_path.empty()) return Error(ErrorCode::kInvalidArgument, "dse: no results file; add --out results.jsonl");
   if (spec.jobs < 0) return Error(ErrorCode::kInvalidArgument, "dse: jobs {} must be ≥ 0 (0 = all cores)", spec.jobs);
-  RegisterBaselineSolvers();
-  for (const std::string& s : spec.solvers) {
-    if (IsBaselineName(s) || IsMapper(s) || IsPair(s) || FindSolver(s) != nullptr) continue;
-    std::string names;
-    for (const std::string& n : SolverNames()) names += n + ", ";
-    return Error(ErrorCode::kInvalidArgument,
-                 "dse: solver '{}' is unknown; available: {}single:<pu>, map, map_parallel, pair:map, pair_serial, "
-                 "pair_naive_multi_pu",
-                 s, names);
+  for (std::string& s : spec.solvers) {
+    auto resolved = ResolveSolverName(s);
+    if (!resolved.ok()) return Error(ErrorCode::kInvalidArgument, "dse: {}", resolved.status().message());
+    s = resolved->canonical;
   }
   std::set<std::string> seen_keys;
   for (const SweepAxis& axis : spec.sweeps) {
@@ -432,6 +308,7 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
   }
 
   // Models, then host profiles: sequentially, before any point runs.
+  TableCache tables;
   DseProgress prog;
   prog.phase = DseProgress::Phase::kProfiling;
   prog.total = static_cast<int>(spec.models.size());
@@ -441,36 +318,25 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
     prog.elapsed_s = Since(t0);
     if (progress) progress(prog);
     HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(spec.models[m], spec.import));
+    CostInputs in;
+    in.profile = spec.profile;
+    if (progress) {
+      in.progress = [&, name = ModelName(model.path)](const std::string& pu, int done, int total) {
+        DseProgress pp = prog;
+        pp.message = fmt::format("profiling {} on {}: {}/{} operators", name, pu, done, total);
+        pp.elapsed_s = Since(t0);
+        progress(pp);
+      };
+    }
     for (const auto& [vk, platform] : sh.variants) {
-      for (const ProcessingUnit& pu : platform.pus) {
-        if (pu.cost_source == CostSource::kProfile) {
-          const ProfileOptions po = ProfileFor(spec, pu);
-          const std::string key = ProfileCacheKey(model, pu.name, po);
-          if (sh.tables.contains(key)) continue;
-          const auto tp = Clock::now();
-          ProfileOptions po_progress = po;
-          if (progress) {
-            po_progress.progress = [&, name = ModelName(model.path)](int done, int total) {
-              DseProgress pp = prog;
-              pp.message = fmt::format("profiling {} on {}: {}/{} operators", name, pu.name, done, total);
-              pp.elapsed_s = Since(t0);
-              progress(pp);
-            };
-          }
-          auto table = ProfileOnnxRuntime(model, pu.name, po_progress);
-          if (!table.ok()) return Error(table.status().code(), "dse: {}", table.status().message());
-          summary.profile_notes.push_back(fmt::format(
-              "{}: {} profiled with {} thread{} (cache {}, {:.1f} s)", ModelName(model.path), pu.name, pu.threads,
-              pu.threads == 1 ? "" : "s", table->meta.contains("cache") ? table->meta.at("cache") : "off", Since(tp)));
-          sh.tables.emplace(key, std::move(table).value());
-        } else if (pu.cost_source == CostSource::kTable && !pu.table.empty()) {
-          const std::string key = "table:" + pu.table;
-          if (sh.tables.contains(key)) continue;
-          HETPLAN_ASSIGN_OR_RETURN(CostTable t, LoadCostTable(pu.table));
-          HETPLAN_RETURN_IF_ERROR(CheckCostTable(t, model.graph, pu.table));
-          sh.tables.emplace(key, std::move(t));
-        }
+      auto resolved = ResolveCosts(model, platform, in, &tables);
+      if (!resolved.ok()) return Error(resolved.status().code(), "dse: {}", resolved.status().message());
+      for (const ResolvedCosts::Profiled& pr : resolved->profiled) {
+        summary.profile_notes.push_back(fmt::format("{}: {} profiled with {} thread{} (cache {}, {:.1f} s)",
+                                                    ModelName(model.path), pr.pu, pr.threads,
+                                                    pr.threads == 1 ? "" : "s", pr.cache, pr.seconds));
       }
+      sh.costs.emplace(std::make_pair(static_cast<int>(m), vk), std::move(resolved).value());
     }
     sh.models.push_back(std::move(model));
   }
@@ -501,13 +367,13 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
   std::deque<int> exclusive, others;
   for (int i = 0; i < static_cast<int>(points.size()); ++i) {
     const DsePoint& pt = points[i];
-    const std::string key = PointKey(sh.models[pt.model].sha256, spec.platforms[pt.platform], pt.overrides,
-                                     KeySolver(spec, pt.solver), pt.objective);
+    const std::string key =
+        PointKey(sh.models[pt.model].sha256, spec.platforms[pt.platform], pt.overrides, pt.solver, pt.objective);
     if (done_keys.contains(key)) {
       ++summary.resumed;
       continue;
     }
-    (InCbcLane(spec, pt) ? exclusive : others).push_back(i);
+    (InCbcLane(pt) ? exclusive : others).push_back(i);
   }
   const int to_run = static_cast<int>(exclusive.size() + others.size());
   int jobs = spec.jobs > 0 ? spec.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -536,7 +402,7 @@ Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress) {
     }
     if (all_n == 0) return -1;
     auto estimate = [&](int i) {
-      const auto it = timing.find({points[i].model, InCbcLane(spec, points[i])});
+      const auto it = timing.find({points[i].model, InCbcLane(points[i])});
       return it != timing.end() ? it->second.first / it->second.second : all_sum / all_n;
     };
     for (int i : exclusive) excl += estimate(i);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace hetplan {
 namespace {
@@ -9,7 +10,43 @@ namespace {
 nlohmann::json NumOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 nlohmann::json NumOrNull(const std::optional<double>& v) { return v ? NumOrNull(*v) : nlohmann::json(nullptr); }
 
+// BIDENT's mapping: what the search predicted, under which accounting.
+nlohmann::json MappingBlock(const ScheduleContext& ctx, const std::string& basis) {
+  const SolveResult& r = *ctx.result;
+  if (r.mapping) {
+    const MappingStats& m = *r.mapping;
+    return {{"mode", ctx.mode == "map-parallel" ? "parallel" : "sequential"},
+            {"accounting", ToString(m.accounting)},
+            {"algorithm", ToString(m.algorithm)},
+            {"cost_basis", basis},
+            {"predicted_latency_us", m.predicted_latency_us},
+            {"predicted_energy_uj", NumOrNull(m.predicted_energy_uj)},
+            {"chain", m.chain},
+            {"parallel_phases", m.parallel_phases},
+            {"shared_pu_phases", m.shared_pu_phases}};
+  }
+  const ConcurrentStats& m = *r.concurrent;
+  return {{"mode", "concurrent"},
+          {"space", ToString(m.space)},
+          {"solo_steps", m.solo_steps},
+          {"algorithm", ToString(m.algorithm)},
+          {"cost_basis", basis},
+          {"states", m.states},
+          {"coexec_entries", m.coexec_entries},
+          {"predicted_latency_us", m.predicted_latency_us},
+          {"predicted_energy_uj", NumOrNull(m.predicted_energy_uj)}};
+}
+
 }  // namespace
+
+std::string CostBasis(const std::vector<PuInfo>& pus) {
+  std::set<std::string> labels;
+  for (const PuInfo& pu : pus) labels.insert(pu.cost_label);
+  if (labels.size() == 1) return *labels.begin();
+  std::string out = "mixed:";
+  for (const PuInfo& pu : pus) out += fmt::format(" {} {}", pu.name, pu.cost_label);
+  return out;
+}
 
 nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
   const OpGraph& g = *ctx.problem->graph;
@@ -18,7 +55,7 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
   const int k = c.num_pus();
   nlohmann::json j;
   j["format"] = "hetplan-schedule";
-  j["version"] = 1;
+  j["version"] = kScheduleFormatVersion;
   std::string name = ctx.model->path;
   if (auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
   if (name.size() > 5 && name.ends_with(".onnx")) name.resize(name.size() - 5);
@@ -34,7 +71,7 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
   for (int p = 0; p < k; ++p) {
     const PuInfo& pu = c.pu(p);
     devices.push_back({{"name", pu.name},
-                       {"kind", pu.kind},
+                       {"kind", ToString(pu.kind)},
                        {"execution", pu.spatial ? "spatial" : "serial"},
                        {"capacity_crossbars", pu.spatial ? nlohmann::json(pu.capacity) : nlohmann::json(nullptr)},
                        {"power_w", NumOrNull(pu.power_w)},
@@ -81,14 +118,25 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
   const SolveResult& r = *ctx.result;
   j["solver"] = {{"name", r.solver},
                  {"status", ToString(r.status)},
+                 {"termination", ToString(r.termination)},
                  {"formulation", r.formulation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.formulation)},
                  {"objective", NumOrNull(r.objective)},
                  {"bound", NumOrNull(r.bound)},
                  {"gap", NumOrNull(r.gap)},
                  {"seconds", r.seconds},
-                 {"variables", r.variables},
-                 {"constraints", r.constraints},
-                 {"big_m", r.big_m > 0 ? nlohmann::json(r.big_m) : nlohmann::json(nullptr)}};
+                 {"variables", r.mip ? r.mip->variables : 0},
+                 {"constraints", r.mip ? r.mip->constraints : 0},
+                 {"big_m", r.mip && r.mip->big_m > 0 ? nlohmann::json(r.mip->big_m) : nlohmann::json(nullptr)}};
+  if (r.mapping || r.concurrent) j["mapping"] = MappingBlock(ctx, CostBasis(c.pus()));
+  if (ctx.request_models.size() == 2) {
+    int offset = 0;
+    auto& requests = j["requests"] = nlohmann::json::array();
+    for (const LoadedModel* m : ctx.request_models) {
+      requests.push_back(
+          {{"file", m->path}, {"sha256", m->sha256}, {"operators", m->graph.size()}, {"id_offset", offset}});
+      offset += m->graph.size();
+    }
+  }
   j["baselines"] = nlohmann::json::object();
   for (const auto& [key, value] : ctx.baselines) j["baselines"][key] = value;
   auto cpu = ctx.baselines.find("cpu_only_us");

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "hetplan/sim/simulator.h"
+#include "hetplan/solve/list_schedule.h"
+#include "hetplan/solve/solver.h"
+#include "solve/backends.h"
 
 namespace hetplan {
 namespace {
@@ -24,7 +26,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The objective-specific price of one operator on one PU: latency (µs) or
 // energy (µJ); +inf when unsupported or (energy) the PU has no power.
-double OpCost(const Problem& p, int v, int pu) {
+double ObjectiveCost(const Problem& p, int v, int pu) {
   const CostModel& c = *p.costs;
   if (!c.supported(v, pu)) return kInf;
   if (p.objective == Objective::kLatency) return c.latency_us(v, pu);
@@ -43,7 +45,7 @@ bool Fits(const CostModel& c, int v, int pu) {
 // else PU 0.
 int HostPu(const CostModel& c) {
   for (int p = 0; p < c.num_pus(); ++p) {
-    if (c.pu(p).kind == "cpu" && !c.pu(p).spatial) return p;
+    if (c.pu(p).kind == PuKind::kCpu && !c.pu(p).spatial) return p;
   }
   for (int p = 0; p < c.num_pus(); ++p) {
     if (!c.pu(p).spatial) return p;
@@ -51,14 +53,17 @@ int HostPu(const CostModel& c) {
   return 0;
 }
 
-// The PU with the lowest objective cost among those that fit v alone; ties to
-// the lowest index. -1 when none (ValidateProblem rules that out).
-int BestPu(const Problem& p, int v, int exclude = -1) {
+using Price = std::function<double(int, int)>;
+
+// The PU with the lowest cost (`price`, else the objective's) among those
+// that fit v alone; ties to the lowest index. -1 when none (ValidateProblem
+// rules that out).
+int BestPu(const Problem& p, int v, int exclude = -1, const Price& price = {}) {
   int best = -1;
   double best_cost = kInf;
   for (int q = 0; q < p.costs->num_pus(); ++q) {
     if (q == exclude || !Fits(*p.costs, v, q)) continue;
-    const double cost = OpCost(p, v, q);
+    const double cost = price ? price(v, q) : ObjectiveCost(p, v, q);
     if (best < 0 || cost < best_cost) {
       best = q;
       best_cost = cost;
@@ -99,7 +104,7 @@ class Placer {
     }
     int best = -1;
     for (int q = 0; q < c_.num_pus(); ++q) {
-      if (CanTake(v, q) && (best < 0 || OpCost(p_, v, q) < OpCost(p_, v, best))) best = q;
+      if (CanTake(v, q) && (best < 0 || ObjectiveCost(p_, v, q) < ObjectiveCost(p_, v, best))) best = q;
     }
     if (best < 0) return false;
     Take(v, best);
@@ -303,10 +308,10 @@ Result<SolveResult> TypePolicy(const Problem& p) {
       for (int v = 0; v < g.size(); ++v) {
         if (g.op(v).type != t) continue;
         if (Fits(c, v, q)) {
-          sum += OpCost(p, v, q);
+          sum += ObjectiveCost(p, v, q);
           any = true;
         } else {
-          sum += OpCost(p, v, BestPu(p, v));
+          sum += ObjectiveCost(p, v, BestPu(p, v));
         }
       }
       if (any && (winner < 0 || sum < winner_cost)) {
@@ -528,130 +533,11 @@ Result<SolveResult> AxoNN(const Problem& p, const BaselineOptions& o) {
   return r;
 }
 
-class BaselineSolver final : public Solver {
- public:
-  explicit BaselineSolver(std::string name) : name_(std::move(name)) {}
-  std::string name() const override { return name_; }
-  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options) const override {
-    return RunBaseline(name_, problem);
-  }
-
- private:
-  std::string name_;
-};
-
-}  // namespace
-
-std::vector<std::string> BaselineNames() {
-  return {"best_single", "greedy", "type_policy", "neurosurgeon", "hetero", "haxconn", "axonn"};
-}
-
-bool IsBaselineName(const std::string& name) {
-  if (name.starts_with("single:") && name.size() > 7) return true;
-  const auto names = BaselineNames();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-void RepairCapacity(const Problem& p, std::vector<int>& a) {
-  const CostModel& c = *p.costs;
-  const int n = c.num_ops();
-  for (int q = 0; q < c.num_pus(); ++q) {
-    if (!c.pu(q).spatial) continue;
-    int64_t used = 0;
-    for (int v = 0; v < n; ++v) used += a[v] == q ? c.crossbars(v, q) : 0;
-    if (used <= c.pu(q).capacity) continue;
-    // Operators with no other PU must stay; the rest compete for what is left
-    // by saving per crossbar (a fractional-knapsack order).
-    struct Item {
-      int v;
-      int alt;
-      double density;
-      int64_t xb;
-    };
-    std::vector<Item> items;
-    int64_t left = c.pu(q).capacity;
-    for (int v = 0; v < n; ++v) {
-      if (a[v] != q) continue;
-      const int alt = BestPu(p, v, q);
-      const int64_t xb = c.crossbars(v, q);
-      if (alt < 0 || xb == 0) {
-        left -= xb;
-        continue;
-      }
-      const double saving = OpCost(p, v, alt) - OpCost(p, v, q);
-      items.push_back({v, alt, saving / static_cast<double>(xb), xb});
-    }
-    std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.density > y.density; });
-    for (const Item& it : items) {
-      if (it.density > 0 && it.xb <= left) {
-        left -= it.xb;
-      } else {
-        a[it.v] = it.alt;
-      }
-    }
-  }
-  // A move may have overfilled another spatial PU; send its overflow to the
-  // best serial PU.
-  for (int q = 0; q < c.num_pus(); ++q) {
-    if (!c.pu(q).spatial) continue;
-    int64_t used = 0;
-    for (int v = 0; v < n; ++v) {
-      if (a[v] != q) continue;
-      if (used + c.crossbars(v, q) <= c.pu(q).capacity) {
-        used += c.crossbars(v, q);
-        continue;
-      }
-      int best = -1;
-      for (int r = 0; r < c.num_pus(); ++r) {
-        if (!c.pu(r).spatial && c.supported(v, r) && (best < 0 || OpCost(p, v, r) < OpCost(p, v, best))) best = r;
-      }
-      if (best >= 0) a[v] = best;
-    }
-  }
-}
-
-Result<SolveResult> RunBaseline(const std::string& name, const Problem& problem, const BaselineOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
-  Result<SolveResult> r = Error(ErrorCode::kInternal, "unset");
-  if (name.starts_with("single:")) {
-    r = Single(problem, name, name.substr(7));
-  } else if (name == "best_single") {
-    r = BestSingle(problem);
-  } else if (name == "greedy") {
-    r = Greedy(problem);
-  } else if (name == "type_policy") {
-    r = TypePolicy(problem);
-  } else if (name == "neurosurgeon") {
-    r = Neurosurgeon(problem);
-  } else if (name == "hetero") {
-    r = Hetero(problem, options);
-  } else if (name == "haxconn") {
-    r = HaxConn(problem);
-  } else if (name == "axonn") {
-    r = AxoNN(problem, options);
-  } else {
-    std::string names;
-    for (const std::string& b : BaselineNames()) names += b + ", ";
-    return Error(ErrorCode::kInvalidArgument, "baseline '{}': unknown; available: {}single:<pu>", name, names);
-  }
-  if (r.ok()) r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
-}
-
-std::vector<std::string> PairBaselineNames() { return {"pair_serial", "pair_naive_multi_pu"}; }
-
-Result<SolveResult> RunPairBaseline(const std::string& name, const Problem& both, int n0) {
-  const auto t0 = std::chrono::steady_clock::now();
+Result<SolveResult> PairBaseline(const Problem& both, bool serial) {
+  const std::string name = serial ? "pair_serial" : "pair_naive_multi_pu";
   const CostModel& c = *both.costs;
   const int n = c.num_ops(), k = c.num_pus();
-  if (n0 < 0 || n0 > n) {
-    return Error(ErrorCode::kInvalidArgument, "{}: request 0 has {} operators, but the problem has {}", name, n0, n);
-  }
-  const bool serial = name == "pair_serial";
-  if (!serial && name != "pair_naive_multi_pu") {
-    return Error(ErrorCode::kInvalidArgument,
-                 "pair baseline '{}': unknown; available: pair_serial, pair_naive_multi_pu", name);
-  }
+  const int n0 = both.requests->split;
   HETPLAN_RETURN_IF_ERROR(NeedPower(both, name));
   // runs[r][p]: PU p can run all of request r.
   std::vector<std::vector<bool>> runs(2, std::vector<bool>(k, true));
@@ -685,15 +571,146 @@ Result<SolveResult> RunPairBaseline(const std::string& name, const Problem& both
   if (r.schedule) {
     for (int v = n0; v < n; ++v) r.schedule->ops[v].request = 1;
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
-void RegisterBaselineSolvers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (const std::string& name : BaselineNames()) RegisterSolver(std::make_unique<BaselineSolver>(name));
-  });
+MethodInfo BaselineInfo(std::string name, std::string summary, int requests = 1) {
+  MethodInfo m;
+  m.name = std::move(name);
+  m.summary = std::move(summary);
+  m.family = MethodFamily::kBaseline;
+  m.objectives = {Objective::kLatency, Objective::kEnergy};
+  m.requests = requests;
+  m.schedule_mode = requests == 2 ? "pair-baseline" : "partition";
+  // BIDENT's two-request setting: serial PUs whose copies fold into the operator costs.
+  m.spatial_pus = requests == 1;
+  m.docs = "docs/baselines.md";
+  return m;
 }
 
+// A baseline rule as a planner.
+using Rule = Result<SolveResult> (*)(const Problem&, const BaselineOptions&);
+
+class BaselineSolver final : public Solver {
+ public:
+  BaselineSolver(MethodInfo info, Rule rule) : info_(std::move(info)), rule_(rule) {}
+  const MethodInfo& info() const override { return info_; }
+  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options) const override {
+    return rule_(problem, options.baseline);
+  }
+
+ private:
+  MethodInfo info_;
+  Rule rule_;
+};
+
+class SingleSolver final : public Solver {
+ public:
+  explicit SingleSolver(const std::string& pu) : info_(backends::SingleFamilyInfo()), pu_(pu) {
+    info_.name = "single:" + pu;
+  }
+  const MethodInfo& info() const override { return info_; }
+  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& /*options*/) const override {
+    return Single(problem, info_.name, pu_);
+  }
+
+ private:
+  MethodInfo info_;
+  std::string pu_;
+};
+
+}  // namespace
+
+void RepairCapacity(const Problem& p, std::vector<int>& a, const std::function<double(int, int)>& cost) {
+  const CostModel& c = *p.costs;
+  const Price price = cost ? cost : Price([&p](int v, int q) { return ObjectiveCost(p, v, q); });
+  const int n = c.num_ops();
+  for (int q = 0; q < c.num_pus(); ++q) {
+    if (!c.pu(q).spatial) continue;
+    int64_t used = 0;
+    for (int v = 0; v < n; ++v) used += a[v] == q ? c.crossbars(v, q) : 0;
+    if (used <= c.pu(q).capacity) continue;
+    // Operators with no other PU must stay; the rest compete for what is left
+    // by saving per crossbar (a fractional-knapsack order).
+    struct Item {
+      int v;
+      int alt;
+      double density;
+      int64_t xb;
+    };
+    std::vector<Item> items;
+    int64_t left = c.pu(q).capacity;
+    for (int v = 0; v < n; ++v) {
+      if (a[v] != q) continue;
+      const int alt = BestPu(p, v, q, price);
+      const int64_t xb = c.crossbars(v, q);
+      if (alt < 0 || xb == 0) {
+        left -= xb;
+        continue;
+      }
+      const double saving = price(v, alt) - price(v, q);
+      items.push_back({v, alt, saving / static_cast<double>(xb), xb});
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.density > y.density; });
+    for (const Item& it : items) {
+      if (it.density > 0 && it.xb <= left) {
+        left -= it.xb;
+      } else {
+        a[it.v] = it.alt;
+      }
+    }
+  }
+  // A move may have overfilled another spatial PU; send its overflow to the
+  // best serial PU.
+  for (int q = 0; q < c.num_pus(); ++q) {
+    if (!c.pu(q).spatial) continue;
+    int64_t used = 0;
+    for (int v = 0; v < n; ++v) {
+      if (a[v] != q) continue;
+      if (used + c.crossbars(v, q) <= c.pu(q).capacity) {
+        used += c.crossbars(v, q);
+        continue;
+      }
+      int best = -1;
+      for (int r = 0; r < c.num_pus(); ++r) {
+        if (!c.pu(r).spatial && c.supported(v, r) && (best < 0 || price(v, r) < price(v, best))) best = r;
+      }
+      if (best >= 0) a[v] = best;
+    }
+  }
+}
+
+namespace backends {
+
+std::vector<std::unique_ptr<Solver>> MakeBaselineSolvers() {
+  std::vector<std::unique_ptr<Solver>> out;
+  auto add = [&](std::string name, std::string summary, Rule rule, int requests = 1) {
+    out.push_back(std::make_unique<BaselineSolver>(BaselineInfo(std::move(name), std::move(summary), requests), rule));
+  };
+  add("best_single", "the best whole-model-on-one-PU schedule", [](const Problem& p, const BaselineOptions&) {
+    return BestSingle(p);
+  });
+  add("greedy", "each operator on its cheapest PU, capacity repaired", [](const Problem& p, const BaselineOptions&) {
+    return Greedy(p);
+  });
+  add("type_policy", "each operator type on the PU that wins for that type (static policy)",
+      [](const Problem& p, const BaselineOptions&) { return TypePolicy(p); });
+  add("neurosurgeon", "Neurosurgeon: one split point, prefix on the host, suffix offloaded",
+      [](const Problem& p, const BaselineOptions&) { return Neurosurgeon(p); });
+  add("hetero", "OpenVINO HETERO: first PU of a priority list; every ordering tried", &Hetero);
+  add("haxconn", "HaX-CoNN: at most one PU switch, under model-level contention",
+      [](const Problem& p, const BaselineOptions&) { return HaxConn(p); });
+  add("axonn", "AxoNN: contiguous blocks on the two fastest PUs, minimum energy", &AxoNN);
+  add("pair_serial", "two requests back to back on the best single PU (homogeneous serial)",
+      [](const Problem& p, const BaselineOptions&) { return PairBaseline(p, true); }, 2);
+  add("pair_naive_multi_pu", "two requests, each whole on its own PU of the best pair (naive multi-PU)",
+      [](const Problem& p, const BaselineOptions&) { return PairBaseline(p, false); }, 2);
+  return out;
+}
+
+MethodInfo SingleFamilyInfo() { return BaselineInfo("single:<pu>", "every operator on the named PU"); }
+
+std::unique_ptr<Solver> MakeSingleSolver(const std::string& pu) { return std::make_unique<SingleSolver>(pu); }
+
+}  // namespace backends
 }  // namespace hetplan

@@ -12,6 +12,8 @@
 #include <unordered_map>
 
 #include "hetplan/solve/mapping.h"
+#include "hetplan/plan/requests.h"
+#include "hetplan/solve/references.h"
 #include "mapping_internal.h"
 
 namespace hetplan {
@@ -196,7 +198,7 @@ Result<ConcurrentMapping> SearchJoint(const Pricer& pr, int n0, int n1, int k, c
   };
   const int64_t target = states - 1;
   dist[0] = 0;
-  if (o.algorithm == ConcurrentAlgorithm::kDp) {
+  if (o.algorithm == ChainAlgorithm::kDp) {
     for (int i = 0; i <= n0; ++i) {
       for (int j = 0; j <= n1; ++j) {
         const double d = dist[i * w + j];
@@ -276,7 +278,7 @@ Result<ConcurrentMapping> SearchAligned(const Pricer& pr, int n, int k, const Co
   auto level_of = [&](int64_t x) { return x == 0 ? 0 : static_cast<int>((x - 1) / kk) + 1; };
   int64_t best_end = -1;
   dist[0] = 0;
-  if (o.algorithm == ConcurrentAlgorithm::kDp) {
+  if (o.algorithm == ChainAlgorithm::kDp) {
     int64_t arg = 0;  // best state of the previous level
     for (int l = 0; l < n; ++l) {
       ++m.expanded;
@@ -420,6 +422,99 @@ Result<ConcurrentMapping> SearchConcurrent(const MappingCosts& c0, std::span<con
   return SearchJoint(pr, n0, n1, k, o);
 }
 
+namespace {
+
+// The written timing of a concurrent mapping on the problem holding both
+// requests (chain0/chain1: their ids there) and its SolveResult.
+SolveResult ConcurrentResult(const Problem& both, std::span<const int> chain0, std::span<const int> chain1,
+                             const CoexecCosts& coexec, const ConcurrentMapping& m, const ConcurrentOptions& o,
+                             double seconds) {
+  const CostModel& costs = *both.costs;
+  // Written timing: steps one after another; a cross-PU pair starts together,
+  // a same-PU pair runs back to back; both stretched by σ.
+  Schedule s;
+  s.ops.resize(static_cast<size_t>(both.graph->size()));
+  double t = 0;
+  int measured = 0, faster = 0, paired = 0;
+  for (const ConcurrentStep& st : m.steps) {
+    double end = t, cursor = t;
+    const bool shared = st.op0 >= 0 && st.op1 >= 0 && st.pu0 == st.pu1;
+    for (int r = 0; r < 2; ++r) {
+      const int pos = r == 0 ? st.op0 : st.op1;
+      if (pos < 0) continue;
+      const int v = r == 0 ? chain0[pos] : chain1[pos];
+      ScheduledOp& so = s.ops[v];
+      so.device = r == 0 ? st.pu0 : st.pu1;
+      so.request = r;
+      so.slowdown = st.slowdown;
+      so.start_us = shared ? cursor : t;
+      so.finish_us = so.start_us + costs.latency_us(v, so.device) * st.slowdown;
+      cursor = so.finish_us;
+      end = std::max(end, so.finish_us);
+    }
+    if (st.op0 >= 0 && st.op1 >= 0) {
+      ++paired;
+      if (coexec.Find(st.op0, st.pu0, st.op1, st.pu1)) ++measured;
+      if (end - t > st.latency_us * (1 + 1e-9) + 1e-9) ++faster;  // measured below what the file can express
+    }
+    t = end;
+  }
+  for (const ScheduledOp& so : s.ops) s.makespan_us = std::max(s.makespan_us, so.finish_us);
+  s.energy_uj = ScheduleEnergy(both, s);
+
+  SolveResult res;
+  const bool aligned = o.space == ConcurrentSpace::kAligned;
+  res.formulation = fmt::format("{} {}", aligned ? "aligned" : (o.solo_steps ? "joint" : "joint-lockstep"),
+                                o.algorithm == ChainAlgorithm::kDp ? "dp" : "dijkstra");
+  res.status = SolveStatus::kOptimal;
+  res.termination = Termination::kOptimal;
+  res.objective = m.cost;
+  res.bound = m.cost;
+  res.gap = 0;
+  res.seconds = seconds;
+  ConcurrentStats& stats = res.concurrent.emplace();
+  stats.space = o.space;
+  stats.algorithm = o.algorithm;
+  stats.solo_steps = !aligned && o.solo_steps;
+  stats.states = m.states;
+  stats.expanded = m.expanded;
+  stats.transitions = m.transitions;
+  stats.coexec_entries = static_cast<int64_t>(coexec.size());
+  stats.predicted_latency_us = m.latency_us;
+  stats.predicted_energy_uj = m.energy_uj;
+  res.notes.push_back(fmt::format(
+      "two-request concurrent mapping: {} state space ({} states, {} settled, {} transitions) searched by {}; "
+      "optimal within that state space under the co-execution cost model, not over all schedules; predicted "
+      "latency {:.3f} µs{}",
+      aligned ? "aligned (ℓ, d0, d1)" : "joint (i, j)", m.states, m.expanded, m.transitions,
+      o.algorithm == ChainAlgorithm::kDp ? "DP" : "Dijkstra", m.latency_us,
+      m.energy_uj ? fmt::format(", energy {:.3f} µJ", *m.energy_uj) : std::string()));
+  if (!aligned && o.solo_steps) {
+    res.notes.push_back(
+        "besides BIDENT's transitions (both requests advance together, then the unfinished one runs alone), a step "
+        "may run one request's operator alone while the other waits (solo steps; --lockstep disables them)");
+  }
+  res.notes.push_back(fmt::format(
+      "co-execution: {} of {} paired steps priced by a measured co-execution makespan; others as the serial sum "
+      "t0 + t1 on one PU or max(t0, t1) across PUs (without contention)",
+      measured, paired));
+  res.notes.push_back(
+      "operator costs here are w + H2D + D2H (BIDENT's concurrent search charges no separate transfers), so edges "
+      "carry none; energy uses the additive solo-power model (each operator at its PU's solo power), an "
+      "approximation since package power under co-execution is not measured");
+  if (faster > 0) {
+    res.notes.push_back(fmt::format(
+        "{} paired step(s) were measured faster than one operator at a time (same PU) or the longer solo cost "
+        "(across PUs); the written schedule cannot overlap operators on a serial PU nor shorten a cost, so its "
+        "makespan {:.3f} µs exceeds the predicted {:.3f} µs",
+        faster, s.makespan_us, m.latency_us));
+  }
+  res.schedule = std::move(s);
+  return res;
+}
+
+}  // namespace
+
 Result<ConcurrentPlan> MapConcurrent(const OpGraph& g0, const MappingCosts& c0, const OpGraph& g1,
                                      const MappingCosts& c1, const CoexecCosts& coexec, const ConcurrentOptions& o) {
   if (c0.num_ops() != g0.size() || c1.num_ops() != g1.size()) {
@@ -431,158 +526,51 @@ Result<ConcurrentPlan> MapConcurrent(const OpGraph& g0, const MappingCosts& c0, 
   HETPLAN_ASSIGN_OR_RETURN(ConcurrentMapping m, SearchConcurrent(c0, chain0, c1, chain1, coexec, o));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  // The combined graph: request 1's operators and edges follow request 0's.
-  const int n0 = g0.size(), n1 = g1.size(), k = c0.num_pus();
-  std::vector<Operator> ops;
-  ops.reserve(static_cast<size_t>(n0 + n1));
-  std::vector<Edge> edges;
-  for (const Operator& op : g0.operators()) ops.push_back(op);
-  for (const Operator& op : g1.operators()) {
-    ops.push_back(op);
-    ops.back().id += n0;
-  }
-  for (const Edge& e : g0.edges()) edges.push_back(e);
-  for (const Edge& e : g1.edges()) {
-    edges.push_back(e);
-    edges.back().from += n0;
-    edges.back().to += n0;
-  }
-  HETPLAN_ASSIGN_OR_RETURN(OpGraph graph,
-                           OpGraph::Create(g0.name() + "+" + g1.name(), std::move(ops), std::move(edges)));
-  CostModel costs(n0 + n1, c0.pus(), static_cast<int>(graph.edges().size()));
-  for (int v = 0; v < n0 + n1; ++v) {
-    const MappingCosts& c = v < n0 ? c0 : c1;
-    const int u = v < n0 ? v : v - n0;
-    for (int p = 0; p < k; ++p) {
-      if (c.supported(u, p)) costs.set_latency(v, p, c.total_us(u, p));
+  // Back to a cost model per request, then both in one graph.
+  auto as_cost_model = [](const OpGraph& g, const MappingCosts& c) {
+    CostModel out(c.num_ops(), c.pus(), static_cast<int>(g.edges().size()));
+    for (int v = 0; v < c.num_ops(); ++v) {
+      for (int p = 0; p < c.num_pus(); ++p) {
+        if (!c.supported(v, p)) continue;
+        out.set_latency(v, p, c.latency_us(v, p));
+        out.set_h2d(v, p, c.h2d_us(v, p));
+        out.set_d2h(v, p, c.d2h_us(v, p));
+      }
     }
-  }
-  for (int p = 0; p < k; ++p) {
-    for (int q = 0; q < k; ++q) costs.set_slowdown(p, q, c0.slowdown(p, q));
-  }
-
-  // Written timing: steps one after another; a cross-PU pair starts together,
-  // a same-PU pair runs back to back; both stretched by σ.
-  Schedule s;
-  s.ops.resize(static_cast<size_t>(n0 + n1));
-  double t = 0;
-  int measured = 0, faster = 0, both = 0;
-  for (const ConcurrentStep& st : m.steps) {
-    double end = t, cursor = t;
-    const bool shared = st.op0 >= 0 && st.op1 >= 0 && st.pu0 == st.pu1;
-    for (int r = 0; r < 2; ++r) {
-      const int pos = r == 0 ? st.op0 : st.op1;
-      if (pos < 0) continue;
-      const int v = r == 0 ? chain0[pos] : n0 + chain1[pos];
-      ScheduledOp& so = s.ops[v];
-      so.device = r == 0 ? st.pu0 : st.pu1;
-      so.request = r;
-      so.slowdown = st.slowdown;
-      so.start_us = shared ? cursor : t;
-      so.finish_us = so.start_us + costs.latency_us(v, so.device) * st.slowdown;
-      cursor = so.finish_us;
-      end = std::max(end, so.finish_us);
+    for (int p = 0; p < c.num_pus(); ++p) {
+      for (int q = 0; q < c.num_pus(); ++q) out.set_slowdown(p, q, c.slowdown(p, q));
     }
-    if (st.op0 >= 0 && st.op1 >= 0) {
-      ++both;
-      if (coexec.Find(st.op0, st.pu0, st.op1, st.pu1)) ++measured;
-      if (end - t > st.latency_us * (1 + 1e-9) + 1e-9) ++faster;  // measured below what the file can express
-    }
-    t = end;
-  }
-  for (const ScheduledOp& so : s.ops) s.makespan_us = std::max(s.makespan_us, so.finish_us);
-
+    return out;
+  };
+  HETPLAN_ASSIGN_OR_RETURN(CombinedRequests both,
+                           CombineRequests(g0, as_cost_model(g0, c0), g1, as_cost_model(g1, c1)));
   ConcurrentPlan plan;
-  plan.graph = std::move(graph);
-  plan.costs = std::move(costs);
+  plan.graph = std::move(both.graph);
+  plan.costs = std::move(both.costs);
   plan.mapping = std::move(m);
-  const Problem problem{&plan.graph, &plan.costs, o.objective, std::nullopt};
-  s.energy_uj = ScheduleEnergy(problem, s);
+  const Problem problem{&plan.graph, &plan.costs, o.objective, std::nullopt, &both.requests};
+  plan.result = ConcurrentResult(problem, both.requests.chain0, both.requests.chain1, coexec, plan.mapping, o, seconds);
   plan.predicted_latency_us = plan.mapping.latency_us;
   plan.predicted_energy_uj = plan.mapping.energy_uj;
-
-  // Baselines: both requests back to back on one PU (homogeneous serial), and
-  // each whole model on its own PU of the best pair (naive multi-PU).
-  std::vector<double> sum0(static_cast<size_t>(k), 0.0), sum1(static_cast<size_t>(k), 0.0);
-  for (int p = 0; p < k; ++p) {
-    for (int v : chain0) sum0[p] += c0.supported(v, p) ? c0.total_us(v, p) : kInf;
-    for (int v : chain1) sum1[p] += c1.supported(v, p) ? c1.total_us(v, p) : kInf;
-  }
-  double best_us = kInf, best_uj = kInf, naive_us = kInf, naive_uj = kInf;
-  bool have_cpu = false;
-  for (int p = 0; p < k; ++p) {
-    const std::string& name = c0.pus()[p].name;
-    const double serial = sum0[p] + sum1[p];
-    const double power = c0.power_w(p);
-    if (serial < kInf) {
-      plan.baselines[name + "_serial_us"] = serial;
-      if (!have_cpu && !c0.accelerator(p)) {
-        plan.baselines["cpu_only_us"] = serial;
-        have_cpu = true;
-      }
-      if (serial < best_us) {
-        best_us = serial;
-        plan.best_serial_pu = name;
-      }
-      if (std::isfinite(power)) {
-        plan.baselines[name + "_serial_uj"] = serial * power;
-        if (serial * power < best_uj) {
-          best_uj = serial * power;
-          plan.best_serial_energy_pu = name;
-        }
-      }
-    }
-    for (int q = 0; q < k; ++q) {
-      if (sum0[p] == kInf || sum1[q] == kInf) continue;
-      naive_us = std::min(naive_us, p == q ? sum0[p] + sum1[q] : std::max(sum0[p], sum1[q]));
-      const double e = sum0[p] * power + sum1[q] * c0.power_w(q);
-      if (std::isfinite(e)) naive_uj = std::min(naive_uj, e);
-    }
-  }
-  if (best_us < kInf) plan.baselines["best_serial_us"] = best_us;
-  if (best_uj < kInf) plan.baselines["best_serial_uj"] = best_uj;
-  if (naive_us < kInf) plan.baselines["naive_multi_pu_us"] = naive_us;
-  if (naive_uj < kInf) plan.baselines["naive_multi_pu_uj"] = naive_uj;
-
-  SolveResult& res = plan.result;
-  res.solver = "bident-concurrent";
-  const bool aligned = o.space == ConcurrentSpace::kAligned;
-  res.formulation = fmt::format("{} {}", aligned ? "aligned" : (o.solo_steps ? "joint" : "joint-lockstep"),
-                                o.algorithm == ConcurrentAlgorithm::kDp ? "dp" : "dijkstra");
-  res.status = SolveStatus::kOptimal;
-  res.objective = plan.mapping.cost;
-  res.bound = plan.mapping.cost;
-  res.gap = 0;
-  res.seconds = seconds;
-  res.notes.push_back(fmt::format(
-      "two-request concurrent mapping: {} state space ({} states, {} settled, {} transitions) searched by {}; "
-      "optimal within that state space under the co-execution cost model, not over all schedules; predicted "
-      "latency {:.3f} µs{}",
-      aligned ? "aligned (ℓ, d0, d1)" : "joint (i, j)", plan.mapping.states, plan.mapping.expanded,
-      plan.mapping.transitions, o.algorithm == ConcurrentAlgorithm::kDp ? "DP" : "Dijkstra", plan.predicted_latency_us,
-      plan.predicted_energy_uj ? fmt::format(", energy {:.3f} µJ", *plan.predicted_energy_uj) : std::string()));
-  if (!aligned && o.solo_steps) {
-    res.notes.push_back(
-        "besides BIDENT's transitions (both requests advance together, then the unfinished one runs alone), a step "
-        "may run one request's operator alone while the other waits (solo steps; --lockstep disables them)");
-  }
-  res.notes.push_back(fmt::format(
-      "co-execution: {} of {} paired steps priced by a measured co-execution makespan; others as the serial sum "
-      "t0 + t1 on one PU or max(t0, t1) across PUs (without contention)",
-      measured, both));
-  res.notes.push_back(
-      "operator costs here are w + H2D + D2H (BIDENT's concurrent search charges no separate transfers), so edges "
-      "carry none; energy uses the additive solo-power model (each operator at its PU's solo power), an "
-      "approximation since package power under co-execution is not measured");
-  if (faster > 0) {
-    res.notes.push_back(fmt::format(
-        "{} paired step(s) were measured faster than one operator at a time (same PU) or the longer solo cost "
-        "(across PUs); the written schedule cannot overlap operators on a serial PU nor shorten a cost, so its "
-        "makespan {:.3f} µs exceeds the predicted {:.3f} µs",
-        faster, s.makespan_us, plan.predicted_latency_us));
-  }
-  res.schedule = std::move(s);
+  References refs = ComputeReferences(problem);
+  plan.baselines = std::move(refs.values);
+  plan.best_serial_pu = refs.best_pu;
+  plan.best_serial_energy_pu = refs.best_energy_pu;
   return plan;
+}
+
+Result<SolveResult> SolveConcurrent(const Problem& both, const ConcurrentOptions& o) {
+  if (both.requests == nullptr) {
+    return Error(ErrorCode::kInvalidArgument, "concurrent mapping: the problem holds one request; it needs two");
+  }
+  const RequestSet& req = *both.requests;
+  HETPLAN_ASSIGN_OR_RETURN(MappingCosts mc, BuildMappingCosts(*both.graph, *both.costs));
+  const CoexecCosts coexec =
+      BuildCoexecCosts(*both.graph, req.chain0, *both.graph, req.chain1, mc.pus(), both.costs->coexec());
+  const auto t0 = std::chrono::steady_clock::now();
+  HETPLAN_ASSIGN_OR_RETURN(ConcurrentMapping m, SearchConcurrent(mc, req.chain0, mc, req.chain1, coexec, o));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return ConcurrentResult(both, req.chain0, req.chain1, coexec, m, o, seconds);
 }
 
 }  // namespace hetplan

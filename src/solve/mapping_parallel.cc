@@ -111,7 +111,6 @@ Result<MapResult> MapParallel(const Problem& problem, const MappingCosts& c, con
 
   Schedule s = mapping_internal::TimePhases(problem, c, phases, r.device, slowdown, o.accounting);
   SolveResult& res = r.result;
-  res.solver = "bident-parallel";
   res.formulation = fmt::format("{} {}", ToString(o.algorithm), ToString(o.accounting));
   res.objective = problem.objective == Objective::kLatency ? latency : energy;
   res.seconds = seconds;

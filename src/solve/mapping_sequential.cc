@@ -399,7 +399,6 @@ Result<MapResult> MapSequential(const Problem& problem, const MappingCosts& c, c
 
   Schedule s = TimePhases(problem, c, {Phase{{chain}}}, r.device, std::vector<double>(g.size(), 1.0), o.accounting);
   SolveResult& res = r.result;
-  res.solver = "bident-sequential";
   res.formulation = fmt::format("{} {}", ToString(o.algorithm), ToString(o.accounting));
   res.objective = m->cost;
   res.seconds = seconds;

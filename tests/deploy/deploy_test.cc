@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "hetplan/app/pipeline.h"
+#include "hetplan/app/plan.h"
 #include "hetplan/deploy/run.h"
 #include "hetplan/deploy/split.h"
 #include "hetplan/util/io.h"
@@ -66,11 +66,11 @@ std::unique_ptr<PreparedProblem> Prepare(const std::string& model, const fs::pat
   in.model_path = model;
   in.platform = "klein-arm";
   in.overrides = std::move(overrides);
-  in.profile.warmup = 2;
-  in.profile.runs = 5;
-  in.profile.model_runs = 3;
-  in.profile.in_context = false;
-  in.profile.cache_dir = cache.string();
+  in.costs.profile.warmup = 2;
+  in.costs.profile.runs = 5;
+  in.costs.profile.model_runs = 3;
+  in.costs.profile.in_context = false;
+  in.costs.profile.cache_dir = cache.string();
   auto pp = PrepareProblem(in);
   EXPECT_TRUE(pp.ok()) << pp.status().message();
   if (!pp.ok()) return nullptr;

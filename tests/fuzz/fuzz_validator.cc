@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hetplan/sim/validator.h"
+#include "hetplan/validate/validator.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

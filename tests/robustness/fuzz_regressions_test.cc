@@ -17,7 +17,7 @@
 #include "hetplan/cost/cost_table.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/platform/platform.h"
-#include "hetplan/sim/validator.h"
+#include "hetplan/validate/validator.h"
 
 namespace hetplan {
 namespace {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "hetplan/report/schedule_file.h"
-#include "hetplan/sim/validator.h"
-#include "hetplan/solve/problem.h"
+#include "hetplan/validate/validator.h"
+#include "hetplan/solve/solver.h"
 #include "solve/instances.h"
 
 namespace hetplan {
@@ -33,8 +33,15 @@ std::vector<std::string> Violations(const Problem& p, const SolveResult& r) {
   model.sha256 = "0";
   Platform platform;
   platform.name = "test";
-  ScheduleContext ctx{&model, &platform, &p, &r, "partition", {}, {}};
+  ScheduleContext ctx{&model, &platform, &p, &r, "partition", {}, {}, {}};
   return ValidateScheduleJson(ScheduleToJson(ctx)).violations;
+}
+
+// A baseline through the planner facade, as every command calls it.
+Result<SolveResult> RunBaseline(const std::string& name, const Problem& p, const BaselineOptions& o = {}) {
+  SolveOptions so;
+  so.baseline = o;
+  return Solve(name, p, so);
 }
 
 SolveResult RunChecked(const std::string& name, const Problem& p) {
@@ -69,15 +76,21 @@ Instance Chain3(std::optional<double> cpu_w = std::nullopt, std::optional<double
   return inst;
 }
 
-TEST(Baselines, NamesAreRecognised) {
-  for (const std::string& n : BaselineNames()) EXPECT_TRUE(IsBaselineName(n)) << n;
-  EXPECT_TRUE(IsBaselineName("single:cpu"));
-  EXPECT_FALSE(IsBaselineName("single:"));
-  EXPECT_FALSE(IsBaselineName("ilp"));
+TEST(Baselines, NamesAreRegistered) {
+  const std::vector<std::string> one = SolverNames(MethodFamily::kBaseline, 1);
+  EXPECT_EQ(one, (std::vector<std::string>{"best_single", "greedy", "type_policy", "neurosurgeon", "hetero", "haxconn",
+                                           "axonn"}));
+  EXPECT_EQ(SolverNames(MethodFamily::kBaseline, 2), (std::vector<std::string>{"pair_serial", "pair_naive_multi_pu"}));
+  for (const std::string& n : one) EXPECT_NE(FindSolver(n), nullptr) << n;
+  ASSERT_NE(FindSolver("single:cpu"), nullptr);
+  EXPECT_EQ(FindSolver("single:cpu")->info().name, "single:cpu");
+  EXPECT_EQ(FindSolver("single:cpu"), FindSolver("single:cpu"));  // made once
+  EXPECT_EQ(FindSolver("single:"), nullptr);
+  EXPECT_EQ(FindSolver("single"), nullptr);
   Instance inst = Chain3();
   auto r = RunBaseline("no-such", inst.problem());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.status().code(), ErrorCode::kNotFound);
   EXPECT_NE(r.status().message().find("greedy"), std::string::npos);
 }
 
@@ -193,8 +206,6 @@ TEST(Baselines, CapacityRepairAndFallback) {
 }
 
 TEST(Baselines, RegisteredWithTheFacade) {
-  RegisterBaselineSolvers();
-  RegisterBaselineSolvers();  // idempotent
   Instance inst = Chain3();
   auto r = Solve("greedy", inst.problem(), SolveOptions{});
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -215,9 +226,22 @@ Instance TwoRequests(std::optional<double> cpu_w = std::nullopt, std::optional<d
   return inst;
 }
 
+// A pair baseline on `inst` with request 1 starting at operator `split`.
+Result<SolveResult> RunPairBaseline(const std::string& name, const Problem& both, int split) {
+  RequestSet requests;
+  requests.split = split;
+  for (int v = 0; v < both.graph->size(); ++v) (v < split ? requests.chain0 : requests.chain1).push_back(v);
+  Problem p = both;
+  p.requests = &requests;
+  return Solve(name, p, SolveOptions{});
+}
+
 TEST(PairBaselines, HandCheckedAndValid) {
   const Instance inst = TwoRequests();
   const Problem p = inst.problem();
+  RequestSet requests{2, {0, 1}, {2, 3}};
+  Problem both = p;
+  both.requests = &requests;
   // Back to back: cpu 20 + 10 = 30, gpu 8 + 12 = 20.
   auto serial = RunPairBaseline("pair_serial", p, 2);
   ASSERT_TRUE(serial.ok()) << serial.status().message();
@@ -232,7 +256,7 @@ TEST(PairBaselines, HandCheckedAndValid) {
   for (const SolveResult* r : {&*serial, &*naive}) {
     EXPECT_EQ(r->schedule->ops[1].request, 0);
     EXPECT_EQ(r->schedule->ops[3].request, 1);
-    const auto v = Violations(p, *r);
+    const auto v = Violations(both, *r);
     EXPECT_TRUE(v.empty()) << r->solver << ": " << (v.empty() ? "" : v.front());
   }
   // Back to back on one PU: request 1 starts when request 0 has finished.
@@ -244,8 +268,11 @@ TEST(PairBaselines, HandCheckedAndValid) {
   ASSERT_TRUE(e.ok());
   EXPECT_DOUBLE_EQ(*e->schedule->energy_uj, 20);
 
-  EXPECT_EQ(RunPairBaseline("pair_nope", p, 2).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(RunPairBaseline("pair_nope", p, 2).status().code(), ErrorCode::kNotFound);
   EXPECT_EQ(RunPairBaseline("pair_serial", p, 5).status().code(), ErrorCode::kInvalidArgument);
+  // A pair baseline needs two requests, a one-request baseline one.
+  EXPECT_EQ(Solve("pair_serial", p, SolveOptions{}).status().code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(Solve("greedy", both, SolveOptions{}).status().code(), ErrorCode::kUnsupported);
   // Request 0 only on the cpu, request 1 only on the gpu: no homogeneous serial.
   Instance split = TwoRequests();
   split.costs.set_unsupported(0, 1);
@@ -278,7 +305,7 @@ Instance RandomInstance(std::mt19937& rng, int n, std::vector<PuInfo> pus) {
 }
 
 std::vector<std::string> AllBaselines(const CostModel& c) {
-  std::vector<std::string> names = BaselineNames();
+  std::vector<std::string> names = SolverNames(MethodFamily::kBaseline, 1);
   for (const PuInfo& pu : c.pus()) names.push_back("single:" + pu.name);
   return names;
 }
@@ -289,7 +316,7 @@ void CheckIlpNeverWorse(const Instance& inst, Objective objective, const std::st
   exact.threads = 1;
   exact.relative_gap = 0;
   exact.time_limit_s = 60;
-  auto ilp = Solve("ilp", p, exact);
+  auto ilp = Solve("exact", p, exact);
   ASSERT_TRUE(ilp.ok()) << ilp.status().message();
   ASSERT_EQ(ilp->status, SolveStatus::kOptimal) << label;
   for (const std::string& name : AllBaselines(inst.costs)) {

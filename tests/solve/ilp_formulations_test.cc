@@ -1,5 +1,5 @@
-// The "strong" formulation of the "ilp" backend (the exact search of
-// src/solve/ilp_search.cc) against the paper's formulation and brute force on
+// The exact search ("exact", formerly the "strong" formulation of "ilp"; see
+// src/solve/exact_search.cc) against the paper's formulation and brute force on
 // many small random DAGs, and its edge cases: the series decomposition with
 // transfers that jump over a cut, several serial and several capacitated
 // spatial PUs, infeasible capacities, the gap tolerance, time limits, the
@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "hetplan/graph/algorithms.h"
-#include "hetplan/sim/simulator.h"
-#include "hetplan/sim/validator.h"
-#include "hetplan/solve/problem.h"
-#include "hetplan/solve/solvers.h"
+#include "hetplan/solve/list_schedule.h"
+#include "hetplan/validate/validator.h"
+#include "hetplan/solve/solver.h"
+#include "hetplan/solve/solver.h"
 #include "solve/ilp_test_support.h"
 
 namespace hetplan {
@@ -32,9 +32,9 @@ namespace {
 
 using namespace ilp_test;  // NOLINT(google-build-using-namespace): the shared test helpers
 
-SolveOptions With(const std::string& formulation, double gap = 0) {
-  SolveOptions o;
-  o.formulation = formulation;
+TestOptions With(const std::string& formulation, double gap = 0) {
+  TestOptions o;
+  o.solver = formulation == "paper" ? "mip" : "exact";
   o.threads = 1;
   o.relative_gap = gap;
   o.time_limit_s = 60;
@@ -173,8 +173,8 @@ TEST(StrongFormulation, NodeLimitFallsBackToThePaperMipAndStaysExact) {
                                    /*symmetric=*/i % 2 == 0);
     const Problem p = inst.problem();
     if (!ValidateProblem(p).ok()) continue;
-    SolveOptions tiny = With("strong");
-    tiny.search_node_limit = 1;
+    TestOptions tiny = With("strong");
+    tiny.exact.node_limit = 1;
     SolveResult strong = MustSolve(p, tiny);
     SolveResult paper = MustSolve(p, With("paper"));
     ASSERT_EQ(paper.status, SolveStatus::kOptimal) << "instance " << i << ": " << Notes(paper);
@@ -189,7 +189,8 @@ TEST(StrongFormulation, NodeLimitFallsBackToThePaperMipAndStaysExact) {
     if (notes.find("stopped at its node limit") != std::string::npos) {
       ++fell_back;
       EXPECT_NE(notes.find("the paper's MIP on CBC completed the proof"), std::string::npos) << notes;
-      EXPECT_GT(strong.variables, 0) << "the fallback reports the MIP's size";
+      ASSERT_TRUE(strong.mip.has_value()) << "the fallback reports the MIP's size";
+      EXPECT_GT(strong.mip->variables, 0);
     }
     if (HasFailure()) return;
   }
@@ -214,7 +215,7 @@ TEST(StrongFormulation, SecondPassUnderShortLimitsStaysHonest) {
     SolveResult exact = MustSolve(p, With("strong"));
     ASSERT_EQ(exact.status, SolveStatus::kOptimal) << Notes(exact);
     const double opt = exact.objective;
-    SolveOptions quick = With("paper");
+    TestOptions quick = With("paper");
     quick.time_limit_s = 0.5;
     SolveResult paper = MustSolve(p, quick);
     if (paper.status == SolveStatus::kOptimal) {
@@ -223,7 +224,7 @@ TEST(StrongFormulation, SecondPassUnderShortLimitsStaysHonest) {
     }
     for (double limit : {0.002, 0.01, 0.05}) {
       for (double gap : {0.0, 1e-4, 1e-2}) {
-        SolveOptions o = With("strong", gap);
+        TestOptions o = With("strong", gap);
         o.time_limit_s = limit;
         SolveResult r = MustSolve(p, o);
         ASSERT_TRUE(r.schedule.has_value()) << Notes(r);
@@ -369,7 +370,7 @@ Instance LargeInstance() {
 TEST(StrongFormulation, TimeLimitGivesAValidScheduleAndAnHonestBound) {
   Instance inst = LargeInstance();
   for (double limit : {0.001, 0.05, 0.3}) {
-    SolveOptions o = With("strong", 1e-4);
+    TestOptions o = With("strong", 1e-4);
     o.time_limit_s = limit;
     const auto t0 = std::chrono::steady_clock::now();
     SolveResult r = MustSolve(inst.problem(), o);
@@ -425,8 +426,8 @@ TEST(StrongFormulation, ExportsThePaperModelWhenAsked) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hetplan_strong_test_export";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  SolveOptions o = With("strong");
-  o.write_lp = (dir / "model.lp").string();
+  TestOptions o = With("strong");
+  o.mip.write_lp = (dir / "model.lp").string();
   SolveResult r = MustSolve(inst.problem(), o);
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   EXPECT_TRUE(std::filesystem::exists(dir / "model.lp"));
@@ -435,7 +436,7 @@ TEST(StrongFormulation, ExportsThePaperModelWhenAsked) {
 
 TEST(StrongFormulation, SilentOnStdout) {
   Instance inst = LargeInstance();
-  SolveOptions o = With("strong", 1e-4);
+  TestOptions o = With("strong", 1e-4);
   o.time_limit_s = 0.05;
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();

@@ -1,4 +1,4 @@
-// The "ilp" backend against brute force on many small random instances, its
+// The paper's MIP on CBC ("mip") against brute force on many small random instances, its
 // edge cases and options, and the solver facade. Every schedule a test gets
 // is checked with the independent validator.
 #include <gtest/gtest.h>
@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "hetplan/graph/algorithms.h"
-#include "hetplan/sim/simulator.h"
-#include "hetplan/sim/validator.h"
-#include "hetplan/solve/problem.h"
-#include "hetplan/solve/solvers.h"
+#include "hetplan/solve/list_schedule.h"
+#include "hetplan/validate/validator.h"
+#include "hetplan/solve/solver.h"
+#include "hetplan/solve/solver.h"
 #include "solve/ilp_test_support.h"
 
 namespace hetplan {
@@ -31,14 +31,14 @@ using namespace ilp_test;  // NOLINT(google-build-using-namespace): the shared t
 
 // These tests pin the paper's formulation (the "strong" one has its own
 // tests in ilp_formulations_test.cc), whatever the default.
-SolveOptions Paper() {
-  SolveOptions o;
-  o.formulation = "paper";
+TestOptions Paper() {
+  TestOptions o;
+  o.solver = "mip";
   return o;
 }
 
-SolveOptions Exact() {
-  SolveOptions o = Paper();
+TestOptions Exact() {
+  TestOptions o = Paper();
   o.threads = 1;
   o.relative_gap = 0;
   o.time_limit_s = 60;
@@ -48,14 +48,24 @@ SolveOptions Exact() {
 // ---------------------------------------------------------------------------
 // Facade.
 
-TEST(SolverRegistry, IlpIsRegistered) {
+TEST(SolverRegistry, ExactAndMipAreRegisteredAndIlpIsAnAlias) {
   std::vector<std::string> names = SolverNames();
-  EXPECT_NE(std::find(names.begin(), names.end(), "ilp"), names.end());
-  ASSERT_NE(FindSolver("ilp"), nullptr);
-  EXPECT_EQ(FindSolver("ilp")->name(), "ilp");
+  for (const char* n : {"exact", "mip", "map", "map_parallel", "map_concurrent"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  }
+  EXPECT_EQ(std::find(names.begin(), names.end(), "ilp"), names.end());  // an alias, not listed
+  ASSERT_NE(FindSolver("exact"), nullptr);
+  EXPECT_EQ(FindSolver("exact")->info().name, "exact");
+  EXPECT_EQ(FindSolver("ilp"), FindSolver("exact"));
+  EXPECT_EQ(FindSolver("pair:map"), FindSolver("map_concurrent"));
+  auto old = ResolveSolverName("ilp");
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->canonical, "exact");
+  ASSERT_TRUE(old->notice.has_value());
+  EXPECT_NE(old->notice->find("exact"), std::string::npos);
+  EXPECT_FALSE(ResolveSolverName("mip")->notice.has_value());
   EXPECT_EQ(FindSolver("no-such-solver"), nullptr);
-  RegisterBuiltinSolvers();  // idempotent
-  EXPECT_EQ(SolverNames(), names);
+  EXPECT_EQ(SolverNames(), names);  // stable
 }
 
 TEST(SolverRegistry, UnknownSolverIsNotFound) {
@@ -64,7 +74,7 @@ TEST(SolverRegistry, UnknownSolverIsNotFound) {
   auto r = Solve("nope", inst.problem(), SolveOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kNotFound);
-  EXPECT_NE(r.status().message().find("ilp"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("exact"), std::string::npos) << r.status().message();
 }
 
 TEST(SolverRegistry, NamesRoundTrip) {
@@ -89,7 +99,7 @@ TEST(ValidateProblem, OperatorSupportedNowhereIsNamed) {
   EXPECT_NE(st.message().find("'op1'"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("cpu: unsupported"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("cim: unsupported"), std::string::npos) << st.message();
-  auto r = Solve("ilp", inst.problem(), SolveOptions{});
+  auto r = Solve("mip", inst.problem(), SolveOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kInfeasible);
 }
@@ -155,15 +165,17 @@ TEST(Ilp, DiamondRunsBranchesInParallelOnCpuAndCim) {
   }
   SolveResult r = MustSolve(inst.problem(), Exact());
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
-  EXPECT_EQ(r.solver, "ilp");
+  EXPECT_EQ(r.solver, "mip");
   EXPECT_EQ(r.formulation, "paper");
+  EXPECT_EQ(r.termination, Termination::kOptimal);
   ExpectValid(inst.problem(), r);
   EXPECT_DOUBLE_EQ(r.objective, 1 + 12 + 1);  // cpu-only: 1 + 10 + 10 + 1 = 22
   EXPECT_EQ(r.schedule->ops[2].device, 1);
   // Eq. 13: Σ max latency + Σ max transfer = (1 + 10 + 10 + 1) + 4 · 1 (only edges touching op 2 can transfer).
-  EXPECT_DOUBLE_EQ(r.big_m, 22 + 2);
-  EXPECT_GT(r.variables, 0);
-  EXPECT_GT(r.constraints, 0);
+  ASSERT_TRUE(r.mip.has_value());
+  EXPECT_DOUBLE_EQ(r.mip->big_m, 22 + 2);
+  EXPECT_GT(r.mip->variables, 0);
+  EXPECT_GT(r.mip->constraints, 0);
   EXPECT_DOUBLE_EQ(r.gap, 0);
   EXPECT_GT(r.seconds, 0);
 }
@@ -230,7 +242,7 @@ TEST(Ilp, CapacityThatCannotHoldTheCimOnlyOperatorsIsInfeasible) {
     inst.costs.set_crossbars(v, 1, 6);  // each fits alone, not both
   }
   for (bool warm : {true, false}) {
-    SolveOptions o = Exact();
+    TestOptions o = Exact();
     o.warm_start = warm;
     SolveResult r = MustSolve(inst.problem(), o);
     EXPECT_EQ(r.status, SolveStatus::kInfeasible);
@@ -283,7 +295,7 @@ TEST(Ilp, ZeroDurationOperatorTiedWithAnotherStartIsRetimedInOrder) {
   }
   ASSERT_EQ(BruteForceLatency(inst.problem()), 133);
   for (bool warm : {true, false}) {
-    SolveOptions o = Exact();
+    TestOptions o = Exact();
     o.warm_start = warm;
     SolveResult r = MustSolve(inst.problem(), o);
     EXPECT_EQ(r.status, SolveStatus::kOptimal) << Notes(r);
@@ -304,7 +316,7 @@ TEST(Ilp, MatchesBruteForceOnRandomCpuCimInstances) {
     Instance inst = RandomInstance(rng, n, TwoPus(capacity), /*symmetric=*/i % 4 != 3);
     const Problem p = inst.problem();
     const double brute = BruteForceLatency(p);
-    SolveOptions o = Exact();
+    TestOptions o = Exact();
     o.warm_start = i % 2 == 0;
     SolveResult r = MustSolve(p, o);
     ASSERT_EQ(r.status, SolveStatus::kOptimal) << "instance " << i << ": " << Notes(r) << "\n" << Describe(inst);
@@ -345,7 +357,7 @@ TEST(Ilp, MatchesBruteForceOnRandomThreePuInstances) {
     Instance inst = RandomInstance(rng, n, ThreePus(capacity), /*symmetric=*/i % 3 != 0);
     const Problem p = inst.problem();
     const double brute = BruteForceLatency(p);
-    SolveOptions o = Exact();
+    TestOptions o = Exact();
     o.warm_start = i % 2 == 1;
     SolveResult r = MustSolve(p, o);
     ASSERT_EQ(r.status, SolveStatus::kOptimal) << "instance " << i << ": " << Notes(r) << "\n" << Describe(inst);
@@ -397,7 +409,7 @@ TEST(Ilp, EnergyNeedsThePowerOfEveryUsablePu) {
   inst.costs.set_crossbars(1, 1, 1);
   Problem p = inst.problem();
   p.objective = Objective::kEnergy;
-  auto r = Solve("ilp", p, Exact());
+  auto r = Solve("mip", p, Exact());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("'cim'"), std::string::npos) << r.status().message();
@@ -439,7 +451,7 @@ Instance HardInstance() {
 TEST(Ilp, TinyTimeLimitNeverClaimsOptimalityWithoutTheGap) {
   Instance inst = HardInstance();
   for (bool warm : {true, false}) {
-    SolveOptions o = Paper();
+    TestOptions o = Paper();
     o.threads = 1;
     o.time_limit_s = 0.05;
     o.warm_start = warm;
@@ -473,7 +485,7 @@ TEST(Ilp, TimeLimitSweepKeepsAnIncumbentAndNeverCrashes) {
   Instance inst = HardInstance();
   for (double limit : {0.001, 0.005, 0.01, 0.02, 0.04, 0.08}) {
     for (bool warm : {true, false}) {
-      SolveOptions o = Paper();
+      TestOptions o = Paper();
       o.threads = 1;
       o.time_limit_s = limit;
       o.warm_start = warm;
@@ -490,8 +502,8 @@ TEST(Ilp, TimeLimitSweepKeepsAnIncumbentAndNeverCrashes) {
 TEST(Ilp, ThreadsAgreeWithOneThread) {
   std::mt19937 rng(11);
   Instance inst = RandomInstance(rng, 8, ThreePus(12), true);
-  SolveOptions one = Exact();
-  SolveOptions two = Exact();
+  TestOptions one = Exact();
+  TestOptions two = Exact();
   two.threads = 2;
   SolveResult a = MustSolve(inst.problem(), one);
   SolveResult b = MustSolve(inst.problem(), two);
@@ -499,7 +511,7 @@ TEST(Ilp, ThreadsAgreeWithOneThread) {
   EXPECT_EQ(b.status, SolveStatus::kOptimal);
   ExpectValid(inst.problem(), b);
   EXPECT_TRUE(Near(a.objective, b.objective)) << a.objective << " vs " << b.objective;
-  SolveOptions all = Exact();
+  TestOptions all = Exact();
   all.threads = 0;  // every core
   SolveResult c = MustSolve(inst.problem(), all);
   EXPECT_TRUE(Near(a.objective, c.objective));
@@ -508,7 +520,7 @@ TEST(Ilp, ThreadsAgreeWithOneThread) {
 TEST(Ilp, ThreadedSearchIsRepeatable) {
   std::mt19937 rng(29);
   Instance inst = RandomInstance(rng, 12, ThreePus(15), false);
-  SolveOptions o = Exact();
+  TestOptions o = Exact();
   o.threads = 2;
   SolveResult a = MustSolve(inst.problem(), o);
   SolveResult b = MustSolve(inst.problem(), o);
@@ -526,9 +538,9 @@ TEST(Ilp, WritesLpAndMpsExactlyWhereAsked) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hetplan_ilp_test_export";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  SolveOptions o = Exact();
-  o.write_lp = (dir / "model.lp").string();
-  o.write_mps = (dir / "model").string();  // no extension: nothing may be appended
+  TestOptions o = Exact();
+  o.mip.write_lp = (dir / "model.lp").string();
+  o.mip.write_mps = (dir / "model").string();  // no extension: nothing may be appended
   SolveResult r = MustSolve(inst.problem(), o);
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   ASSERT_TRUE(std::filesystem::exists(dir / "model.lp"));
@@ -549,9 +561,9 @@ TEST(Ilp, WritesLpAndMpsExactlyWhereAsked) {
   EXPECT_NE(mps.find("ROWS"), std::string::npos);
   EXPECT_NE(mps.find("x_0_0"), std::string::npos);
 
-  SolveOptions bad = Exact();
-  bad.write_lp = (dir / "missing-folder" / "model.lp").string();
-  auto err = Solve("ilp", inst.problem(), bad);
+  TestOptions bad = Exact();
+  bad.mip.write_lp = (dir / "missing-folder" / "model.lp").string();
+  auto err = Solve(bad.solver, inst.problem(), bad);
   ASSERT_FALSE(err.ok());
   EXPECT_EQ(err.status().code(), ErrorCode::kIoError);
   std::filesystem::remove_all(dir);
@@ -559,7 +571,7 @@ TEST(Ilp, WritesLpAndMpsExactlyWhereAsked) {
 
 TEST(Ilp, SilentOnStdoutUnlessLogging) {
   Instance inst = HardInstance();
-  SolveOptions o = Paper();
+  TestOptions o = Paper();
   o.threads = 1;
   o.time_limit_s = 0.2;
   testing::internal::CaptureStdout();
@@ -572,7 +584,7 @@ TEST(Ilp, SilentOnStdoutUnlessLogging) {
 TEST(Ilp, LogGoesToStderrOnly) {
   std::mt19937 rng(17);
   Instance inst = RandomInstance(rng, 6, TwoPus(8), true);
-  SolveOptions o = Exact();
+  TestOptions o = Exact();
   o.log = true;
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
@@ -595,7 +607,7 @@ TEST(Ilp, ConcurrentSolvesAgreeWithSequentialOnes) {
   std::vector<std::thread> threads;
   std::vector<Result<SolveResult>> results(8, Status(ErrorCode::kInternal, "not run"));
   for (int i = 0; i < 8; ++i) {
-    threads.emplace_back([&, i] { results[i] = Solve("ilp", instances[i].problem(), Exact()); });
+    threads.emplace_back([&, i] { results[i] = Solve("mip", instances[i].problem(), Exact()); });
   }
   for (std::thread& t : threads) t.join();
   for (int i = 0; i < 8; ++i) {
@@ -605,21 +617,18 @@ TEST(Ilp, ConcurrentSolvesAgreeWithSequentialOnes) {
   }
 }
 
-TEST(Ilp, RejectsUnknownFormulationAndBadOptions) {
+TEST(Ilp, RejectsBadOptions) {
   Instance inst{MakeGraph(1, {}), CostModel(1, TwoPus(4), 0)};
   inst.costs.set_latency(0, 0, 1);
-  SolveOptions o = Exact();
-  o.formulation = "compact";
-  auto unknown = Solve("ilp", inst.problem(), o);
-  ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_NE(unknown.status().message().find("paper, strong"), std::string::npos) << unknown.status().message();
-  o = Exact();
+  TestOptions o = Exact();
   o.time_limit_s = 0;
-  EXPECT_EQ(Solve("ilp", inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(Solve(o.solver, inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
   o = Exact();
   o.relative_gap = -1;
-  EXPECT_EQ(Solve("ilp", inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(Solve(o.solver, inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
+  o = Exact();
+  o.exact.node_limit = -1;
+  EXPECT_EQ(Solve("exact", inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
 }
 
 }  // namespace

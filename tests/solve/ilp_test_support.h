@@ -1,4 +1,4 @@
-// Shared by the "ilp" backend's tests (ilp_test.cc, ilp_formulations_test.cc):
+// Shared by the exact search's and the MIP's tests (ilp_test.cc, ilp_formulations_test.cc):
 // small instances, random DAGs, brute force over every assignment and every
 // topological order, and the check of a result with the independent
 // validator.
@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "hetplan/graph/op_graph.h"
-#include "hetplan/sim/simulator.h"
-#include "hetplan/sim/validator.h"
-#include "hetplan/solve/problem.h"
+#include "hetplan/solve/list_schedule.h"
+#include "hetplan/validate/validator.h"
+#include "hetplan/solve/solver.h"
 #include "solve/instances.h"
 
 namespace hetplan::ilp_test {
@@ -229,8 +229,13 @@ inline void ExpectValid(const Problem& p, const SolveResult& r) {
 
 inline bool Near(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
 
-inline SolveResult MustSolve(const Problem& p, const SolveOptions& o) {
-  auto r = Solve("ilp", p, o);
+// Solve options with the method a test pins ("exact" or "mip").
+struct TestOptions : SolveOptions {
+  std::string solver = "exact";
+};
+
+inline SolveResult MustSolve(const Problem& p, const TestOptions& o) {
+  auto r = Solve(o.solver, p, o);
   EXPECT_TRUE(r.ok()) << r.status().message();
   if (!r.ok()) return SolveResult{};
   for (const std::string& note : r->notes) {

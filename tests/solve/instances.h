@@ -14,7 +14,7 @@
 
 #include "hetplan/cost/cost_model.h"
 #include "hetplan/graph/op_graph.h"
-#include "hetplan/solve/problem.h"
+#include "hetplan/solve/solver.h"
 
 namespace hetplan::testing_instances {
 
@@ -51,7 +51,7 @@ inline OpGraph MakeGraph(int n, const std::vector<std::pair<int, int>>& edges,
 inline PuInfo Serial(const std::string& name, std::optional<double> power = std::nullopt) {
   PuInfo p;
   p.name = name;
-  p.kind = name == "gpu" || name == "npu" ? name : "cpu";
+  p.kind = name == "gpu" ? PuKind::kGpu : name == "npu" ? PuKind::kNpu : PuKind::kCpu;
   p.power_w = power;
   return p;
 }
@@ -60,7 +60,7 @@ inline PuInfo Serial(const std::string& name, std::optional<double> power = std:
 inline PuInfo Spatial(const std::string& name, int64_t capacity, std::optional<double> power = std::nullopt) {
   PuInfo p;
   p.name = name;
-  p.kind = "cim";
+  p.kind = PuKind::kCim;
   p.spatial = true;
   p.capacity = capacity;
   p.power_w = power;

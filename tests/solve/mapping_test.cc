@@ -21,9 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/cost/build.h"
 #include "hetplan/graph/algorithms.h"
 #include "hetplan/report/schedule_file.h"
-#include "hetplan/sim/validator.h"
+#include "hetplan/validate/validator.h"
 #include "testing/helpers.h"
 
 namespace hetplan {
@@ -38,7 +39,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 PuInfo Pu(const std::string& name, std::optional<double> power) {
   PuInfo p;
   p.name = name;
-  p.kind = name;  // "cpu" is the host, the rest accelerators
+  // "cpu" is the host, the rest accelerators
+  p.kind = name == "cpu" ? PuKind::kCpu : name == "npu" ? PuKind::kNpu : PuKind::kGpu;
   p.power_w = power;
   return p;
 }
@@ -77,7 +79,7 @@ std::vector<int> Iota(int n) {
 double ReferenceCost(const MappingCosts& c, const std::vector<int>& chain, const std::vector<int>& pu, Objective obj,
                      TransferAccounting acc) {
   auto power = [&](int p) { return obj == Objective::kEnergy ? *c.pus()[p].power_w : 1.0; };
-  auto is_acc = [&](int p) { return c.pus()[p].kind != "cpu"; };
+  auto is_acc = [&](int p) { return c.pus()[p].accelerator(); };
   double sum = 0;
   for (size_t i = 0; i < chain.size(); ++i) {
     const int v = chain[i], p = pu[i];
@@ -153,7 +155,7 @@ std::vector<std::string> Violations(const Problem& p, const SolveResult& r) {
   model.path = "test.onnx";
   Platform platform;
   platform.name = "test";
-  ScheduleContext ctx{&model, &platform, &p, &r, "map", {}, {}};
+  ScheduleContext ctx{&model, &platform, &p, &r, "map", {}, {}, {}};
   return ValidateScheduleJson(ScheduleToJson(ctx)).violations;
 }
 
@@ -507,41 +509,63 @@ TEST(BuildMappingCosts, CopiesFromTablesThenLinks) {
   }
   auto g = OpGraph::Create("g", ops, {Edge{0, 1, {"t"}, 250, 1000}});
   ASSERT_TRUE(g.ok());
+  // The copies are part of the solver-facing cost model (BuildCostModel):
+  // cpu and gpu priced by tables, the npu by a roofline without a table.
   Platform platform;
   platform.name = "soc";
-  platform.links.push_back(Link{"cpu", "npu", 1.0, 2.0, std::nullopt});  // 1 GB/s = 1000 bytes/µs, 2 µs
-  CostModel cm(2, SocPus(), 1);
-  for (int v = 0; v < 2; ++v) {
-    for (int p = 0; p < 3; ++p) cm.set_latency(v, p, 10);
+  const char* names[] = {"cpu", "gpu", "npu"};
+  const PuKind kinds[] = {PuKind::kCpu, PuKind::kGpu, PuKind::kNpu};
+  for (int p = 0; p < 3; ++p) {
+    ProcessingUnit pu;
+    pu.name = names[p];
+    pu.kind = kinds[p];
+    pu.cost_source = p == 2 ? CostSource::kRoofline : CostSource::kTable;
+    pu.power_w = std::vector<double>{3.0, 4.5, 2.0}[p];
+    pu.roofline.peak_gflops = {{"float32", 1e12}};
+    pu.roofline.dispatch_us = 10;
+    platform.pus.push_back(pu);
   }
-  cm.set_slowdown(2, 0, 1.2);
-  CostTable gpu_table;
-  OpCost row;
-  row.op_name = "op0";
-  row.pu = "gpu";
-  row.exec_us = 5;
-  row.dispatch_us = 1;
-  row.h2d_us = 7;
-  row.d2h_us = 8;
-  gpu_table.ops.push_back(row);
-  auto mc = BuildMappingCosts(*g, cm, platform, {{"gpu", gpu_table}});
+  platform.links.push_back(Link{"cpu", "npu", 1.0, 2.0, std::nullopt});  // 1 GB/s = 1000 bytes/µs, 2 µs
+  CostSources sources;
+  auto row = [](const std::string& op, const std::string& pu, double exec, double h2d, double d2h) {
+    OpCost r;
+    r.op_name = op;
+    r.pu = pu;
+    r.exec_us = exec;
+    r.h2d_us = h2d;
+    r.d2h_us = d2h;
+    return r;
+  };
+  CostTable cpu_table, gpu_table;
+  cpu_table.ops = {row("op0", "cpu", 10, 0, 0), row("op1", "cpu", 10, 0, 0)};
+  cpu_table.slowdowns.push_back(Slowdown{"npu", "cpu", 1.2});
+  gpu_table.ops = {row("op0", "gpu", 5, 7, 8)};
+  gpu_table.ops.back().dispatch_us = 1;
+  sources.tables = {{"cpu", cpu_table}, {"gpu", gpu_table}};
+  auto cm = BuildCostModel(*g, platform, sources);
+  ASSERT_TRUE(cm.ok()) << cm.status().message();
+  auto mc = BuildMappingCosts(*g, *cm);
   ASSERT_TRUE(mc.ok()) << mc.status().message();
+  EXPECT_DOUBLE_EQ(mc->latency_us(0, 1), 6);
   EXPECT_DOUBLE_EQ(mc->h2d_us(0, 1), 7);  // the table's row
   EXPECT_DOUBLE_EQ(mc->d2h_us(0, 1), 8);
-  EXPECT_DOUBLE_EQ(mc->h2d_us(1, 1), 0);  // no row, no GPU link
+  EXPECT_FALSE(mc->supported(1, 1));      // no row: unsupported on the gpu
+  EXPECT_DOUBLE_EQ(mc->h2d_us(1, 1), 0);  // and no copies (no row, no GPU link)
   EXPECT_DOUBLE_EQ(mc->h2d_us(0, 2), 3);  // link: 2 + 1000 / 1000
   EXPECT_DOUBLE_EQ(mc->d2h_us(0, 2), 4);  // 2 + 2000 / 1000
   EXPECT_DOUBLE_EQ(mc->h2d_us(0, 0), 0);  // the host pays no copies
-  EXPECT_DOUBLE_EQ(mc->total_us(0, 2), 17);
+  EXPECT_NEAR(mc->total_us(0, 2), 17, 1e-6);  // roofline 10 µs (+ a few ps) + 3 + 4
   EXPECT_DOUBLE_EQ(mc->slowdown(2, 0), 1.2);
   EXPECT_DOUBLE_EQ(mc->power_w(1), 4.5);
 
   PuInfo cim = Pu("cim", std::nullopt);
+  cim.kind = PuKind::kCim;
   cim.spatial = true;
   cim.capacity = 10;
   CostModel spatial(2, {Pu("cpu", std::nullopt), cim}, 1);
-  auto refused = BuildMappingCosts(*g, spatial, platform, {});
+  auto refused = BuildMappingCosts(*g, spatial);
   ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(refused.status().message().find("partition"), std::string::npos);
 }
 
@@ -631,7 +655,7 @@ TEST(MapConcurrent, JointSearchEqualsBruteForceOnTinyPairs) {
       for (const auto& e : entries) ref.measured[{e.i, e.p, e.j, e.q}] = e.makespan_us;
       for (bool solo : {false, true}) {
         const double brute = BruteJoint(ref, 0, 0, n0, n1, solo);
-        for (auto alg : {ConcurrentAlgorithm::kDijkstra, ConcurrentAlgorithm::kDp}) {
+        for (auto alg : {ChainAlgorithm::kDijkstra, ChainAlgorithm::kDp}) {
           ConcurrentOptions o{obj, ConcurrentSpace::kJoint, alg, solo};
           auto m = SearchConcurrent(c0, Iota(n0), c1, Iota(n1), cc, o);
           ASSERT_TRUE(m.ok()) << m.status().message();
@@ -683,7 +707,7 @@ TEST(MapConcurrent, AlignedSearchEqualsBruteForce) {
         while (l < n && ++pair[l] == 9) pair[l++] = 0;
         if (l == n) break;
       }
-      for (auto alg : {ConcurrentAlgorithm::kDijkstra, ConcurrentAlgorithm::kDp}) {
+      for (auto alg : {ChainAlgorithm::kDijkstra, ChainAlgorithm::kDp}) {
         auto m = SearchConcurrent(c, Iota(n), c, Iota(n), cc, ConcurrentOptions{obj, ConcurrentSpace::kAligned, alg});
         ASSERT_TRUE(m.ok()) << m.status().message();
         EXPECT_NEAR(m->cost, brute, 1e-9 * std::max(1.0, brute)) << "trial " << trial;
@@ -708,7 +732,7 @@ TEST(MapConcurrent, DijkstraAndDpAgreeOnLargerPairs) {
     for (Objective obj : kObjectives) {
       auto a = SearchConcurrent(c0, Iota(n0), c1, Iota(n1), cc, ConcurrentOptions{obj});
       auto b = SearchConcurrent(c0, Iota(n0), c1, Iota(n1), cc,
-                                ConcurrentOptions{obj, ConcurrentSpace::kJoint, ConcurrentAlgorithm::kDp});
+                                ConcurrentOptions{obj, ConcurrentSpace::kJoint, ChainAlgorithm::kDp});
       ASSERT_TRUE(a.ok() && b.ok());
       EXPECT_NEAR(a->cost, b->cost, 1e-9 * a->cost);
       EXPECT_LE(a->expanded, a->states);
@@ -768,7 +792,7 @@ TEST(MapConcurrent, RandomSchedulesValidate) {
     for (Objective obj : kObjectives) {
       for (bool solo : {false, true}) {
         auto plan = MapConcurrent(
-            g0, c0, g1, c1, cc, ConcurrentOptions{obj, ConcurrentSpace::kJoint, ConcurrentAlgorithm::kDijkstra, solo});
+            g0, c0, g1, c1, cc, ConcurrentOptions{obj, ConcurrentSpace::kJoint, ChainAlgorithm::kDijkstra, solo});
         ASSERT_TRUE(plan.ok()) << plan.status().message();
         const Problem p{&plan->graph, &plan->costs, obj, std::nullopt};
         EXPECT_EQ(Violations(p, plan->result), std::vector<std::string>{}) << "trial " << trial;

@@ -1,8 +1,9 @@
 // The solver-facing cost model: for every (operator, PU) a latency (absent =
-// unsupported), crossbars on spatial PUs, energy; for every edge and PU pair a
-// transfer time; PU capacities, powers and contention. Built from a platform,
-// a graph and cost sources (see BuildCostModel in cost/build.h); solvers see
-// only this.
+// unsupported), crossbars on spatial PUs, energy, and the host↔device copies
+// BIDENT's mapping charges; for every edge and PU pair a transfer time; PU
+// capacities, powers, contention and measured co-execution. Built from a
+// platform, a graph and cost sources (see BuildCostModel in cost/build.h);
+// solvers see only this.
 #pragma once
 
 #include <cmath>
@@ -12,17 +13,22 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/cost/cost_table.h"
 #include "hetplan/graph/op_graph.h"
+#include "hetplan/platform/platform.h"
 
 namespace hetplan {
 
 struct PuInfo {
   std::string name;
-  std::string kind = "cpu";        // cpu | cim | gpu | npu
+  PuKind kind = PuKind::kCpu;
   bool spatial = false;            // spatial: concurrent operators, capacity in crossbars
   int64_t capacity = -1;           // crossbar budget C of a spatial PU; -1 when serial
   std::optional<double> power_w;
   std::string cost_label = "measured";  // measured | analytical | table | synthetic
+
+  // Every PU but a CPU is an accelerator: BIDENT charges it host↔device copies.
+  bool accelerator() const { return kind != PuKind::kCpu; }
 };
 
 class CostModel {
@@ -32,6 +38,8 @@ class CostModel {
       : n_(num_ops), k_(static_cast<int>(pus.size())), pus_(std::move(pus)),
         latency_(static_cast<size_t>(n_) * k_, std::numeric_limits<double>::quiet_NaN()),
         crossbars_(static_cast<size_t>(n_) * k_, 0),
+        h2d_(static_cast<size_t>(n_) * k_, 0.0),
+        d2h_(static_cast<size_t>(n_) * k_, 0.0),
         transfer_(static_cast<size_t>(num_edges) * k_ * k_, 0.0),
         slowdown_(static_cast<size_t>(k_) * k_, 1.0) {}
 
@@ -53,7 +61,14 @@ class CostModel {
   int64_t crossbars(int v, int p) const { return crossbars_[Idx(v, p)]; }
   // Transfer time on edge e when its source runs on p and its target on q.
   double transfer_us(int e, int p, int q) const { return transfer_[(static_cast<size_t>(e) * k_ + p) * k_ + q]; }
+  // BIDENT's per-operator copies to (H2D, its inputs) and from (D2H, its
+  // outputs) an accelerator p; 0 on a CPU.
+  double h2d_us(int v, int p) const { return h2d_[Idx(v, p)]; }
+  double d2h_us(int v, int p) const { return d2h_[Idx(v, p)]; }
   double slowdown(int run, int interfere) const { return slowdown_[run * k_ + interfere]; }
+  // Measured makespans of operator pairs run together (BIDENT's co-execution
+  // rows, by operator and PU name, as the cost tables give them).
+  const std::vector<CoExecution>& coexec() const { return coexec_; }
   std::optional<double> energy_uj(int v, int p) const {
     if (!pus_[p].power_w || !supported(v, p)) return std::nullopt;
     return latency_us(v, p) * *pus_[p].power_w;
@@ -63,7 +78,10 @@ class CostModel {
   void set_unsupported(int v, int p) { latency_[Idx(v, p)] = std::numeric_limits<double>::quiet_NaN(); }
   void set_crossbars(int v, int p, int64_t n) { crossbars_[Idx(v, p)] = n; }
   void set_transfer(int e, int p, int q, double us) { transfer_[(static_cast<size_t>(e) * k_ + p) * k_ + q] = us; }
+  void set_h2d(int v, int p, double us) { h2d_[Idx(v, p)] = us; }
+  void set_d2h(int v, int p, double us) { d2h_[Idx(v, p)] = us; }
   void set_slowdown(int run, int interfere, double f) { slowdown_[run * k_ + interfere] = f; }
+  void set_coexec(std::vector<CoExecution> rows) { coexec_ = std::move(rows); }
   PuInfo& mutable_pu(int p) { return pus_[p]; }
 
  private:
@@ -72,8 +90,10 @@ class CostModel {
   std::vector<PuInfo> pus_;
   std::vector<double> latency_;
   std::vector<int64_t> crossbars_;
+  std::vector<double> h2d_, d2h_;
   std::vector<double> transfer_;
   std::vector<double> slowdown_;
+  std::vector<CoExecution> coexec_;
 };
 
 }  // namespace hetplan

@@ -6,13 +6,14 @@
 // Host costs are measured once per model (and per profiled-PU setting) before
 // any point runs, sequentially, through the profile cache, so that no
 // measurement shares the machine with a running point. Points then run on a
-// pool of worker threads. Solvers that go through CBC (everything that is not
-// a baseline or a BIDENT mapper) take turns in one "exclusive lane": the CBC
-// backend serialises its calls process-wide anyway (CbcMain1 keeps global
-// state), so a second ILP point could only wait inside the solver, where its
-// wait would count as solve time. One ILP runs at a time with
-// SolveOptions::threads CBC threads (0 = all cores) while the other workers
-// run baselines.
+// pool of worker threads, each through the application layer (app/plan.h)
+// with any registered method. Solves that go through CBC (Solver::UsesCbc:
+// the paper's MIP, the exact search's energy objective) take turns in one
+// "exclusive lane": the CBC driver serialises its calls process-wide anyway
+// (CbcMain1 keeps global state), so a second CBC point could only wait inside
+// the solver, where its wait would count as solve time. One CBC solve runs at
+// a time with SolveOptions::threads CBC threads (0 = all cores) while the
+// other workers run the rest.
 #pragma once
 
 #include <functional>
@@ -25,7 +26,8 @@
 
 #include "hetplan/cost/profiler.h"
 #include "hetplan/graph/onnx_import.h"
-#include "hetplan/solve/problem.h"
+#include "hetplan/plan/options.h"
+#include "hetplan/plan/problem.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan {
@@ -44,12 +46,12 @@ struct DseSpec {
   std::vector<std::string> platforms;  // preset names or YAML paths, as given (they key the results)
   std::vector<std::string> overrides;  // `--set`, applied to every point before the sweep's
   std::vector<SweepAxis> sweeps;
-  std::vector<std::string> solvers = {"ilp"};  // registered solvers, baselines, "map", "map_parallel"
+  std::vector<std::string> solvers = {"exact"};  // any registered method (hetplan solvers); old names are mapped
   std::vector<Objective> objectives = {Objective::kLatency};
   std::optional<double> latency_cap_us;  // energy objective only
   ImportOptions import;
   ProfileOptions profile;     // warmup/runs/cache_dir; threads come from each PU; progress is ignored
-  SolveOptions solve;         // time limit, gap, CBC threads of the exclusive lane
+  SolveOptions solve;         // time limit, gap, CBC threads of the exclusive lane, per-method options
   int jobs = 0;               // worker threads; 0 = std::thread::hardware_concurrency()
   std::string out_path;       // the results file (JSON lines)
   bool resume = false;        // keep the points already in out_path and run only the others

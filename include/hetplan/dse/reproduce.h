@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/app/costs.h"
 #include "hetplan/dse/dse.h"
 #include "hetplan/util/status.h"
 
@@ -20,10 +21,10 @@ struct ReproduceOptions {
   std::string python = "/usr/bin/python3";  // exports missing zoo models with models/export.py
   bool quick = false;                       // a small grid, short time limits, few profiling runs: minutes
   bool resume = false;                      // keep points already in out_dir's results files
-  std::string cache_dir = ".cache/hetplan";
+  std::string cache_dir = kDefaultProfileCacheDir;
   int jobs = 0;
   double time_limit_s = -1;  // ILP limit per point; < 0: 10 s (quick: 5 s)
-  std::string formulation;   // ILP formulation; empty = the solver's default (SolveOptions)
+  std::string solver = "exact";  // the grid's partitioning method: exact, or mip (the paper's MIP on CBC)
   DseProgressFn progress;
   std::function<void(const std::string&)> stage;  // called with a line when a stage starts or ends
 };

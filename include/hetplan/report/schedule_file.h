@@ -10,7 +10,8 @@
 
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/platform/platform.h"
-#include "hetplan/solve/problem.h"
+#include "hetplan/plan/result.h"
+#include "hetplan/validate/validator.h"
 
 namespace hetplan {
 
@@ -22,7 +23,13 @@ struct ScheduleContext {
   std::string mode = "partition";
   std::map<std::string, double> baselines;  // e.g. cpu_only_us
   std::vector<std::string> notes;
+  // Two requests: each request's model (file, hash, operators), in order.
+  std::vector<const LoadedModel*> request_models;
 };
+
+// "measured", "analytical", ... when every PU agrees, else "mixed: <pu>
+// <label> ...": what a plan's numbers rest on.
+std::string CostBasis(const std::vector<PuInfo>& pus);
 
 // Fields that vary between identical runs (wall times); everything else is a
 // pure function of the inputs. Listed in docs/schedule-format.md.

@@ -31,22 +31,15 @@
 #include "hetplan/cost/cost_model.h"
 #include "hetplan/cost/cost_table.h"
 #include "hetplan/graph/op_graph.h"
-#include "hetplan/platform/platform.h"
-#include "hetplan/solve/problem.h"
+#include "hetplan/plan/options.h"
+#include "hetplan/plan/problem.h"
+#include "hetplan/plan/result.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan {
 
-// How host↔device copies are charged (BIDENT §III-B).
-//  kConservative: every operator on an accelerator is charged its full H2D
-//    and D2H inside its node, whatever its neighbours do (BIDENT's reported
-//    setting; upper-bounds transitions). Edges carry nothing.
-//  kNeighbour: s→v_{1,j} carries P_j's H2D, v_{N,j}→t its D2H, and between
-//    consecutive operators a PU switch adds D2H when leaving an accelerator
-//    and H2D when entering one; staying on a PU is free.
-enum class TransferAccounting { kConservative, kNeighbour };
-Result<TransferAccounting> ParseTransferAccounting(std::string_view text);
-std::string ToString(TransferAccounting a);
+// The option enums (TransferAccounting, ChainAlgorithm, ConcurrentSpace) are
+// in plan/options.h.
 
 // The costs the mapping search reads, flat and row-major by operator:
 // w(O_i, P_j) = dispatch + execution (NaN = unsupported), the operator's H2D
@@ -55,8 +48,8 @@ std::string ToString(TransferAccounting a);
 class MappingCosts {
  public:
   MappingCosts() = default;
-  // Every pair unsupported, copies 0, SF 1. A PU is an accelerator unless its
-  // kind is "cpu".
+  // Every pair unsupported, copies 0, SF 1. A PU is an accelerator unless it
+  // is a CPU (PuInfo::accelerator).
   MappingCosts(int num_ops, std::vector<PuInfo> pus);
 
   int num_ops() const { return n_; }
@@ -91,15 +84,10 @@ class MappingCosts {
   std::vector<double> latency_, h2d_, d2h_, slowdown_;
 };
 
-// Builds MappingCosts from the solver-facing cost model plus what it flattens
-// away: each (operator, PU)'s H2D/D2H from the PU's cost table (BIDENT's
-// profiler columns), or, for an accelerator without a table row, the
-// platform link between it and the first CPU applied to the operator's input
-// (H2D) and output (D2H) bytes (latency_us + bytes / bandwidth); 0 when
-// neither exists. Refuses spatial PUs (crossbar capacity is not part of
-// BIDENT's model; use `hetplan partition`).
-Result<MappingCosts> BuildMappingCosts(const OpGraph& g, const CostModel& costs, const Platform& platform,
-                                       const std::map<std::string, CostTable>& tables);
+// Flattens the solver-facing cost model (latencies, the per-operator H2D/D2H
+// copies of CostModel, powers, slowdowns). Refuses spatial PUs (kUnsupported:
+// crossbar capacity is not part of BIDENT's model; use `hetplan partition`).
+Result<MappingCosts> BuildMappingCosts(const OpGraph& g, const CostModel& costs);
 
 // ---------------------------------------------------------------------------
 // Sequential search on a chain of operators.
@@ -136,14 +124,7 @@ double ChainCost(const MappingCosts& c, std::span<const int> chain, std::span<co
 // ---------------------------------------------------------------------------
 // Whole-model modes.
 
-enum class ChainAlgorithm { kDp, kDijkstra };
-Result<ChainAlgorithm> ParseChainAlgorithm(std::string_view text);
-std::string ToString(ChainAlgorithm a);
-
-struct MapOptions {
-  TransferAccounting accounting = TransferAccounting::kConservative;
-  ChainAlgorithm algorithm = ChainAlgorithm::kDp;
-};
+using MapOptions = MappingOptions;
 
 struct MapResult {
   // result.schedule: the mapping, timed so that it validates (docs/mapping.md
@@ -207,19 +188,15 @@ class CoexecCosts {
 // request 0's b with request 1's a. When both readings exist for one pair
 // they are averaged (the symmetric average BIDENT uses for same-model pairs).
 // Rows naming unknown operators or PUs are skipped.
+// g0 and g1 may be one combined graph with chain0/chain1 its requests' ids.
 CoexecCosts BuildCoexecCosts(const OpGraph& g0, std::span<const int> chain0, const OpGraph& g1,
                              std::span<const int> chain1, const std::vector<PuInfo>& pus,
                              const std::vector<CoExecution>& rows);
 
-// kAligned: states (ℓ, d0, d1), both requests of one model in lockstep.
-// kJoint: states (i, j) = completed operators of each request.
-enum class ConcurrentSpace { kAligned, kJoint };
-enum class ConcurrentAlgorithm { kDijkstra, kDp };
-
 struct ConcurrentOptions {
   Objective objective = Objective::kLatency;
   ConcurrentSpace space = ConcurrentSpace::kJoint;
-  ConcurrentAlgorithm algorithm = ConcurrentAlgorithm::kDijkstra;
+  ChainAlgorithm algorithm = ChainAlgorithm::kDijkstra;
   // Joint space only. false: BIDENT's literal transitions, both requests
   // advance together until one finishes, then the other runs alone. true:
   // also a step where one request runs an operator alone while the other
@@ -266,9 +243,10 @@ struct ConcurrentPlan {
   SolveResult result;  // schedule on `graph` with `request` set; objective = predicted value
   double predicted_latency_us = 0;
   std::optional<double> predicted_energy_uj;
-  // "<pu>_serial_us" (both back to back on one PU), "best_serial_us",
-  // "naive_multi_pu_us" (whole models on the best PU pair), "cpu_only_us",
-  // and the _uj counterparts; best_serial_pu names the PU.
+  // The two-request references (solve/references.h): "<pu>_serial_us" (both
+  // back to back on one PU), "best_serial_us", "naive_multi_pu_us" (whole
+  // models on the best PU pair), "cpu_only_us", and the _uj counterparts;
+  // best_serial_pu names the PU.
   std::map<std::string, double> baselines;
   std::string best_serial_pu, best_serial_energy_pu;
 };
@@ -277,5 +255,11 @@ struct ConcurrentPlan {
 // list the same PUs). kAligned needs the same number of operators.
 Result<ConcurrentPlan> MapConcurrent(const OpGraph& g0, const MappingCosts& c0, const OpGraph& g1,
                                      const MappingCosts& c1, const CoexecCosts& coexec, const ConcurrentOptions& o);
+
+// The concurrent search on a problem that already holds both requests
+// (Problem::requests; operator costs w + H2D + D2H, co-execution rows in its
+// cost model): the "map_concurrent" method. The schedule is on that graph,
+// with `request` set; result.concurrent has the search's statistics.
+Result<SolveResult> SolveConcurrent(const Problem& both, const ConcurrentOptions& o);
 
 }  // namespace hetplan

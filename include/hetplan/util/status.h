@@ -60,7 +60,12 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  Result(Status status) : status_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
+  // An error. An OK status carries no value, so it becomes an internal error
+  // (a Result is ok() exactly when it holds a value, and then status() is OK).
+  Result(Status status)  // NOLINT(google-explicit-constructor)
+      : status_(status.ok() ? Status(ErrorCode::kInternal, "a Result was made from an OK status without a value "
+                                                           "(a bug in hetplan)")
+                            : std::move(status)) {}
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }

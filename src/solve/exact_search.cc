@@ -1,9 +1,10 @@
 // The exact search behind the "strong" formulation of the "ilp" backend for
-// the latency objective; see ilp_search.h for the method and docs/ilp.md for
+// the latency objective; see exact_search.h for the method and docs/ilp.md for
 // why each rule is exact.
-#include "solve/ilp_search.h"
+#include "solve/exact_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,9 +17,9 @@
 #include <vector>
 
 #include "hetplan/graph/algorithms.h"
-#include "hetplan/sim/simulator.h"
+#include "hetplan/solve/list_schedule.h"
 
-namespace hetplan::ilp_internal {
+namespace hetplan::exact_internal {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -108,7 +109,9 @@ struct FrontierPoint {
 struct WorkBudget {
   int64_t used = 0;
   int64_t limit = std::numeric_limits<int64_t>::max();
+  const std::atomic<bool>* interrupt = nullptr;  // SolveOptions::interrupt
   bool exhausted() const { return used > limit; }
+  bool interrupted() const { return interrupt != nullptr && interrupt->load(std::memory_order_relaxed); }
 };
 
 struct SearchInput {
@@ -124,7 +127,10 @@ struct SearchInput {
   WorkBudget* work = nullptr;  // shared node budget (nullptr: none)
   // Out of time, or of the node budget (a dive for a first schedule is not
   // stopped by the budget, only by the deadline).
-  bool Expired() const { return Clock::now() > deadline || (!dive_only && work != nullptr && work->exhausted()); }
+  bool Expired() const {
+    return Clock::now() > deadline ||
+           (work != nullptr && (work->interrupted() || (!dive_only && work->exhausted())));
+  }
   // Counts one node against the shared budget.
   void Tick() const {
     if (work != nullptr) ++work->used;
@@ -1032,8 +1038,10 @@ struct SearchRecord {
 }  // namespace
 
 SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vector<int>>& cand,
-                                   Clock::time_point deadline, double relative_gap, int64_t node_limit) {
+                                   Clock::time_point deadline, double relative_gap, int64_t node_limit,
+                                   const std::atomic<bool>* interrupt) {
   WorkBudget work;
+  work.interrupt = interrupt;
   const OpGraph& g = *pr.graph;
   const CostModel& c = *pr.costs;
   const int n = g.size(), k = c.num_pus();
@@ -1306,7 +1314,8 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   bool complete = true;
   for (const Job& job : jobs) complete = complete && job.record.complete;
   // Not finished although time is left: the node budget stopped it.
-  out.stats.budget_exhausted = !complete && node_limit > 0 && Clock::now() <= deadline;
+  out.stats.interrupted = work.interrupted();
+  out.stats.budget_exhausted = !complete && !out.stats.interrupted && node_limit > 0 && Clock::now() <= deadline;
 
   // A completion the thresholds cut off is no better than the incumbent
   // (less the slack its search allowed itself).
@@ -1345,4 +1354,4 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   return out;
 }
 
-}  // namespace hetplan::ilp_internal
+}  // namespace hetplan::exact_internal

@@ -1,4 +1,4 @@
-#include "hetplan/sim/simulator.h"
+#include "hetplan/solve/list_schedule.h"
 
 #include <algorithm>
 
@@ -40,6 +40,16 @@ bool FitsCapacity(const Problem& p, const std::vector<int>& assignment) {
     if (c.pu(q).spatial && used[q] > c.pu(q).capacity) return false;
   }
   return true;
+}
+
+std::optional<Schedule> SinglePuSchedule(const Problem& p, int pu) {
+  const int n = p.graph->size();
+  for (int v = 0; v < n; ++v) {
+    if (!p.costs->supported(v, pu)) return std::nullopt;
+  }
+  std::vector<int> assignment(n, pu);
+  if (!FitsCapacity(p, assignment)) return std::nullopt;
+  return ListSchedule(p, assignment);
 }
 
 }  // namespace hetplan

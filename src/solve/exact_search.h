@@ -26,15 +26,16 @@
 // It is exact: "complete" means the search finished, which proves the bound.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "hetplan/solve/problem.h"
+#include "hetplan/solve/solver.h"
 
-namespace hetplan::ilp_internal {
+namespace hetplan::exact_internal {
 
 struct SearchStats {
   int segments = 0;         // segments after the series decomposition
@@ -42,6 +43,7 @@ struct SearchStats {
   int searches = 0;         // segment searches (one per entry/exit PU pair)
   int64_t nodes = 0;        // branch-and-bound nodes over all searches
   bool budget_exhausted = false;  // stopped by the node limit, not finished
+  bool interrupted = false;       // stopped by SolveOptions::interrupt
 };
 
 struct SearchOutcome {
@@ -55,15 +57,16 @@ struct SearchOutcome {
 
 // Minimises the makespan of `problem` (latency objective) over the candidate
 // PUs `cand[v]` (supported, and fitting a spatial PU's capacity alone) until
-// `deadline` or until the searches have spent `node_limit` nodes in all
-// (0: no limit). Never fails: when time or nodes run out it returns the best
-// schedule found so far and a valid bound.
+// `deadline`, until the searches have spent `node_limit` nodes in all (0: no
+// limit), or until `interrupt` (when given) reads true. Never fails: when
+// time or nodes run out it returns the best schedule found so far and a
+// valid bound.
 // Searches end when their bound is within an absolute tolerance of the
 // best schedule; the tolerances over all segments add up to at most
 // `relative_gap` times a lower bound on the optimum, so the returned bound
 // proves a relative gap ≤ `relative_gap` (0: exact).
 SearchOutcome SolveLatencyBySearch(const Problem& problem, const std::vector<std::vector<int>>& cand,
                                    std::chrono::steady_clock::time_point deadline, double relative_gap,
-                                   int64_t node_limit = 0);
+                                   int64_t node_limit = 0, const std::atomic<bool>* interrupt = nullptr);
 
-}  // namespace hetplan::ilp_internal
+}  // namespace hetplan::exact_internal

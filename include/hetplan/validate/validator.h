@@ -21,6 +21,12 @@ struct ValidationReport {
   bool ok() const { return violations.empty(); }
 };
 
+// The schedule file's format version (docs/schedule-format.md): 2 added
+// solver.termination, the mapping and requests blocks, and names solvers by
+// their registered method. This validator, `split` and `run` read versions 1
+// and 2 (the checks are the same).
+inline constexpr int kScheduleFormatVersion = 2;
+
 // Relative tolerance on times (µs): |a − b| ≤ tol · max(1, |a|, |b|).
 inline constexpr double kValidateTolerance = 1e-6;
 

@@ -1,12 +1,12 @@
 // The validator catches each kind of violation in hand-broken schedules, and
 // the list-scheduling simulator produces schedules it accepts.
-#include "hetplan/sim/validator.h"
+#include "hetplan/validate/validator.h"
 
 #include <random>
 
 #include <gtest/gtest.h>
 
-#include "hetplan/sim/simulator.h"
+#include "hetplan/solve/list_schedule.h"
 
 namespace hetplan {
 namespace {
@@ -156,7 +156,7 @@ TEST(Simulator, ListSchedulesAreValid) {
     }
     auto g = OpGraph::Create("r", ops, edges);
     ASSERT_TRUE(g.ok());
-    CostModel c(n, {PuInfo{"cpu", "cpu", false, -1, 1.0, "synthetic"}, PuInfo{"cim", "cim", true, 100, 0.5, "synthetic"}},
+    CostModel c(n, {PuInfo{"cpu", PuKind::kCpu, false, -1, 1.0, "synthetic"}, PuInfo{"cim", PuKind::kCim, true, 100, 0.5, "synthetic"}},
                 static_cast<int>(g->edges().size()));
     std::vector<int> assignment(n);
     for (int v = 0; v < n; ++v) {

@@ -1,4 +1,4 @@
-#include "hetplan/sim/validator.h"
+#include "hetplan/validate/validator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,8 +64,10 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
   if (!s.contains("format") || !s["format"].is_string() || s["format"].get<std::string>() != "hetplan-schedule") {
     out.push_back("'format' is not \"hetplan-schedule\"");
   }
-  if (!s.contains("version") || !s["version"].is_number_integer() || s["version"].get<int>() != 1) {
-    out.push_back("'version' is not 1 (this validator reads version 1)");
+  if (!s.contains("version") || !s["version"].is_number_integer() || s["version"].get<int>() < 1 ||
+      s["version"].get<int>() > kScheduleFormatVersion) {
+    out.push_back(fmt::format("'version' is not 1 to {} (this validator reads versions 1 to {})",
+                              kScheduleFormatVersion, kScheduleFormatVersion));
   }
   // Devices.
   std::map<std::string, Device> devices;

@@ -1,53 +1,47 @@
-// The solver facade: registry by name, problem validation, common helpers.
+// The plan types: objective names, problem validation, schedule energy,
+// status and termination names.
+#include "hetplan/plan/problem.h"
+
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
-#include "hetplan/solve/problem.h"
-#include "hetplan/solve/solvers.h"
+#include "hetplan/plan/result.h"
+#include "hetplan/util/text.h"
 
 namespace hetplan {
 namespace {
 
-struct Registry {
-  std::mutex mu;
-  // Never erased: FindSolver hands out raw pointers that stay valid.
-  std::map<std::string, std::unique_ptr<Solver>> solvers;
-};
-
-Registry& GetRegistry() {
-  static Registry* r = new Registry();  // never destroyed: safe at exit
-  return *r;
-}
-
 bool Finite(double x) { return std::isfinite(x); }
 
-std::string LowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+// Two requests: the split lies inside the graph and each chain lists its
+// request's operators once.
+Status ValidateRequests(const OpGraph& g, const RequestSet& r) {
+  const int n = g.size();
+  if (r.split <= 0 || r.split >= n) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "two-request problem: request 1 starts at operator {} of {}; each request needs an operator",
+                 r.split, n);
   }
-  return out;
-}
-
-Status ValidateOptions(const SolveOptions& o) {
-  if (std::isnan(o.time_limit_s) || o.time_limit_s <= 0) {
-    return Error(ErrorCode::kInvalidArgument, "time limit {} s: must be > 0 (use inf for no limit)", o.time_limit_s);
-  }
-  if (!Finite(o.relative_gap) || o.relative_gap < 0) {
-    return Error(ErrorCode::kInvalidArgument, "relative gap {}: must be a finite number ≥ 0 (e.g. 1e-4)",
-                 o.relative_gap);
-  }
-  if (o.threads < 0) {
-    return Error(ErrorCode::kInvalidArgument, "threads {}: must be ≥ 0 (0 = all cores)", o.threads);
-  }
-  return Status::Ok();
+  std::vector<char> seen(static_cast<size_t>(n), 0);
+  auto check = [&](const std::vector<int>& chain, int lo, int hi, int request) -> Status {
+    if (static_cast<int>(chain.size()) != hi - lo) {
+      return Error(ErrorCode::kInvalidArgument, "two-request problem: request {}'s chain has {} operators, not {}",
+                   request, chain.size(), hi - lo);
+    }
+    for (int v : chain) {
+      if (v < lo || v >= hi || seen[v]) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "two-request problem: request {}'s chain lists operator {} outside its range or twice", request, v);
+      }
+      seen[v] = 1;
+    }
+    return Status::Ok();
+  };
+  HETPLAN_RETURN_IF_ERROR(check(r.chain0, 0, r.split, 0));
+  return check(r.chain1, r.split, n, 1);
 }
 
 }  // namespace
@@ -81,6 +75,26 @@ std::string ToString(SolveStatus s) {
       return "no_solution";
     case SolveStatus::kHeuristic:
       return "heuristic";
+  }
+  return "unknown";
+}
+
+std::string ToString(Termination t) {
+  switch (t) {
+    case Termination::kOptimal:
+      return "optimal";
+    case Termination::kTimeLimit:
+      return "time_limit";
+    case Termination::kNodeLimit:
+      return "node_limit";
+    case Termination::kHeuristic:
+      return "heuristic";
+    case Termination::kInfeasible:
+      return "infeasible";
+    case Termination::kInterrupted:
+      return "interrupted";
+    case Termination::kNumerical:
+      return "numerical";
   }
   return "unknown";
 }
@@ -167,6 +181,7 @@ Status ValidateProblem(const Problem& p) {
   if (p.latency_cap_us && (std::isnan(*p.latency_cap_us) || *p.latency_cap_us < 0)) {
     return Error(ErrorCode::kInvalidArgument, "latency cap {} µs: must be ≥ 0", *p.latency_cap_us);
   }
+  if (p.requests != nullptr) HETPLAN_RETURN_IF_ERROR(ValidateRequests(g, *p.requests));
   return Status::Ok();
 }
 
@@ -181,55 +196,6 @@ std::optional<double> ScheduleEnergy(const Problem& p, const Schedule& s) {
     sum += c.latency_us(static_cast<int>(v), op.device) * op.slowdown * *power;
   }
   return sum;
-}
-
-void RegisterSolver(std::unique_ptr<Solver> solver) {
-  if (!solver) return;
-  Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  std::string name = solver->name();
-  // The first registration wins: pointers from FindSolver must never dangle.
-  r.solvers.emplace(std::move(name), std::move(solver));
-}
-
-void RegisterBuiltinSolvers() {
-  static std::once_flag once;
-  std::call_once(once, [] { RegisterSolver(MakeIlpCbcSolver()); });
-}
-
-const Solver* FindSolver(const std::string& name) {
-  RegisterBuiltinSolvers();
-  Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.solvers.find(name);
-  return it == r.solvers.end() ? nullptr : it->second.get();
-}
-
-std::vector<std::string> SolverNames() {
-  RegisterBuiltinSolvers();
-  Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  std::vector<std::string> names;
-  for (const auto& [name, solver] : r.solvers) names.push_back(name);
-  return names;  // sorted: std::map order
-}
-
-Result<SolveResult> Solve(const std::string& solver, const Problem& problem, const SolveOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const Solver* backend = FindSolver(solver);
-  if (backend == nullptr) {
-    std::string names;
-    for (const std::string& n : SolverNames()) names += (names.empty() ? "" : ", ") + n;
-    return Error(ErrorCode::kNotFound, "solver '{}': unknown; available: {}", solver, names);
-  }
-  HETPLAN_RETURN_IF_ERROR(ValidateOptions(options));
-  HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
-  HETPLAN_ASSIGN_OR_RETURN(SolveResult result, backend->SolveValidated(problem, options));
-  if (result.solver.empty()) result.solver = backend->name();
-  if (result.seconds <= 0) {
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  return result;
 }
 
 }  // namespace hetplan

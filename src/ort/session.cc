@@ -1,4 +1,4 @@
-#include "cost/ort_session.h"
+#include "ort/session.h"
 
 #include <onnxruntime_session_options_config_keys.h>
 

@@ -1,0 +1,92 @@
+// The application layer that the CLI commands, dse, the tests and the
+// bindings share (Timeloop's and HiGHS's app/): model + platform + cost
+// sources → problem → any registered method → validated schedule file.
+// Nothing here prints or exits.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetplan/app/costs.h"
+#include "hetplan/graph/onnx_import.h"
+#include "hetplan/plan/requests.h"
+#include "hetplan/platform/platform.h"
+#include "hetplan/solve/references.h"
+#include "hetplan/solve/solver.h"
+#include "hetplan/validate/validator.h"
+
+namespace hetplan {
+
+struct PlanInputs {
+  std::string model_path;
+  ImportOptions import;
+  std::string platform = "klein-arm";
+  std::vector<std::string> overrides;  // --set PU.KEY=VALUE
+  CostInputs costs;                    // --costs, profiling options
+};
+
+// One request's inputs, as plain views, so that a sweep can plan many points
+// over shared models and platforms without copying them.
+struct PlanSubject {
+  const LoadedModel* model = nullptr;
+  const Platform* platform = nullptr;
+  const CostModel* costs = nullptr;
+  const std::vector<std::string>* notes = nullptr;  // cost notes (deterministic), may be null
+};
+
+struct PreparedProblem {
+  LoadedModel model;
+  Platform platform;
+  CostModel costs;
+  std::vector<std::string> notes;      // deterministic: go into the schedule file
+  std::vector<std::string> run_notes;  // about this run only (cache hit/miss): printed, not stored
+
+  PlanSubject subject() const { return PlanSubject{&model, &platform, &costs, &notes}; }
+};
+
+// Loads the model and the platform, applies overrides, resolves the cost
+// sources (app/costs.h) and builds the cost model.
+Result<PreparedProblem> PrepareProblem(const PlanInputs& in, TableCache* cache = nullptr);
+
+struct PlanSpec {
+  std::string solver = "exact";  // any name `hetplan solvers` lists (aliases too)
+  Objective objective = Objective::kLatency;
+  std::optional<double> latency_cap_us;  // energy objective: makespan ≤ this
+  SolveOptions options;
+  // Co-execution rows beyond the cost tables' (two requests only).
+  std::vector<CoExecution> extra_coexec;
+  // Which references the schedule file's `baselines` holds: false (the
+  // default) the problem's (solve/references.h), the same for every method;
+  // true the method's own where it has them (BIDENT's single-PU totals under
+  // its accounting), as `hetplan map` reports them.
+  bool method_references = false;
+};
+
+struct PlanOutput {
+  SolveResult result;
+  References references;                    // the problem's
+  std::map<std::string, double> baselines;  // as written to the schedule file
+  nlohmann::json schedule;                  // the schedule file; null when the result has no schedule
+  ValidationReport validation;              // of `schedule`, by the independent validator
+  // Two requests: the graph and costs the schedule is on.
+  std::shared_ptr<const CombinedRequests> combined;
+};
+
+// Plans one request, or two when the method plans two at once
+// (MethodInfo::requests): `second` is the second request, or null for the
+// same model twice. Solves, attaches references, writes the schedule file
+// (in memory) and validates it; a schedule that fails validation is an
+// internal error (a bug). Outcomes without a schedule (infeasible, a limit
+// hit before any) are results, not errors.
+Result<PlanOutput> Plan(const PlanSubject& first, const PlanSpec& spec, const PlanSubject* second = nullptr);
+
+// The same with the arguments of earlier releases.
+Result<PlanOutput> PlanPartition(const PreparedProblem& pp, const std::string& solver, Objective objective,
+                                 std::optional<double> latency_cap_us, const SolveOptions& options);
+
+}  // namespace hetplan

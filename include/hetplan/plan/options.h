@@ -1,0 +1,96 @@
+// Options of a planning call: the fields every method reads, and one
+// sub-struct per method family, so that a caller sets only what applies and a
+// method reads only its own (OR-Tools math_opt's SolveParameters, HiGHS's
+// HighsOptions). Plain structs with defaults; enums, never strings.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+// How BIDENT's mapping charges host↔device copies (docs/mapping.md).
+//  kConservative: every operator on an accelerator is charged its full H2D
+//    and D2H inside its node, whatever its neighbours do (BIDENT's reported
+//    setting; upper-bounds transitions). Edges carry nothing.
+//  kNeighbour: s→v_{1,j} carries P_j's H2D, v_{N,j}→t its D2H, and between
+//    consecutive operators a PU switch adds D2H when leaving an accelerator
+//    and H2D when entering one; staying on a PU is free.
+enum class TransferAccounting { kConservative, kNeighbour };
+Result<TransferAccounting> ParseTransferAccounting(std::string_view text);
+std::string ToString(TransferAccounting a);
+
+// The sequential mapping's shortest-path algorithm (same optimum).
+enum class ChainAlgorithm { kDp, kDijkstra };
+Result<ChainAlgorithm> ParseChainAlgorithm(std::string_view text);
+std::string ToString(ChainAlgorithm a);
+
+// The two-request search's state space: kAligned (ℓ, d0, d1), both requests
+// of one model in lockstep; kJoint (i, j), completed operators of each.
+enum class ConcurrentSpace { kAligned, kJoint };
+std::string ToString(ConcurrentSpace s);
+
+// The exact search ("exact").
+struct ExactOptions {
+  // Branch-and-bound nodes the search may spend before the paper's MIP is
+  // tried on the instance too (0: no limit, search only). A node count, not a
+  // time, so that where it stops is repeatable.
+  int64_t node_limit = 100000;
+};
+
+// The CIM paper's MIP on CBC ("mip", and the exact search's fallback).
+struct MipOptions {
+  std::string write_lp;   // export the model (for Gurobi, HiGHS, SCIP)
+  std::string write_mps;
+};
+
+// BIDENT's one-request mapping ("map", "map_parallel").
+struct MappingOptions {
+  TransferAccounting accounting = TransferAccounting::kConservative;
+  ChainAlgorithm algorithm = ChainAlgorithm::kDp;
+};
+
+// BIDENT's two-request search ("map_concurrent").
+struct ConcurrentMappingOptions {
+  ConcurrentSpace space = ConcurrentSpace::kJoint;
+  ChainAlgorithm algorithm = ChainAlgorithm::kDijkstra;
+  // Joint space only. false: BIDENT's literal transitions, both requests
+  // advance together until one finishes, then the other runs alone. true:
+  // also a step where one request runs an operator alone while the other
+  // waits, which lets the search stagger the requests (docs/mapping.md).
+  bool solo_steps = true;
+};
+
+// The baselines of docs/baselines.md.
+struct BaselineOptions {
+  int axonn_max_switches = 2;  // AxoNN: block boundaries between the two PUs
+  int hetero_max_pus = 7;      // HETERO tries K! orderings; refuse larger K
+};
+
+struct SolveOptions {
+  // Read by every method that can stop early (MethodInfo::time_limit).
+  double time_limit_s = 600;   // the CIM paper's limit
+  double relative_gap = 1e-4;  // stop when (z_inc − z_bound)/|z_inc| ≤ this
+  int threads = 0;             // CBC threads; 0 = all cores
+  bool warm_start = true;      // start from the best heuristic schedule
+  bool log = false;            // solver log on stderr
+  // When set, another thread may store true to stop the solve early: the
+  // method returns its best schedule so far (status feasible, termination
+  // interrupted). Not owned; must outlive the call.
+  const std::atomic<bool>* interrupt = nullptr;
+
+  ExactOptions exact;
+  MipOptions mip;
+  MappingOptions mapping;
+  ConcurrentMappingOptions concurrent;
+  BaselineOptions baseline;
+};
+
+// Checks the common fields and every sub-struct; errors name the option.
+Status ValidateSolveOptions(const SolveOptions& o);
+
+}  // namespace hetplan

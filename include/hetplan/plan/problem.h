@@ -1,0 +1,67 @@
+// What a planner is given: the Problem (graph + costs + objective, one or two
+// requests) and what every planner returns, the timed Schedule. The bottom of
+// the planning modules: solvers, the writers and the application layer all
+// speak these types, and none of them depends on how a plan was found.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetplan/cost/cost_model.h"
+#include "hetplan/graph/op_graph.h"
+#include "hetplan/util/status.h"
+
+namespace hetplan {
+
+enum class Objective { kLatency, kEnergy };
+Result<Objective> ParseObjective(std::string_view text);
+std::string ToString(Objective o);
+
+// Two requests planned together (BIDENT's concurrent mode) in one graph:
+// request 0's operators are ids [0, split), request 1's [split, n). `chain0`
+// and `chain1` are each request's topological order (ids in the combined
+// graph), the order in which BIDENT's concurrent search advances them.
+struct RequestSet {
+  int split = 0;
+  std::vector<int> chain0, chain1;
+};
+
+struct Problem {
+  const OpGraph* graph = nullptr;
+  const CostModel* costs = nullptr;
+  Objective objective = Objective::kLatency;
+  // With the energy objective: makespan ≤ cap.
+  std::optional<double> latency_cap_us;
+  // Null: one request. Otherwise the graph holds two (see RequestSet).
+  const RequestSet* requests = nullptr;
+
+  int num_requests() const { return requests == nullptr ? 1 : 2; }
+};
+
+// Checks sizes agree, every operator is supported somewhere (the error names
+// the operator), costs are finite and ≥ 0, capacities ≥ 0, and for two
+// requests that the split and chains cover the graph.
+Status ValidateProblem(const Problem& p);
+
+struct ScheduledOp {
+  int device = -1;
+  double start_us = 0;
+  double finish_us = 0;
+  double slowdown = 1.0;  // finish − start = cost × slowdown
+  int request = 0;        // two requests: which request the operator belongs to
+};
+
+struct Schedule {
+  std::vector<ScheduledOp> ops;
+  double makespan_us = 0;
+  std::optional<double> energy_uj;  // null when a used PU has no power
+};
+
+// Σ latency × slowdown × power over operators; nullopt when any used PU lacks
+// power_w.
+std::optional<double> ScheduleEnergy(const Problem& p, const Schedule& s);
+
+}  // namespace hetplan

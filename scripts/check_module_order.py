@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Checks the library's declared module order (src/README.md) on every include.
+
+Modules are folders src/<m>/ (sources and private headers) and
+include/hetplan/<m>/ (public headers), listed bottom to top. A file of module
+m may include:
+  * public headers of m and of every module below it (hetplan/<x>/...);
+  * private headers (src/<x>/...) of m itself, and of the internal modules
+    below m (--internal, e.g. ort: ONNX Runtime plumbing shared by cost and
+    deploy); never another module's private headers;
+  * nothing private at all from a public header.
+It also confines third-party headers: CBC's only to the CBC driver, ONNX
+Runtime's only to the modules that run models. `cli` sits on top and may use
+every public header.
+
+  check_module_order.py --root DIR --order util graph ... [--internal ort]
+  check_module_order.py --self-test    # proves the check fails on a back-edge
+
+Exit 0 when every include respects the order; 1 with one line per violation.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+# Third-party headers and where they may appear (paths relative to the root).
+CONFINED = [
+    (re.compile(r'^(Cbc|Clp|Coin|Osi|Cgl)\w*\.hpp$'), {'src/solve/cbc_driver.cc'}, 'CBC'),
+    (re.compile(r'^onnxruntime'), {'src/ort/', 'src/cost/', 'src/deploy/'}, 'ONNX Runtime'),
+]
+
+
+def module_of(rel):
+    parts = rel.split('/')
+    if parts[0] == 'src' and len(parts) >= 3:
+        return parts[1], False
+    if parts[0] == 'include' and len(parts) >= 4 and parts[1] == 'hetplan':
+        return parts[2], True
+    return None, None
+
+
+def check(root, order, internal):
+    rank = {m: i for i, m in enumerate(order)}
+    rank['cli'] = len(order)
+    problems = []
+    for top in ('src', 'include/hetplan'):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                if not f.endswith(('.h', '.cc')):
+                    continue
+                path = os.path.join(dirpath, f)
+                rel = os.path.relpath(path, root).replace(os.sep, '/')
+                mod, public = module_of(rel)
+                if mod is None:
+                    continue
+                if mod not in rank:
+                    problems.append(f'{rel}: module {mod!r} is not in the declared order; add it to '
+                                    'HETPLAN_MODULES (CMakeLists.txt) and src/README.md')
+                    continue
+                with open(path, encoding='utf-8', errors='replace') as fh:
+                    for lineno, line in enumerate(fh, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        quote, inc = m.groups()
+                        where = f'{rel}:{lineno}'
+                        for pattern, allowed, what in CONFINED:
+                            if pattern.search(os.path.basename(inc)) and quote == '<':
+                                if not any(rel == a or (a.endswith('/') and rel.startswith(a)) for a in allowed):
+                                    problems.append(f'{where}: includes {what}\'s <{inc}>; only '
+                                                    f'{", ".join(sorted(allowed))} may')
+                        if quote != '"':
+                            continue
+                        first = inc.split('/')[0]
+                        if first == 'hetplan':
+                            target = inc.split('/')[1] if inc.count('/') >= 2 else None
+                            if target not in rank:
+                                problems.append(f'{where}: includes "{inc}" of unknown module {target!r}')
+                            elif rank[target] > rank[mod]:
+                                problems.append(f'{where}: {mod} includes "{inc}" of {target}, which is above it '
+                                                f'in the declared order ({" < ".join(order)})')
+                        elif first in rank:  # a private header: src/<first>/...
+                            if public:
+                                problems.append(f'{where}: public header includes private "{inc}"; public headers '
+                                                'may include only public ones')
+                            elif first != mod and not (first in internal and rank[first] < rank[mod]):
+                                problems.append(f'{where}: {mod} includes "{inc}", a private header of {first}; '
+                                                'use its public header, or make the shared code an internal module')
+    return problems
+
+
+def self_test():
+    """A tiny tree with one back-edge and one foreign private include: both must be reported."""
+    tmp = tempfile.mkdtemp(prefix='hetplan-order-')
+    try:
+        def write(rel, text):
+            p = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, 'w', encoding='utf-8') as fh:
+                fh.write(text)
+        write('include/hetplan/low/a.h', '#pragma once\n#include "hetplan/high/b.h"\n')  # back-edge
+        write('include/hetplan/high/b.h', '#pragma once\n#include "hetplan/low/a.h"\n')
+        write('src/high/c.cc', '#include "low/private.h"\n')  # another module's private header
+        write('src/low/private.h', '#pragma once\n')
+        bad = check(tmp, ['low', 'high'], set())
+        if len(bad) != 2 or 'above it' not in bad[0] + bad[1] or 'private header' not in bad[0] + bad[1]:
+            print('self-test: the check missed a violation:', bad, file=sys.stderr)
+            return 1
+        # And through the command line, as CTest runs it: exit status 1.
+        rc = subprocess.run([sys.executable, __file__, '--root', tmp, '--order', 'low', 'high'],
+                            capture_output=True, text=True).returncode
+        if rc != 1:
+            print(f'self-test: exit status {rc} on a tree with back-edges, expected 1', file=sys.stderr)
+            return 1
+        print('self-test: a back-edge and a foreign private include are both reported (exit 1)')
+        return 0
+    finally:
+        shutil.rmtree(tmp)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--root')
+    ap.add_argument('--order', nargs='+')
+    ap.add_argument('--internal', nargs='*', default=[])
+    ap.add_argument('--readme', help='src/README.md: its order must match --order')
+    ap.add_argument('--self-test', action='store_true')
+    a = ap.parse_args()
+    if a.self_test:
+        return self_test()
+    if not a.root or not a.order:
+        ap.error('--root and --order are required')
+    problems = check(a.root, a.order, set(a.internal))
+    if a.readme:
+        with open(a.readme, encoding='utf-8') as fh:
+            listed = re.findall(r'^\|\s*`(\w+)/`', fh.read(), re.M)
+        listed = [m for m in listed if m != 'cli']
+        if listed != a.order:
+            problems.append(f'{a.readme}: lists the modules as {" < ".join(listed)}, but the build declares '
+                            f'{" < ".join(a.order)}; make them agree')
+    for p in problems:
+        print(p)
+    if problems:
+        print(f'{len(problems)} include(s) against the declared module order', file=sys.stderr)
+        return 1
+    print(f'module order ok: {" < ".join(a.order)} < cli')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

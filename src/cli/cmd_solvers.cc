@@ -1,0 +1,62 @@
+// `hetplan solvers`: every planning method of the registry and what it supports.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "hetplan/solve/solver.h"
+
+namespace hetplan::cli {
+namespace {
+
+std::string Objectives(const MethodInfo& m) {
+  std::string out;
+  for (Objective o : m.objectives) out += (out.empty() ? "" : ",") + ToString(o);
+  return out;
+}
+
+}  // namespace
+
+void RegisterSolvers(CLI::App& app) {
+  auto* sub = app.add_subcommand("solvers", "List every planning method and what it supports");
+  auto json = std::make_shared<bool>(false);
+  sub->add_flag("--json", *json, "Print the list as JSON");
+  Register(sub, [json]() -> int {
+    const std::vector<MethodInfo> methods = ListSolvers();
+    if (*json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const MethodInfo& m : methods) {
+        nlohmann::json objectives = nlohmann::json::array();
+        for (Objective o : m.objectives) objectives.push_back(ToString(o));
+        out.push_back({{"name", m.name},
+                       {"family", ToString(m.family)},
+                       {"summary", m.summary},
+                       {"objectives", objectives},
+                       {"requests", m.requests},
+                       {"spatial_pus", m.spatial_pus},
+                       {"proves_optimality", m.proves_optimality},
+                       {"time_limit", m.time_limit},
+                       {"schedule_mode", m.schedule_mode},
+                       {"docs", m.docs}});
+      }
+      std::printf("%s\n", out.dump(1).c_str());
+      return 0;
+    }
+    std::printf("%-20s %-9s %-15s %-8s %-7s %-6s %-5s %s\n", "method", "family", "objectives", "requests", "spatial",
+                "proves", "limit", "what it does");
+    for (const MethodInfo& m : methods) {
+      std::printf("%-20s %-9s %-15s %-8d %-7s %-6s %-5s %s\n", m.name.c_str(), ToString(m.family).c_str(),
+                  Objectives(m).c_str(), m.requests, m.spatial_pus ? "yes" : "no",
+                  m.proves_optimality ? "yes" : "no", m.time_limit ? "yes" : "no", m.summary.c_str());
+    }
+    std::printf(
+        "\nspatial: accepts crossbar-budget PUs (CIM). proves: can return status optimal with a proof (map: on a "
+        "chain, under its accounting; map_concurrent: within its state space). limit: honours --time-limit and "
+        "--gap. Old names: ilp = exact, --formulation paper = mip, pair:map = map_concurrent.\n");
+    return 0;
+  });
+}
+
+}  // namespace hetplan::cli

@@ -1,0 +1,25 @@
+// Internal to solve/: the built-in backends, one factory per file, which
+// RegisterBuiltinSolvers() (registry.cc) registers. Backends live in a static
+// library, so they are registered by an explicit call rather than by static
+// initialisers (which the linker drops when no symbol of the object file is
+// referenced).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "hetplan/solve/solver.h"
+
+namespace hetplan::backends {
+
+std::unique_ptr<Solver> MakeExactSolver();  // exact_solver.cc
+std::unique_ptr<Solver> MakeMipSolver();    // mip_solver.cc
+// map, map_parallel, map_concurrent (mapping_solvers.cc).
+std::vector<std::unique_ptr<Solver>> MakeMappingSolvers();
+// best_single, greedy, ..., pair_serial, pair_naive_multi_pu (baselines.cc).
+std::vector<std::unique_ptr<Solver>> MakeBaselineSolvers();
+// single:<pu> (baselines.cc).
+MethodInfo SingleFamilyInfo();
+std::unique_ptr<Solver> MakeSingleSolver(const std::string& pu);
+
+}  // namespace hetplan::backends

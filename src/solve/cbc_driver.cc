@@ -1,0 +1,194 @@
+// COIN-OR CBC behind cbc_driver.h.
+#include "solve/cbc_driver.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <string>
+
+// CBC, Clp, Osi and CoinUtils headers (coinor-libcbc-dev).
+#include <CbcModel.hpp>
+#include <CbcSolver.hpp>
+#include <ClpSimplex.hpp>
+#include <CoinError.hpp>
+#include <CoinMessageHandler.hpp>
+#include <CoinPackedMatrix.hpp>
+#include <OsiClpSolverInterface.hpp>
+
+namespace hetplan::mip_internal {
+namespace {
+
+// CbcMain1 parses its arguments through process-wide globals
+// (CbcOrClpRead_mode, ...), so concurrent calls would corrupt each other.
+std::mutex& CbcMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+int CbcCallback(CbcModel* /*model*/, int /*where_from*/) { return 0; }
+
+Status WriteModelFile(OsiClpSolverInterface& solver, const std::string& path, bool mps) {
+  // CBC's writers append extensions and gzip MPS files; write a temporary
+  // file and move it, so that the file lands exactly at `path`.
+  const std::string tmp = path + ".hetplan-tmp";
+  std::error_code ec;
+  if (mps) {
+    // ClpModel::writeMps writes uncompressed; formatType 1 = extra accuracy.
+    if (solver.getModelPtr()->writeMps(tmp.c_str(), 1, 2, 0.0) != 0 || !std::filesystem::exists(tmp, ec)) {
+      std::filesystem::remove(tmp, ec);
+      return Error(ErrorCode::kIoError, "{}: cannot write the MPS model; check that the folder exists and is writable",
+                   path);
+    }
+  } else {
+    std::FILE* f = std::fopen(tmp.c_str(), "w");
+    if (f == nullptr) {
+      return Error(ErrorCode::kIoError, "{}: cannot write the LP model; check that the folder exists and is writable",
+                   path);
+    }
+    solver.writeLp(f, /*epsilon=*/1e-300, /*numberAcross=*/8, /*decimals=*/15, /*objSense=*/0.0, /*useRowNames=*/true);
+    const bool bad = std::ferror(f) != 0;
+    if (std::fclose(f) != 0 || bad) {
+      std::filesystem::remove(tmp, ec);
+      return Error(ErrorCode::kIoError, "{}: error while writing the LP model (disk full?)", path);
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return Error(ErrorCode::kIoError, "{}: cannot move the model file into place: {}", path, ec.message());
+  }
+  return Status::Ok();
+}
+
+// Loads the model into `solver`: columns, rows, integrality and names.
+void LoadModel(const ModelBuilder& mb, OsiClpSolverInterface* solver) {
+  const int ncols = mb.num_cols(), nrows = mb.num_rows();
+  std::vector<int> starts, lengths, indices;
+  std::vector<double> values, row_lo, row_hi;
+  std::vector<std::string> row_names;
+  starts.reserve(nrows + 1);
+  for (const Row& r : mb.rows()) {
+    starts.push_back(static_cast<int>(indices.size()));
+    lengths.push_back(static_cast<int>(r.terms.size()));
+    for (const Term& t : r.terms) {
+      indices.push_back(t.col);
+      values.push_back(t.coef);
+    }
+    row_lo.push_back(r.lo);
+    row_hi.push_back(r.hi);
+    row_names.push_back(r.name);
+  }
+  starts.push_back(static_cast<int>(indices.size()));
+  CoinPackedMatrix matrix(/*colordered=*/false, ncols, nrows, static_cast<CoinBigIndex>(indices.size()),
+                          values.data(), indices.data(), starts.data(), lengths.data());
+  solver->loadProblem(matrix, mb.lo().data(), mb.hi().data(), mb.obj().data(), row_lo.data(), row_hi.data());
+  for (int j = 0; j < ncols; ++j) {
+    if (mb.integer()[j]) solver->setInteger(j);
+  }
+  solver->setStrParam(OsiProbName, "hetplan");
+  solver->getModelPtr()->copyNames(row_names, mb.names());
+}
+
+}  // namespace
+
+Status WriteModels(const ModelBuilder& mb, const SolveOptions& options) {
+  try {
+    CoinMessageHandler handler(stderr);
+    handler.setLogLevel(0);
+    OsiClpSolverInterface solver;
+    solver.passInMessageHandler(&handler);
+    LoadModel(mb, &solver);
+    if (!options.mip.write_lp.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.mip.write_lp, false));
+    if (!options.mip.write_mps.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.mip.write_mps, true));
+  } catch (const CoinError& e) {
+    return Error(ErrorCode::kInternal, "ilp: CBC failed in {}::{}: {}", e.className(), e.methodName(), e.message());
+  }
+  return Status::Ok();
+}
+
+bool CbcHasThreads() { return CbcModel::haveMultiThreadSupport(); }
+
+Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
+                          const std::vector<double>* warm, double elapsed_s) {
+  const int ncols = mb.num_cols();
+  try {
+    CoinMessageHandler handler(stderr);
+    handler.setLogLevel(options.log ? 1 : 0);
+    OsiClpSolverInterface solver;
+    solver.passInMessageHandler(&handler);
+    LoadModel(mb, &solver);
+    if (!options.mip.write_lp.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.mip.write_lp, false));
+    if (!options.mip.write_mps.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.mip.write_mps, true));
+
+    std::lock_guard<std::mutex> lock(CbcMutex());
+    CbcModel model(solver);
+    model.passInMessageHandler(&handler);
+    bool warm_taken = false;
+    if (warm != nullptr) {
+      // The full solution as CBC's incumbent. With the check on, CBC
+      // verifies it (integers fixed, LP re-solved) and keeps the basis,
+      // which in our measurements also halved the time to the first node
+      // compared with setMIPStart.
+      double obj = 0;
+      for (int j = 0; j < ncols; ++j) obj += mb.obj()[j] * (*warm)[j];
+      model.setBestSolution(warm->data(), ncols, obj, /*checkSolution=*/true);
+      warm_taken = model.bestSolution() != nullptr;
+    }
+    CbcSolverUsefulData data;
+    data.noPrinting_ = !options.log;
+    CbcMain0(model, data);
+    // CglPreProcess is off: CBC 2.10.8 crashes in CglPreProcess::postProcess
+    // when the time limit ends the search right after a MIP start (and may
+    // then also lose the incumbent and report "infeasible"). Preprocessing
+    // did not strengthen this big-M model in our measurements.
+    // The feasibility pump is off: its mini branch-and-bound preprocesses
+    // the LP, and Clp's "crunch" then asserts and aborts the process when
+    // that LP shrinks to a couple of rows, as the paper's model of a small
+    // graph can (coin-or/Clp#288, coin-or/Cbc#684; CBC 2.10.8 here). Every
+    // solve starts from a heuristic schedule anyway.
+    std::vector<std::string> args = {"hetplan", "-log",       options.log ? "1" : "0", "-slog", "0", "-preprocess",
+                                     "off",     "-feasibilityPump", "off"};
+    if (threads > 1) {
+      // 100 + n: n threads with a repeatable search (same input, same
+      // schedule, unless a time limit cuts the search short).
+      args.insert(args.end(), {"-threads", std::to_string(100 + threads)});
+    }
+    if (std::isfinite(options.time_limit_s)) {
+      const double left = std::max(options.time_limit_s - elapsed_s, 1e-3);
+      args.insert(args.end(), {"-timeMode", "elapsed", "-sec", fmt::format("{:.6f}", left)});
+    }
+    args.insert(args.end(), {"-ratio", fmt::format("{:g}", options.relative_gap), "-solve", "-quit"});
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    CbcMain1(static_cast<int>(argv.size()), argv.data(), model, CbcCallback, data);
+
+    CbcOutcome out;
+    out.warm_taken = warm_taken;
+    out.status = model.status();
+    out.secondary = model.secondaryStatus();
+    const double* best = model.bestSolution();
+    if (best != nullptr && model.getNumCols() == ncols) {
+      out.solution = std::vector<double>(best, best + ncols);
+      out.objective = model.getObjValue();
+    }
+    out.bound = model.getBestPossibleObjValue();
+    // Finished (status 0) and not on a limit. Secondary 1 with an incumbent:
+    // nothing beats it (the LP is infeasible under the cutoff); 2: stopped
+    // on the gap tolerance.
+    const bool on_limit =
+        model.isSecondsLimitReached() || model.isNodeLimitReached() || model.isSolutionLimitReached();
+    out.proven_optimal = out.solution && out.status == 0 && !on_limit &&
+                         (out.secondary == 0 || out.secondary == 1 || out.secondary == 2);
+    out.proven_infeasible = !out.solution && model.isProvenInfeasible();
+    out.time_limit_reached = model.isSecondsLimitReached();
+    return out;
+  } catch (const CoinError& e) {
+    return Error(ErrorCode::kInternal, "ilp: CBC failed in {}::{}: {}", e.className(), e.methodName(), e.message());
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInternal, "ilp: CBC failed: {}", e.what());
+  }
+}
+
+}  // namespace hetplan::mip_internal

@@ -1,0 +1,40 @@
+// Internal to solve/: COIN-OR CBC 2.10 behind a small interface. This pair of
+// files is the only place that includes CBC's headers. The MIP is solved
+// through CBC's command-line driver (CbcMain0/CbcMain1) so that
+// preprocessing, cuts, heuristics and threads are on; calls are serialised
+// process-wide, because CbcMain1 parses its arguments through global state.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "hetplan/plan/options.h"
+#include "solve/mip_model.h"
+
+namespace hetplan::mip_internal {
+
+struct CbcOutcome {
+  std::optional<std::vector<double>> solution;
+  bool proven_optimal = false;  // finished, not on a limit, within the gap tolerance
+  bool proven_infeasible = false;
+  double objective = std::numeric_limits<double>::quiet_NaN();
+  double bound = std::numeric_limits<double>::quiet_NaN();
+  int status = -1, secondary = -1;
+  bool warm_taken = false;
+  bool time_limit_reached = false;  // CBC stopped on its seconds limit
+};
+
+
+// Writes the model where options.mip.write_lp / write_mps ask, without solving.
+Status WriteModels(const ModelBuilder& mb, const SolveOptions& options);
+
+// Whether this CBC was built with threads.
+bool CbcHasThreads();
+
+// Solves `mb` with `threads` CBC threads (repeatable search) within the time
+// left (options.time_limit_s − elapsed_s) to options.relative_gap, from the
+// full solution `warm` when given. Also writes the LP/MPS files asked for.
+Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
+                          const std::vector<double>* warm, double elapsed_s);
+
+}  // namespace hetplan::mip_internal

@@ -1,0 +1,281 @@
+// The "mip" method: the CIM paper's ILP (Klein et al., §IV-B, eqs. 5–14; the
+// model in mip_model.h) solved with COIN-OR CBC (cbc_driver.h). Warm start:
+// the best of a few list-scheduled heuristics (warm_start.h), handed to CBC
+// as its incumbent. The returned schedule is re-timed with ListSchedule when
+// that is no longer, so it satisfies every constraint exactly. Each solve
+// uses options.threads CBC threads (repeatable parallel search). CBC's
+// preprocessing is off (it crashes CBC 2.10.8 when a time limit ends the
+// search right after a warm start).
+#include "solve/mip_solver.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <tuple>
+
+#include "hetplan/solve/list_schedule.h"
+#include "hetplan/solve/solver.h"
+#include "solve/backends.h"
+#include "solve/cbc_driver.h"
+#include "solve/mip_model.h"
+#include "solve/warm_start.h"
+
+namespace hetplan::mip_internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using warm_start::BestHeuristic;
+using warm_start::Candidate;
+using warm_start::FromSchedule;
+using warm_start::ObjectiveOf;
+using warm_start::PriorityTopoOrder;
+
+double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// True when `s` satisfies every constraint exactly (no tolerance).
+bool ExactlyFeasible(const Problem& pr, const Schedule& s) {
+  const OpGraph& g = *pr.graph;
+  const CostModel& c = *pr.costs;
+  std::vector<int> a(g.size());
+  for (int v = 0; v < g.size(); ++v) {
+    const ScheduledOp& op = s.ops[v];
+    a[v] = op.device;
+    if (op.device < 0 || !c.supported(v, op.device) || op.start_us < 0) return false;
+    if (op.finish_us != op.start_us + c.latency_us(v, op.device)) return false;
+  }
+  if (!FitsCapacity(pr, a)) return false;
+  for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+    const int u = g.edges()[e].from, v = g.edges()[e].to;
+    const double tr = a[u] != a[v] ? c.transfer_us(e, a[u], a[v]) : 0.0;
+    if (s.ops[u].finish_us + tr > s.ops[v].start_us) return false;
+  }
+  for (int p = 0; p < c.num_pus(); ++p) {
+    if (c.pu(p).spatial) continue;
+    std::vector<int> on;
+    for (int v = 0; v < g.size(); ++v) {
+      if (a[v] == p) on.push_back(v);
+    }
+    std::sort(on.begin(), on.end(), [&](int x, int y) {
+      return std::tie(s.ops[x].start_us, s.ops[x].finish_us) < std::tie(s.ops[y].start_us, s.ops[y].finish_us);
+    });
+    for (size_t i = 1; i < on.size(); ++i) {
+      if (s.ops[on[i - 1]].finish_us > s.ops[on[i]].start_us) return false;
+    }
+  }
+  double latest = 0;
+  for (const ScheduledOp& op : s.ops) latest = std::max(latest, op.finish_us);
+  return latest == s.makespan_us;
+}
+
+
+}  // namespace
+
+Status CheckPowers(const Problem& pr) {
+  const OpGraph& g = *pr.graph;
+  const CostModel& c = *pr.costs;
+  const auto cand = Candidates(c);
+  for (int p = 0; p < c.num_pus(); ++p) {
+    bool used = false;
+    for (int v = 0; v < g.size() && !used; ++v) used = std::find(cand[v].begin(), cand[v].end(), p) != cand[v].end();
+    if (used && !c.pu(p).power_w) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "ilp: the energy objective needs the power of every PU, but PU '{}' has no power_w; set it in "
+                   "the platform (e.g. --set {}.power_w=5) or use the latency objective",
+                   c.pu(p).name, c.pu(p).name);
+    }
+  }
+  return Status::Ok();
+}
+
+// The CIM paper's MIP on CBC, warm-started from the best heuristic schedule
+// or from `incumbent` when that is better. `result` carries notes so far.
+Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options, Clock::time_point t0,
+                                  SolveResult result, const Schedule* incumbent) {
+  const OpGraph& g = *pr.graph;
+  const CostModel& c = *pr.costs;
+  result.formulation = "paper";
+  IlpModel m = BuildModel(pr);
+  result.mip = MipStats{m.mb.num_cols(), m.mb.num_rows(), m.big_m};
+
+  std::optional<Candidate> warm;
+  std::vector<double> warm_values;
+  if (options.warm_start) {
+    warm = BestHeuristic(pr, m.cand);
+    if (incumbent != nullptr && (!warm || ObjectiveOf(pr, *incumbent) < ObjectiveOf(pr, warm->schedule))) {
+      warm = FromSchedule(pr, *incumbent, "the exact search's best schedule");
+    }
+    if (warm) {
+      warm_values = ModelValues(pr, m, warm->assignment, warm->order, warm->schedule);
+      const double viol = m.mb.MaxViolation(warm_values);
+      if (viol > 1e-9) {
+        result.notes.push_back(fmt::format("warm start dropped: violates the model by {:g} (a bug)", viol));
+        warm.reset();
+      } else {
+        result.notes.push_back(fmt::format("warm start: {} ({} {:g})", warm->label,
+                                           pr.objective == Objective::kEnergy ? "energy µJ" : "makespan µs",
+                                           ObjectiveOf(pr, warm->schedule)));
+      }
+    }
+  }
+
+  int threads = options.threads;
+  if (threads == 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (threads > 1 && !CbcHasThreads()) {
+    result.notes.push_back(fmt::format("this CBC was built without threads; {} requested, 1 used", threads));
+    threads = 1;
+  }
+
+  auto run = RunCbc(m.mb, options, threads, warm ? &warm_values : nullptr, SecondsSince(t0));
+  if (!run.ok()) return run.status();
+  const CbcOutcome& out = *run;
+  if (warm && !out.warm_taken) result.notes.push_back("CBC rejected the warm start (numerical trouble)");
+
+  // The schedule: the ILP's own, and the same assignment and order re-timed.
+  std::optional<Schedule> schedule;
+  if (out.solution) {
+    const std::vector<double>& sol = *out.solution;
+    std::vector<int> a(g.size(), -1);
+    Schedule ilp;
+    ilp.ops.assign(g.size(), ScheduledOp{});
+    bool ok = true;
+    for (int v = 0; v < g.size(); ++v) {
+      double best = -1;
+      for (int p : m.cand[v]) {
+        if (sol[m.x[v][p]] > best) {
+          best = sol[m.x[v][p]];
+          a[v] = p;
+        }
+      }
+      ok = ok && best > 0.5;
+      ScheduledOp& op = ilp.ops[v];
+      op.device = a[v];
+      op.start_us = std::max(0.0, sol[m.s[v]]);
+      op.finish_us = op.start_us + c.latency_us(v, a[v]);
+      ilp.makespan_us = std::max(ilp.makespan_us, op.finish_us);
+    }
+    ilp.energy_uj = ScheduleEnergy(pr, ilp);
+    if (ok && FitsCapacity(pr, a)) {
+      std::vector<int> order =
+          // Ordered by the midpoint of each interval: on a serial PU, u before
+          // v means f_u ≤ s_v, so the midpoints keep that order even when
+          // CBC's rounding puts a zero-duration operator a hair after the
+          // start of the operator it precedes (the start alone would not).
+          PriorityTopoOrder(g, [&](int v) {
+            return std::make_pair(ilp.ops[v].start_us + ilp.ops[v].finish_us, g.topo_position(v));
+          });
+      Schedule retimed = ListSchedule(pr, a, &order);
+      schedule = (ilp.makespan_us < retimed.makespan_us && ExactlyFeasible(pr, ilp)) ? ilp : retimed;
+    } else {
+      result.notes.push_back("CBC's solution is not a valid assignment (numerical trouble); ignored");
+    }
+  }
+
+  if (schedule) {
+    result.status = out.proven_optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
+  } else if (warm && !out.proven_infeasible) {
+    // CBC stopped before reporting an incumbent: the warm start is one.
+    schedule = warm->schedule;
+    result.status = SolveStatus::kFeasible;
+    result.notes.push_back("CBC returned no incumbent; the schedule is the warm start");
+  } else if (warm) {
+    schedule = warm->schedule;
+    result.status = SolveStatus::kFeasible;
+    result.notes.push_back("CBC reported infeasible although the warm start is feasible (numerical trouble)");
+  } else if (out.proven_infeasible) {
+    result.status = SolveStatus::kInfeasible;
+  } else {
+    result.status = SolveStatus::kNoSolution;
+  }
+
+  if (schedule) {
+    result.objective = ObjectiveOf(pr, *schedule);
+    double bound = out.bound;
+    // Secondary status 1: nothing beats CBC's incumbent; the bound CBC keeps
+    // then is stale, the incumbent's value is the proven one.
+    if (result.status == SolveStatus::kOptimal && out.secondary == 1 && std::isfinite(out.objective)) {
+      bound = out.objective;
+    }
+    if (!std::isfinite(bound) || std::fabs(bound) >= 1e29) bound = std::numeric_limits<double>::quiet_NaN();
+    if (result.status == SolveStatus::kOptimal && std::isnan(bound)) bound = result.objective;
+    if (result.status == SolveStatus::kOptimal && std::isfinite(out.objective) &&
+        result.objective > out.objective + 1e-6 * std::max(1.0, std::fabs(out.objective))) {
+      // Never claim more than the schedule we return proves.
+      result.status = SolveStatus::kFeasible;
+      result.notes.push_back(fmt::format("the returned schedule is {:g} above CBC's optimum; not claimed optimal",
+                                         result.objective - out.objective));
+    }
+    if (!std::isnan(bound)) bound = std::min(bound, result.objective);
+    result.bound = bound;
+    if (!std::isnan(bound)) {
+      if (std::fabs(result.objective) < 1e-12) {
+        result.gap = result.objective - bound <= 1e-12 ? 0.0 : std::numeric_limits<double>::infinity();
+      } else {
+        result.gap = (result.objective - bound) / std::fabs(result.objective);
+      }
+    }
+    result.schedule = std::move(schedule);
+  } else if (std::isfinite(out.bound) && std::fabs(out.bound) < 1e29) {
+    result.bound = out.bound;
+  }
+  result.notes.push_back(fmt::format("CBC status {} / {}", out.status, out.secondary));
+  if (result.status == SolveStatus::kOptimal) {
+    result.termination = Termination::kOptimal;
+  } else if (result.status == SolveStatus::kInfeasible) {
+    result.termination = Termination::kInfeasible;
+  } else if (out.time_limit_reached) {
+    result.termination = Termination::kTimeLimit;
+  } else {
+    result.termination = Termination::kNumerical;
+  }
+  result.seconds = SecondsSince(t0);
+  return result;
+}
+
+}  // namespace hetplan::mip_internal
+
+namespace hetplan {
+namespace {
+
+class MipSolver final : public Solver {
+ public:
+  MipSolver() {
+    info_.name = "mip";
+    info_.summary = "the CIM paper's MIP (Klein et al. eqs. 5-14) on COIN-OR CBC, warm-started";
+    info_.family = MethodFamily::kMip;
+    info_.objectives = {Objective::kLatency, Objective::kEnergy};
+    info_.proves_optimality = true;
+    info_.time_limit = true;
+    info_.docs = "docs/ilp.md";
+  }
+  const MethodInfo& info() const override { return info_; }
+  bool UsesCbc(Objective /*objective*/) const override { return true; }
+  Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options) const override {
+    const auto t0 = Clock::now();
+    if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
+    if (pr.graph->size() == 0) {  // nothing to place: the empty schedule is optimal
+      SolveResult result;
+      result.formulation = "paper";
+      result.status = SolveStatus::kOptimal;
+      result.termination = Termination::kOptimal;
+      result.schedule = Schedule{};
+      result.schedule->energy_uj = 0.0;
+      result.objective = result.bound = result.gap = 0;
+      return result;
+    }
+    return mip_internal::SolvePaperMip(pr, options, t0, SolveResult{}, nullptr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  MethodInfo info_;
+};
+
+}  // namespace
+
+namespace backends {
+std::unique_ptr<Solver> MakeMipSolver() { return std::make_unique<MipSolver>(); }
+}  // namespace backends
+}  // namespace hetplan

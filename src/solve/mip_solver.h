@@ -1,0 +1,26 @@
+// Internal to solve/: the CIM paper's MIP solved on CBC, shared by the "mip"
+// method and the exact search's fallback (exact_solver.cc).
+#pragma once
+
+#include <chrono>
+
+#include "hetplan/plan/options.h"
+#include "hetplan/plan/problem.h"
+#include "hetplan/plan/result.h"
+
+namespace hetplan::mip_internal {
+
+// The energy objective prices every PU an operator may run on; refuses a PU
+// without power_w (kInvalidArgument naming it and the fix).
+Status CheckPowers(const Problem& pr);
+
+// The MIP on CBC, warm-started from the best heuristic schedule or from
+// `incumbent` when that is better; `result` carries the notes so far. The
+// returned schedule is CBC's, or the same assignment and order re-timed by
+// the list scheduler when that is no longer. Status optimal only when CBC
+// finished within the gap; the bound never exceeds the returned objective.
+Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options,
+                                  std::chrono::steady_clock::time_point t0, SolveResult result,
+                                  const Schedule* incumbent);
+
+}  // namespace hetplan::mip_internal

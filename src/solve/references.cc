@@ -1,0 +1,97 @@
+// The reference schedules (references.h).
+#include "hetplan/solve/references.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "hetplan/solve/list_schedule.h"
+
+namespace hetplan {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+References OneRequest(const Problem& problem) {
+  const CostModel& c = *problem.costs;
+  References r;
+  std::optional<double> best_uj;
+  for (int p = 0; p < c.num_pus(); ++p) {
+    auto s = SinglePuSchedule(problem, p);
+    if (!s) continue;
+    const std::string& name = c.pu(p).name;
+    r.values[name + "_only_us"] = s->makespan_us;
+    if (c.pu(p).kind == PuKind::kCpu && !r.values.contains("cpu_only_us")) r.values["cpu_only_us"] = s->makespan_us;
+    if (!r.values.contains("best_single_us") || s->makespan_us < r.values["best_single_us"]) {
+      r.values["best_single_us"] = s->makespan_us;
+      r.best_pu = name;
+    }
+    if (s->energy_uj) {
+      r.values[name + "_only_uj"] = *s->energy_uj;
+      if (!best_uj || *s->energy_uj < *best_uj) {
+        best_uj = *s->energy_uj;
+        r.best_energy_pu = name;
+      }
+    }
+  }
+  if (best_uj) r.values["best_single_uj"] = *best_uj;
+  return r;
+}
+
+References TwoRequests(const Problem& problem) {
+  const CostModel& c = *problem.costs;
+  const RequestSet& req = *problem.requests;
+  const int k = c.num_pus();
+  References r;
+  std::vector<double> sum0(static_cast<size_t>(k), 0.0), sum1(static_cast<size_t>(k), 0.0);
+  for (int p = 0; p < k; ++p) {
+    for (int v : req.chain0) sum0[p] += c.supported(v, p) ? c.latency_us(v, p) : kInf;
+    for (int v : req.chain1) sum1[p] += c.supported(v, p) ? c.latency_us(v, p) : kInf;
+  }
+  auto power = [&](int p) {
+    return c.pu(p).power_w ? *c.pu(p).power_w : std::numeric_limits<double>::quiet_NaN();
+  };
+  double best_us = kInf, best_uj = kInf, naive_us = kInf, naive_uj = kInf;
+  bool have_cpu = false;
+  for (int p = 0; p < k; ++p) {
+    const std::string& name = c.pu(p).name;
+    const double serial = sum0[p] + sum1[p];
+    if (serial < kInf) {
+      r.values[name + "_serial_us"] = serial;
+      if (!have_cpu && !c.pu(p).accelerator()) {
+        r.values["cpu_only_us"] = serial;
+        have_cpu = true;
+      }
+      if (serial < best_us) {
+        best_us = serial;
+        r.best_pu = name;
+      }
+      if (std::isfinite(power(p))) {
+        r.values[name + "_serial_uj"] = serial * power(p);
+        if (serial * power(p) < best_uj) {
+          best_uj = serial * power(p);
+          r.best_energy_pu = name;
+        }
+      }
+    }
+    for (int q = 0; q < k; ++q) {
+      if (sum0[p] == kInf || sum1[q] == kInf) continue;
+      naive_us = std::min(naive_us, p == q ? sum0[p] + sum1[q] : std::max(sum0[p], sum1[q]));
+      const double e = sum0[p] * power(p) + sum1[q] * power(q);
+      if (std::isfinite(e)) naive_uj = std::min(naive_uj, e);
+    }
+  }
+  if (best_us < kInf) r.values["best_serial_us"] = best_us;
+  if (best_uj < kInf) r.values["best_serial_uj"] = best_uj;
+  if (naive_us < kInf) r.values["naive_multi_pu_us"] = naive_us;
+  if (naive_uj < kInf) r.values["naive_multi_pu_uj"] = naive_uj;
+  return r;
+}
+
+}  // namespace
+
+References ComputeReferences(const Problem& problem) {
+  return problem.requests == nullptr ? OneRequest(problem) : TwoRequests(problem);
+}
+
+}  // namespace hetplan

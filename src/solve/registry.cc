@@ -1,0 +1,227 @@
+// The planner registry and the Solve() facade.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hetplan/solve/solver.h"
+#include "solve/backends.h"
+
+namespace hetplan {
+namespace {
+
+struct Family {
+  MethodInfo info;
+  SolverFactory factory = nullptr;
+};
+
+struct Alias {
+  std::string canonical;
+  std::string notice;
+};
+
+struct Registry {
+  std::mutex mu;
+  // Never erased: FindSolver hands out raw pointers that stay valid.
+  std::map<std::string, std::unique_ptr<Solver>> solvers;
+  std::map<std::string, Family> families;  // by prefix
+  std::map<std::string, Alias> aliases;
+  std::vector<std::string> order;  // listed names, in registration order
+};
+
+Registry& GetRegistry() {
+  static Registry* r = new Registry();  // never destroyed: safe at exit
+  return *r;
+}
+
+void RegisterBuiltinSolvers();
+
+std::string Names() {
+  std::string names;
+  for (const MethodInfo& m : ListSolvers()) names += (names.empty() ? "" : ", ") + m.name;
+  return names;
+}
+
+std::string ObjectiveList(const std::vector<Objective>& objectives) {
+  std::string out;
+  for (Objective o : objectives) out += (out.empty() ? "" : " and ") + ToString(o);
+  return out;
+}
+
+// The checks every method shares, against what it declares.
+Status CheckSupports(const MethodInfo& info, const Problem& p) {
+  if (std::find(info.objectives.begin(), info.objectives.end(), p.objective) == info.objectives.end()) {
+    return Error(ErrorCode::kUnsupported, "solver '{}' plans for the {} objective only, not {}", info.name,
+                 ObjectiveList(info.objectives), ToString(p.objective));
+  }
+  if (p.num_requests() != info.requests) {
+    return Error(ErrorCode::kUnsupported, "solver '{}' plans {} at once, but the problem has {}", info.name,
+                 info.requests == 1 ? "one request" : "two requests",
+                 p.num_requests() == 1 ? "one request" : "two requests");
+  }
+  if (!info.spatial_pus) {
+    for (const PuInfo& pu : p.costs->pus()) {
+      if (pu.spatial) {
+        return Error(ErrorCode::kUnsupported,
+                     "solver '{}' models serial CPU/GPU/NPU-style PUs only, but PU '{}' is spatial (a crossbar "
+                     "budget); use a partitioning method (e.g. --solver exact) for CIM platforms",
+                     info.name, pu.name);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Splits "single:cpu" into the family prefix and its argument.
+bool SplitParametric(const std::string& name, std::string* prefix, std::string* argument) {
+  const size_t colon = name.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= name.size()) return false;
+  *prefix = name.substr(0, colon);
+  *argument = name.substr(colon + 1);
+  return true;
+}
+
+void RegisterBuiltinSolvers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RegisterSolver(backends::MakeExactSolver());
+    RegisterSolver(backends::MakeMipSolver());
+    for (auto& s : backends::MakeMappingSolvers()) RegisterSolver(std::move(s));
+    for (auto& s : backends::MakeBaselineSolvers()) RegisterSolver(std::move(s));
+    RegisterSolverFamily("single", backends::SingleFamilyInfo(), &backends::MakeSingleSolver);
+    RegisterSolverAlias("ilp", "exact",
+                        "solver 'ilp' is now called 'exact' (the exact search; the CIM paper's MIP on CBC is 'mip')");
+    RegisterSolverAlias("pair:map", "map_concurrent", "solver 'pair:map' is now called 'map_concurrent'");
+  });
+}
+
+}  // namespace
+
+std::string ToString(MethodFamily f) {
+  switch (f) {
+    case MethodFamily::kExact:
+      return "exact";
+    case MethodFamily::kMip:
+      return "mip";
+    case MethodFamily::kMapping:
+      return "mapping";
+    case MethodFamily::kBaseline:
+      return "baseline";
+  }
+  return "unknown";
+}
+
+void RegisterSolver(std::unique_ptr<Solver> solver) {
+  if (!solver) return;
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::string name = solver->info().name;
+  // The first registration wins: pointers from FindSolver must never dangle.
+  if (r.solvers.emplace(name, std::move(solver)).second) r.order.push_back(name);
+}
+
+void RegisterSolverFamily(const std::string& prefix, MethodInfo info, SolverFactory factory) {
+  if (factory == nullptr) return;
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  const std::string name = info.name;
+  if (r.families.emplace(prefix, Family{std::move(info), factory}).second) r.order.push_back(name);
+}
+
+void RegisterSolverAlias(const std::string& alias, const std::string& canonical, const std::string& notice) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.aliases.emplace(alias, Alias{canonical, notice});
+}
+
+Result<ResolvedName> ResolveSolverName(const std::string& name) {
+  RegisterBuiltinSolvers();
+  ResolvedName out;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    if (auto a = r.aliases.find(name); a != r.aliases.end()) {
+      out.canonical = a->second.canonical;
+      out.notice = a->second.notice;
+    } else {
+      out.canonical = name;
+    }
+  }
+  if (FindSolver(out.canonical) == nullptr) {
+    return Error(ErrorCode::kNotFound, "solver '{}': unknown; available: {} (hetplan solvers lists what each does)",
+                 name, Names());
+  }
+  return out;
+}
+
+const Solver* FindSolver(const std::string& name) {
+  RegisterBuiltinSolvers();
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::string key = name;
+  if (auto a = r.aliases.find(key); a != r.aliases.end()) key = a->second.canonical;
+  if (auto it = r.solvers.find(key); it != r.solvers.end()) return it->second.get();
+  std::string prefix, argument;
+  if (!SplitParametric(key, &prefix, &argument)) return nullptr;
+  auto fam = r.families.find(prefix);
+  if (fam == r.families.end()) return nullptr;
+  std::unique_ptr<Solver> made = fam->second.factory(argument);
+  if (!made) return nullptr;
+  const Solver* ptr = made.get();
+  r.solvers.emplace(key, std::move(made));
+  return ptr;
+}
+
+std::vector<MethodInfo> ListSolvers() {
+  RegisterBuiltinSolvers();
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<MethodInfo> out;
+  for (const std::string& name : r.order) {
+    if (auto it = r.solvers.find(name); it != r.solvers.end()) {
+      out.push_back(it->second->info());
+      continue;
+    }
+    for (const auto& [prefix, family] : r.families) {
+      if (family.info.name == name) out.push_back(family.info);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> SolverNames() {
+  std::vector<std::string> names;
+  for (const MethodInfo& m : ListSolvers()) names.push_back(m.name);
+  return names;
+}
+
+std::vector<std::string> SolverNames(MethodFamily family, int requests) {
+  std::vector<std::string> names;
+  for (const MethodInfo& m : ListSolvers()) {
+    if (m.family == family && m.requests == requests && m.name.find('<') == std::string::npos) {
+      names.push_back(m.name);
+    }
+  }
+  return names;
+}
+
+Result<SolveResult> Solve(const std::string& solver, const Problem& problem, const SolveOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  HETPLAN_ASSIGN_OR_RETURN(ResolvedName resolved, ResolveSolverName(solver));
+  const Solver* backend = FindSolver(resolved.canonical);
+  HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(options));
+  HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
+  HETPLAN_RETURN_IF_ERROR(CheckSupports(backend->info(), problem));
+  HETPLAN_ASSIGN_OR_RETURN(SolveResult result, backend->SolveValidated(problem, options));
+  result.solver = resolved.canonical;
+  if (result.seconds <= 0) {
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return result;
+}
+
+}  // namespace hetplan
