@@ -199,6 +199,16 @@ Status Importer::CheckStructure() {
     return Fail(ErrorCode::kParseError, "the model declares no opset_import; re-export it with an opset");
   }
   int version = opset.count("") ? opset[""] : opset["ai.onnx"];
+  // Shape inference and the operator check below use the ONNX library's
+  // schemas, which would silently stand in for an opset newer than it knows;
+  // ONNX Runtime refuses such a model only later, when it is profiled.
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  if (auto it = known.find(onnx::ONNX_DOMAIN); it != known.end() && version > it->second.second) {
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("the model declares opset {} of the default ONNX domain, newer than the newest "
+                            "this hetplan supports ({}); re-export the model at opset {} or lower",
+                            version, it->second.second, it->second.second));
+  }
 
   auto not_utf8 = [&](const std::string& what) {
     return Fail(ErrorCode::kParseError,
