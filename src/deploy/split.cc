@@ -463,8 +463,13 @@ class Splitter {
   std::vector<SegmentBuild> builds_;
 };
 
-nlohmann::json TensorJson(const Boundary& t) {
-  return {{"name", t.name}, {"dtype", std::string(DtypeName(t.elem_type))}, {"shape", t.shape}, {"bytes", t.bytes()}};
+ManifestTensor TensorOf(const Boundary& t) {
+  ManifestTensor m;
+  m.name = t.name;
+  m.dtype = std::string(DtypeName(t.elem_type));
+  m.shape = t.shape;
+  m.bytes = t.bytes();
+  return m;
 }
 
 // Topological order of segments with edges from → to (Kahn, smallest index first).
@@ -678,42 +683,27 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
 
   SplitResult result;
   result.segments = k;
-  nlohmann::json& j = result.manifest;
-  j["format"] = kManifestFormat;
-  j["version"] = kManifestVersion;
+  Manifest mf;
   std::string model_name = ps.model_name;
   if (model_name.empty()) model_name = fs::path(model.path).stem().string();
   std::error_code ec;
   fs::path abs = fs::absolute(fs::path(model.path), ec);
-  j["model"] = {{"name", model_name},
-                {"file", ec ? model.path : abs.lexically_normal().string()},
-                {"sha256", model.sha256},
-                {"fusion", ToString(model.fusion)},
-                {"operators", g.size()}};
-  if (!options.input_shapes.empty()) {
-    nlohmann::json shapes = nlohmann::json::object();
-    for (const auto& [name, dims] : options.input_shapes) shapes[name] = dims;
-    j["model"]["input_shapes"] = std::move(shapes);
-  }
-  j["schedule"] = {{"file", schedule_label},     {"platform", ps.platform},       {"solver", ps.solver},
-                   {"status", ps.solver_status}, {"makespan_us", ps.makespan_us}, {"violations", ps.violations}};
+  mf.model_name = model_name;
+  mf.model_file = ec ? model.path : abs.lexically_normal().string();
+  mf.model_sha256 = model.sha256;
+  mf.fusion = ToString(model.fusion);
+  mf.model_operators = g.size();
+  mf.input_shapes = options.input_shapes;
+  mf.schedule = {schedule_label, ps.platform, ps.solver, ps.solver_status, ps.makespan_us, ps.violations};
   int threads = 0;
   for (const auto& d : ps.devices) {
     if (d.kind == "cpu" && d.threads > 0 && threads == 0) threads = d.threads;
   }
-  j["runtime"] = {{"threads", threads > 0 ? threads : 1},
-                  {"graph_optimization", model.fusion == FusionLevel::kActivation ? "all" : "basic"}};
-  auto& devices = j["devices"] = nlohmann::json::array();
-  for (const auto& d : ps.devices) {
-    devices.push_back({{"name", d.name},
-                       {"kind", d.kind},
-                       {"execution", d.execution},
-                       {"costs", d.costs},
-                       {"timing", d.kind == "cpu" ? "measured" : "modelled"}});
-  }
+  mf.threads = threads > 0 ? threads : 1;
+  mf.graph_optimization = model.fusion == FusionLevel::kActivation ? "all" : "basic";
+  for (const auto& d : ps.devices) mf.devices.push_back({d.name, d.kind, d.execution, d.costs, d.kind == "cpu"});
   // Graph inputs and outputs of the original model.
   std::set<std::string> model_inputs;
-  auto& inputs = j["inputs"] = nlohmann::json::array();
   for (const auto& b : builds) {
     for (const auto& [t, from] : b.input_from) {
       if (from < 0) model_inputs.insert(t);
@@ -722,19 +712,17 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
   for (const auto& vi : model.model->graph().input()) {
     if (!model_inputs.count(vi.name())) continue;
     HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(vi.name()));
-    inputs.push_back(TensorJson(t));
+    mf.inputs.push_back(TensorOf(t));
   }
-  auto& outputs = j["outputs"] = nlohmann::json::array();
   for (const auto& vi : model.model->graph().output()) {
     HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(vi.name()));
-    nlohmann::json o = TensorJson(t);
+    ManifestTensor o = TensorOf(t);
     for (int s = 0; s < k; ++s) {
-      if (builds[static_cast<size_t>(s)].model_outputs.count(vi.name())) o["segment"] = s;
+      if (builds[static_cast<size_t>(s)].model_outputs.count(vi.name())) o.segment = s;
     }
-    outputs.push_back(std::move(o));
+    mf.outputs.push_back(std::move(o));
   }
 
-  auto& segments = j["segments"] = nlohmann::json::array();
   double host_us = 0, accel_us = 0, transfers_us = 0;
   int handoffs = 0;
   for (int s = 0; s < k; ++s) {
@@ -768,67 +756,62 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
                    "weights?)",
                    schedule_label, s, dev.name);
     }
+    ManifestSegment seg;
+    seg.id = s;
+    seg.device = dev.name;
+    seg.kind = dev.kind;
+    seg.measured = dev.kind == "cpu";
+    seg.file = file;
+    seg.sha256 = Sha256Hex(bytes);
+    seg.operators = sp.operators;
+    seg.nodes = static_cast<int>(b.nodes.size());
     double predicted = 0, start = 0, finish = 0;
     bool first = true;
-    nlohmann::json op_ids = nlohmann::json::array();
     for (int v : sp.operators) {
       const ScheduleOp& op = ps.ops[static_cast<size_t>(v)];
       predicted += op.predicted_us;
       start = first ? op.start_us : std::min(start, op.start_us);
       finish = first ? op.finish_us : std::max(finish, op.finish_us);
       first = false;
-      op_ids.push_back(v);
     }
     (dev.kind == "cpu" ? host_us : accel_us) += predicted;
     transfers_us += transfer_in[static_cast<size_t>(s)];
-    nlohmann::json seg_inputs = nlohmann::json::array();
     for (const auto& name : b.inputs) {
       HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(name));
-      nlohmann::json tj = TensorJson(t);
-      const int from = b.input_from.at(name);
-      tj["from"] = from < 0 ? nlohmann::json(nullptr) : nlohmann::json(from);
-      if (from >= 0) ++handoffs;
-      seg_inputs.push_back(std::move(tj));
+      ManifestTensor in = TensorOf(t);
+      in.from = b.input_from.at(name);
+      if (in.from >= 0) ++handoffs;
+      seg.inputs.push_back(std::move(in));
     }
-    nlohmann::json seg_outputs = nlohmann::json::array();
     for (const auto& name : splitter.OrderedOutputs(s)) {
       HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(name));
-      nlohmann::json tj = TensorJson(t);
-      auto to = b.output_to.find(name);
-      tj["to"] = to == b.output_to.end() ? std::vector<int>{} : std::vector<int>(to->second.begin(), to->second.end());
-      tj["model_output"] = b.model_outputs.count(name) > 0;
-      seg_outputs.push_back(std::move(tj));
+      ManifestTensor out = TensorOf(t);
+      if (auto to = b.output_to.find(name); to != b.output_to.end()) out.to.assign(to->second.begin(), to->second.end());
+      out.model_output = b.model_outputs.count(name) > 0;
+      seg.outputs.push_back(std::move(out));
     }
     std::set<int> deps;
     for (const auto& [t, from] : b.input_from) {
       if (from >= 0) deps.insert(from);
     }
-    segments.push_back({{"id", s},
-                        {"device", dev.name},
-                        {"kind", dev.kind},
-                        {"timing", dev.kind == "cpu" ? "measured" : "modelled"},
-                        {"file", file},
-                        {"sha256", Sha256Hex(bytes)},
-                        {"operators", op_ids},
-                        {"nodes", static_cast<int>(b.nodes.size())},
-                        {"inputs", std::move(seg_inputs)},
-                        {"outputs", std::move(seg_outputs)},
-                        {"depends_on", std::vector<int>(deps.begin(), deps.end())},
-                        {"predicted_us", predicted},
-                        {"predicted_transfer_in_us", transfer_in[static_cast<size_t>(s)]},
-                        {"planned_start_us", start},
-                        {"planned_finish_us", finish}});
-    if (b.unused_outputs) segments.back()["unused_outputs"] = true;
+    seg.depends_on.assign(deps.begin(), deps.end());
+    seg.predicted_us = predicted;
+    seg.predicted_transfer_in_us = transfer_in[static_cast<size_t>(s)];
+    seg.planned_start_us = start;
+    seg.planned_finish_us = finish;
+    seg.unused_outputs = b.unused_outputs;
+    mf.segments.push_back(std::move(seg));
     if (s > 0 && (*plan)[static_cast<size_t>(s - 1)].device != sp.device) ++result.boundaries;
     result.files.emplace_back(file, std::move(bytes));
   }
-  j["boundaries"] = result.boundaries;
-  j["handoffs"] = handoffs;
-  j["predicted"] = {{"host_us", host_us},
-                    {"accelerator_us", accel_us},
-                    {"transfer_us", transfers_us},
-                    {"sequential_us", host_us + accel_us + transfers_us},
-                    {"makespan_us", ps.makespan_us}};
+  mf.boundaries = result.boundaries;
+  mf.handoffs = handoffs;
+  mf.predicted_host_us = host_us;
+  mf.predicted_accelerator_us = accel_us;
+  mf.predicted_transfer_us = transfers_us;
+  mf.predicted_sequential_us = host_us + accel_us + transfers_us;
+  mf.predicted_makespan_us = ps.makespan_us;
+  result.manifest = ManifestToJson(mf);
   return result;
 }
 
@@ -895,8 +878,7 @@ Status WriteSplit(const SplitResult& split, const std::string& out_dir) {
     HETPLAN_RETURN_IF_ERROR(WriteFileAtomic((fs::path(out_dir) / name).string(), bytes));
     written.insert(name);
   }
-  HETPLAN_RETURN_IF_ERROR(
-      WriteFileAtomic((fs::path(out_dir) / "manifest.json").string(), split.manifest.dump(1) + "\n"));
+  HETPLAN_RETURN_IF_ERROR(WriteManifest(split.manifest, out_dir));
   // Segment files of an earlier split would only confuse: the manifest is the truth.
   for (const auto& entry : fs::directory_iterator(out_dir, ec)) {
     const std::string name = entry.path().filename().string();

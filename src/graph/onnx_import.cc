@@ -15,6 +15,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "graph/constant_folding.h"
+#include "graph/graph_builder.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
@@ -23,6 +24,7 @@
 namespace hetplan {
 
 using internal::ConstTensor;
+using internal::NodeLabel;
 
 Result<FusionLevel> ParseFusionLevel(std::string_view text) {
   if (text == "none") return FusionLevel::kNone;
@@ -70,26 +72,6 @@ Result<std::pair<std::string, std::vector<int64_t>>> ParseShapeOverride(std::str
 namespace {
 
 constexpr int kMaxFoldRounds = 16;
-
-// Unknown element types (string, complex) are named "unknown" and counted as
-// one byte per element: they only size tensors, they are never run here.
-std::string TensorDtypeName(int32_t t) {
-  std::string_view name = DtypeName(t);
-  return name.empty() ? std::string("unknown") : std::string(name);
-}
-int64_t TensorElementBytes(int32_t t) { return std::max<int64_t>(1, DtypeBytes(t)); }
-
-std::string NodeLabel(const onnx::NodeProto& n, int index) {
-  if (!n.name().empty()) return fmt::format("node '{}' ({})", n.name(), n.op_type());
-  return fmt::format("node #{} ({})", index, n.op_type());
-}
-
-int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) return a.i();
-  }
-  return def;
-}
 
 // ONNX 1.12's convolution and pooling shape inference (convPoolShapeInference)
 // trusts its inputs: it indexes past its vectors when the weight's rank
@@ -217,6 +199,16 @@ Status Importer::CheckStructure() {
     return Fail(ErrorCode::kParseError, "the model declares no opset_import; re-export it with an opset");
   }
   int version = opset.count("") ? opset[""] : opset["ai.onnx"];
+  // Shape inference and the operator check below use the ONNX library's
+  // schemas, which would silently stand in for an opset newer than it knows;
+  // ONNX Runtime refuses such a model only later, when it is profiled.
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  if (auto it = known.find(onnx::ONNX_DOMAIN); it != known.end() && version > it->second.second) {
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("the model declares opset {} of the default ONNX domain, newer than the newest "
+                            "this hetplan supports ({}); re-export the model at opset {} or lower",
+                            version, it->second.second, it->second.second));
+  }
 
   auto not_utf8 = [&](const std::string& what) {
     return Fail(ErrorCode::kParseError,
@@ -621,415 +613,19 @@ bool Importer::FoldConstants() {
   return true;
 }
 
-// --- operator construction -------------------------------------------------
-
-bool IsMvmType(const std::string& t) { return t == "Conv" || t == "Gemm" || t == "MatMul"; }
-bool IsActivation(const std::string& t) {
-  return t == "Relu" || t == "Clip" || t == "HardSwish" || t == "HardSigmoid" || t == "Gelu" ||
-         t == "LeakyRelu" || t == "Tanh" || t == "Sigmoid" || t == "Elu" || t == "Selu";
-}
-
+// Nodes to operators, in the stages of graph/graph_builder.h.
 Result<OpGraph> Importer::BuildGraph() {
-  const auto& g = model_->graph();
-  const int n = g.node_size();
-  std::unordered_set<std::string> constant_tensors(initializer_names_.begin(), initializer_names_.end());
-  // Alias: Identity/Dropout outputs stand for their input; Constant outputs are constants.
-  std::unordered_map<std::string, std::string> alias;
-  auto resolve = [&](std::string name) {
-    for (int guard = 0; guard < n + 1; ++guard) {
-      auto it = alias.find(name);
-      if (it == alias.end()) break;
-      name = it->second;
-    }
-    return name;
-  };
-  std::vector<bool> is_op(n, false);
-  for (int i = 0; i < n; ++i) {
-    const auto& node = g.node(i);
-    const std::string& t = node.op_type();
-    if (t == "Constant") {
-      for (const auto& o : node.output()) constant_tensors.insert(o);
-    } else if (t == "Identity" || t == "Dropout") {
-      if (node.input_size() >= 1 && node.output_size() >= 1) {
-        alias[node.output(0)] = node.input(0);
-        if (constant_tensors.count(resolve(node.input(0)))) constant_tensors.insert(node.output(0));
-      }
-    } else {
-      bool all_const = node.input_size() > 0;
-      for (const auto& in : node.input()) {
-        if (!in.empty() && !constant_tensors.count(resolve(in))) all_const = false;
-      }
-      if (all_const) {
-        // A computation on constants only (e.g. a weight transpose left by the
-        // exporter) is part of the constant, not an operator.
-        for (const auto& o : node.output()) constant_tensors.insert(o);
-      } else {
-        is_op[i] = true;
-      }
-    }
-  }
-
-  // Consumers of every (resolved) tensor among operator nodes.
-  std::unordered_map<std::string, std::vector<int>> consumers;
-  for (int i = 0; i < n; ++i) {
-    if (!is_op[i]) continue;
-    std::set<std::string> seen;
-    for (const auto& in : g.node(i).input()) {
-      if (in.empty()) continue;
-      std::string r = resolve(in);
-      if (seen.insert(r).second) consumers[r].push_back(i);
-    }
-  }
-  std::unordered_set<std::string> graph_outputs;
-  for (const auto& o : g.output()) graph_outputs.insert(resolve(o.name()));
-
-  // Fusion: each operator is a unit of node indices; units[i] starts at a main node.
-  std::vector<int> unit_of(n, -1);
-  std::vector<std::vector<int>> units;
-  auto single_consumer = [&](const std::string& tensor) -> int {
-    if (graph_outputs.count(tensor)) return -1;
-    auto it = consumers.find(tensor);
-    if (it == consumers.end() || it->second.size() != 1) return -1;
-    return it->second[0];
-  };
-  auto is_const_input = [&](const onnx::NodeProto& node, const std::string& other) {
-    for (const auto& in : node.input()) {
-      if (in != other && !in.empty() && constant_tensors.count(resolve(in))) return true;
-    }
-    return false;
-  };
-  for (int i = 0; i < n; ++i) {
-    if (!is_op[i] || unit_of[i] >= 0) continue;
-    std::vector<int> unit = {i};
-    unit_of[i] = static_cast<int>(units.size());
-    if (options_.fusion == FusionLevel::kActivation && IsMvmType(g.node(i).op_type())) {
-      auto absorb = [&](int j) {
-        unit.push_back(j);
-        unit_of[j] = unit_of[i];
-      };
-      std::string tail = g.node(i).output(0);
-      bool bias_done = false, bn_done = false, act_done = false;
-      while (!act_done) {
-        int j = single_consumer(tail);
-        auto it = consumers.find(tail);
-        // SiLU: tail → Sigmoid → Mul(tail, sigmoid); tail has exactly these two consumers.
-        if (j < 0 && it != consumers.end() && it->second.size() == 2 && !graph_outputs.count(tail)) {
-          int a = it->second[0], b = it->second[1];
-          if (g.node(a).op_type() == "Mul") std::swap(a, b);
-          if (g.node(a).op_type() == "Sigmoid" && g.node(b).op_type() == "Mul" &&
-              single_consumer(g.node(a).output(0)) == b && unit_of[a] < 0 && unit_of[b] < 0) {
-            absorb(a);
-            absorb(b);
-            tail = g.node(b).output(0);
-            act_done = true;
-            continue;
-          }
-          // Erf-GELU: tail → Div(c) → Erf → Add(c) → Mul(tail, ·) → Mul(c).
-          if (g.node(a).op_type() == "Div" || g.node(b).op_type() == "Div") {
-            if (g.node(b).op_type() == "Div") std::swap(a, b);
-            int erf = single_consumer(g.node(a).output(0));
-            int add = erf >= 0 ? single_consumer(g.node(erf).output(0)) : -1;
-            int mul = add >= 0 ? single_consumer(g.node(add).output(0)) : -1;
-            int half = mul >= 0 ? single_consumer(g.node(mul).output(0)) : -1;
-            if (erf >= 0 && add >= 0 && mul == b && half >= 0 && g.node(erf).op_type() == "Erf" &&
-                g.node(add).op_type() == "Add" && g.node(b).op_type() == "Mul" &&
-                g.node(half).op_type() == "Mul" && is_const_input(g.node(a), tail) &&
-                is_const_input(g.node(half), g.node(mul).output(0))) {
-              for (int k : {a, erf, add, b, half}) absorb(k);
-              tail = g.node(half).output(0);
-              act_done = true;
-              continue;
-            }
-          }
-          break;
-        }
-        if (j < 0 || unit_of[j] >= 0) break;
-        const auto& nj = g.node(j);
-        const std::string& tj = nj.op_type();
-        if (!bias_done && !bn_done && tj == "Add" && g.node(i).op_type() == "MatMul" &&
-            is_const_input(nj, tail)) {
-          bias_done = true;
-        } else if (!bn_done && tj == "BatchNormalization") {
-          bn_done = true;
-        } else if (IsActivation(tj) && nj.input_size() >= 1 && resolve(nj.input(0)) == tail) {
-          act_done = true;
-        } else {
-          break;
-        }
-        absorb(j);
-        tail = nj.output(0);
-      }
-    }
-    units.push_back(std::move(unit));
-  }
-  if (static_cast<int>(units.size()) > options_.max_operators) {
+  const internal::NodeRoles roles = internal::ClassifyNodes(model_->graph(), initializer_names_);
+  std::vector<internal::NodeGroup> groups = internal::UnfusedGroups(roles);
+  if (options_.fusion == FusionLevel::kActivation) groups = internal::FuseActivations(roles, groups);
+  if (static_cast<int>(groups.size()) > options_.max_operators) {
     return Fail(ErrorCode::kLimitExceeded,
                 fmt::format("the model has {} operators, more than the limit of {}; raise "
                             "--max-operators if this is intended",
-                            units.size(), options_.max_operators));
+                            groups.size(), options_.max_operators));
   }
-
-  // Producer unit of every resolved tensor.
-  std::unordered_map<std::string, int> producer;
-  for (int u = 0; u < static_cast<int>(units.size()); ++u) {
-    for (int i : units[u]) {
-      for (const auto& o : g.node(i).output()) {
-        if (!o.empty()) producer[o] = u;
-      }
-    }
-  }
-  auto tensor_info = [&](const std::string& name, const onnx::NodeProto& node, int index,
-                         TensorInfo* out) -> Status {
-    auto it = shapes_.find(name);
-    if (it == shapes_.end()) {
-      return Fail(ErrorCode::kUnsupported,
-                  fmt::format("{}: tensor '{}' has no static shape after shape inference; give "
-                              "static input shapes with --shape or re-export with static shapes",
-                              NodeLabel(node, index), name));
-    }
-    out->name = name;
-    out->shape = it->second;
-    int64_t elements = 1;
-    for (int64_t d : out->shape) {
-      if (d == 0) {
-        return Fail(ErrorCode::kUnsupported,
-                    fmt::format("{}: tensor '{}' has zero elements (shape [{}]); a zero-sized "
-                                "tensor cannot be planned",
-                                NodeLabel(node, index), name, fmt::join(out->shape, ",")));
-      }
-      if (d < 0 || elements > options_.max_tensor_elements / d) {
-        return Fail(ErrorCode::kLimitExceeded,
-                    fmt::format("{}: tensor '{}' (shape [{}]) has more than {} elements, beyond the "
-                                "planner's size limit; check the model's dims and fix the input shape "
-                                "with --shape NAME=1x3x224x224",
-                                NodeLabel(node, index), name, fmt::join(out->shape, ","),
-                                options_.max_tensor_elements));
-      }
-      elements *= d;
-    }
-    out->elements = elements;
-    auto dt = dtypes_.find(name);
-    int32_t type = dt == dtypes_.end() ? onnx::TensorProto::FLOAT : dt->second;
-    out->dtype = TensorDtypeName(type);
-    out->element_bytes = TensorElementBytes(type);
-    return Status::Ok();
-  };
-
-  std::vector<Operator> ops;
-  std::vector<Edge> edges;
-  for (int u = 0; u < static_cast<int>(units.size()); ++u) {
-    const auto& unit = units[u];
-    const int main_index = unit[0];
-    const auto& main = g.node(main_index);
-    Operator op;
-    op.id = u;
-    op.type = main.op_type();
-    op.name = main.name().empty() ? fmt::format("{}_{}", main.op_type(), main_index) : main.name();
-    std::unordered_set<int> in_unit(unit.begin(), unit.end());
-    std::set<std::string> seen_inputs;
-    for (int i : unit) {
-      const auto& node = g.node(i);
-      op.nodes.push_back(node.name().empty() ? fmt::format("{}_{}", node.op_type(), i) : node.name());
-      op.node_types.push_back(node.op_type());
-      op.node_indices.push_back(i);
-      for (const auto& raw : node.input()) {
-        if (raw.empty()) continue;
-        std::string in = resolve(raw);
-        if (constant_tensors.count(in)) {
-          auto it = shapes_.find(in);
-          if (it != shapes_.end() && seen_inputs.insert(in).second) {
-            int64_t e = 1;
-            for (int64_t d : it->second) {
-              if (d > 0 && e > options_.max_tensor_elements / d) {
-                return Fail(ErrorCode::kLimitExceeded,
-                            fmt::format("{}: constant '{}' (shape [{}]) has more than {} elements; "
-                                        "the model is beyond the planner's size limit",
-                                        NodeLabel(node, i), in, fmt::join(it->second, ","),
-                                        options_.max_tensor_elements));
-              }
-              e *= std::max<int64_t>(d, 1);
-            }
-            auto dt = dtypes_.find(in);
-            op.param_bytes += e * TensorElementBytes(dt == dtypes_.end() ? onnx::TensorProto::FLOAT : dt->second);
-          }
-          continue;
-        }
-        auto p = producer.find(in);
-        if (p != producer.end() && p->second == u) continue;  // internal to the fused unit
-        if (!seen_inputs.insert(in).second) continue;
-        TensorInfo ti;
-        HETPLAN_RETURN_IF_ERROR(tensor_info(in, node, i, &ti));
-        op.input_elements += ti.elements;
-        if (p != producer.end()) {
-          edges.push_back(Edge{p->second, u, {in}, ti.elements, ti.bytes()});
-        }
-        op.inputs.push_back(std::move(ti));
-      }
-    }
-    for (int i : unit) {
-      const auto& node = g.node(i);
-      for (const auto& o : node.output()) {
-        if (o.empty()) continue;
-        // An output is visible when the graph or a node outside the unit reads it.
-        bool visible = graph_outputs.count(o) > 0;
-        auto c = consumers.find(o);
-        if (c != consumers.end()) {
-          for (int k : c->second) visible = visible || !in_unit.count(k);
-        }
-        if (!visible && !(i == unit.back() && o == node.output(0))) continue;
-        TensorInfo ti;
-        HETPLAN_RETURN_IF_ERROR(tensor_info(o, node, i, &ti));
-        op.output_elements += ti.elements;
-        op.outputs.push_back(std::move(ti));
-      }
-    }
-    if (op.inputs.empty() && op.outputs.empty()) continue;
-    op.dtype = op.outputs.empty() ? "float32" : op.outputs[0].dtype;
-
-    // Matrix view of the main node.
-    auto const_shape = [&](int k) -> const std::vector<int64_t>* {
-      if (main.input_size() <= k || main.input(k).empty()) return nullptr;
-      std::string r = resolve(main.input(k));
-      if (!constant_tensors.count(r)) return nullptr;
-      auto it = shapes_.find(r);
-      return it == shapes_.end() ? nullptr : &it->second;
-    };
-    auto shape_of = [&](int k) -> const std::vector<int64_t>* {
-      if (main.input_size() <= k) return nullptr;
-      auto it = shapes_.find(resolve(main.input(k)));
-      return it == shapes_.end() ? nullptr : &it->second;
-    };
-    const std::vector<int64_t>* main_out = nullptr;
-    if (auto it = shapes_.find(main.output(0)); it != shapes_.end()) main_out = &it->second;
-    auto prod = [](const std::vector<int64_t>& v, size_t from, size_t to) {
-      int64_t p = 1;
-      for (size_t k = from; k < to && k < v.size(); ++k) p *= v[k];
-      return p;
-    };
-    if (op.type == "Conv" && main_out && main_out->size() >= 3) {
-      op.groups = std::max<int64_t>(1, AttrInt(main, "group", 1));
-      const auto* w = const_shape(1);
-      const auto* ws = w ? w : shape_of(1);
-      // ONNX shape inference does not compare the input's channels with the
-      // weight's; a mismatch would be planned with the wrong crossbar count.
-      const auto* x = shape_of(0);
-      if (x && ws && x->size() >= 2 && ws->size() >= 2 &&
-          (*ws)[1] > 0 && (*x)[1] != (*ws)[1] * op.groups) {
-        return Fail(ErrorCode::kParseError,
-                    fmt::format("{}: the input has {} channels, but the weight [{}] with group {} "
-                                "expects {}; the model is inconsistent: re-export it",
-                                NodeLabel(main, main_index), (*x)[1], fmt::join(*ws, ","), op.groups,
-                                (*ws)[1] * op.groups));
-      }
-      if (ws && ws->size() >= 3) {
-        op.kernel_h = (*ws)[2];
-        op.kernel_w = ws->size() >= 4 ? (*ws)[3] : 1;
-        int64_t rows = prod(*ws, 1, ws->size());
-        op.macs = prod(*main_out, 0, main_out->size()) * rows;
-        if (w) {
-          op.has_weight = true;
-          op.weight_rows = rows;
-          op.weight_cols = (*ws)[0];
-          op.n_mvm = (*main_out)[0] * prod(*main_out, 2, main_out->size());
-        }
-      }
-    } else if (op.type == "Gemm") {
-      const auto* a = shape_of(0);
-      const auto* b = const_shape(1);
-      const auto* bs = b ? b : shape_of(1);
-      if (a && bs && a->size() == 2 && bs->size() == 2) {
-        bool ta = AttrInt(main, "transA", 0) != 0, tb = AttrInt(main, "transB", 0) != 0;
-        int64_t m = ta ? (*a)[1] : (*a)[0];
-        int64_t k = tb ? (*bs)[1] : (*bs)[0];
-        int64_t cols = tb ? (*bs)[0] : (*bs)[1];
-        // ONNX shape inference does not compare Gemm's inner dimensions.
-        if ((ta ? (*a)[0] : (*a)[1]) != k) {
-          return Fail(ErrorCode::kParseError,
-                      fmt::format("{}: A [{}] and B [{}] (transA {}, transB {}) have different inner "
-                                  "dimensions ({} vs {}); the model is inconsistent: re-export it",
-                                  NodeLabel(main, main_index), fmt::join(*a, ","), fmt::join(*bs, ","),
-                                  ta ? 1 : 0, tb ? 1 : 0, ta ? (*a)[0] : (*a)[1], k));
-        }
-        op.macs = m * k * cols;
-        if (b) {
-          op.has_weight = true;
-          op.weight_rows = k;
-          op.weight_cols = cols;
-          op.n_mvm = m;
-        }
-      }
-    } else if (op.type == "MatMul") {
-      const auto* a = shape_of(0);
-      const auto* b = const_shape(1);
-      const auto* bs = b ? b : shape_of(1);
-      if (a && bs && !a->empty() && bs->size() >= 2 && main_out) {
-        int64_t k = (*bs)[bs->size() - 2];
-        op.macs = prod(*main_out, 0, main_out->size()) * k;
-        if (b && bs->size() == 2) {
-          op.has_weight = true;
-          op.weight_rows = k;
-          op.weight_cols = (*bs)[1];
-          op.n_mvm = k > 0 ? prod(*a, 0, a->size()) / k : 0;
-        }
-      }
-    }
-    ops.push_back(std::move(op));
-  }
-  // Re-number in case an empty unit was skipped.
-  std::vector<int> renumber(units.size(), -1);
-  for (int k = 0; k < static_cast<int>(ops.size()); ++k) {
-    renumber[ops[k].id] = k;
-    ops[k].id = k;
-  }
-  for (auto& e : edges) {
-    e.from = renumber[e.from];
-    e.to = renumber[e.to];
-  }
-
-  // Graph inputs and outputs no operator reads or writes were not checked above.
-  auto count_elements = [&](const char* what, TensorInfo* ti) -> Status {
-    ti->elements = 1;
-    for (int64_t d : ti->shape) {
-      if (d > 0 && ti->elements > options_.max_tensor_elements / d) {
-        return Fail(ErrorCode::kLimitExceeded,
-                    fmt::format("graph {} '{}' (shape [{}]) has more than {} elements; the model "
-                                "is beyond the planner's size limit",
-                                what, ti->name, fmt::join(ti->shape, ","), options_.max_tensor_elements));
-      }
-      ti->elements *= d;
-    }
-    return Status::Ok();
-  };
-  std::vector<TensorInfo> inputs, outputs;
-  for (const auto& in : g.input()) {
-    if (initializer_names_.count(in.name())) continue;
-    TensorInfo ti;
-    ti.name = in.name();
-    if (auto it = shapes_.find(in.name()); it != shapes_.end()) {
-      ti.shape = it->second;
-      HETPLAN_RETURN_IF_ERROR(count_elements("input", &ti));
-    }
-    ti.dtype = TensorDtypeName(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
-    ti.element_bytes = TensorElementBytes(dtypes_.count(in.name()) ? dtypes_[in.name()] : 1);
-    inputs.push_back(ti);
-  }
-  for (const auto& out : g.output()) {
-    TensorInfo ti;
-    ti.name = out.name();
-    if (auto it = shapes_.find(resolve(out.name())); it != shapes_.end()) {
-      ti.shape = it->second;
-      HETPLAN_RETURN_IF_ERROR(count_elements("output", &ti));
-    }
-    outputs.push_back(ti);
-  }
-  std::string name = model_->graph().name().empty() ? label_ : model_->graph().name();
-  auto graph = OpGraph::Create(label_, std::move(ops), std::move(edges), std::move(inputs),
-                               std::move(outputs));
-  if (!graph.ok()) return graph.status();
-  if (graph->size() == 0) {
-    return Fail(ErrorCode::kParseError, "the graph has no operators after removing constants; nothing to plan");
-  }
-  return graph;
+  return internal::BuildOperators(
+      roles, groups, {label_, &initializer_names_, &shapes_, &dtypes_, options_.max_tensor_elements});
 }
 
 Result<LoadedModel> Importer::Run(std::string_view bytes) {

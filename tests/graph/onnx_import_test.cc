@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 namespace hetplan {
@@ -528,6 +529,26 @@ TEST(OnnxImport, RejectsProtobufThatIsNotAUsableModel) {
   auto no_opset = Tiny();
   no_opset.clear_opset_import();
   EXPECT_TRUE(Fails(Import(no_opset), ErrorCode::kParseError, {"test.onnx", "opset_import"}));
+}
+
+// An opset newer than the ONNX library's schemas is refused at import, not
+// later by ONNX Runtime when `partition` profiles the model.
+TEST(OnnxImport, RejectsOpsetNewerThanOnnxKnows) {
+  const int newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
+  auto future = Tiny();
+  future.mutable_opset_import(0)->set_version(99);
+  const auto r = Import(future);
+  EXPECT_TRUE(Fails(r, ErrorCode::kUnsupported,
+                    {"test.onnx", "opset 99", fmt::format("({})", newest), "re-export"}));
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+  // Declared under the explicit "ai.onnx" name, the same.
+  auto named = future;
+  named.mutable_opset_import(0)->set_domain("ai.onnx");
+  EXPECT_TRUE(Fails(Import(named), ErrorCode::kUnsupported, {"test.onnx", "opset 99"}));
+  // The newest known opset itself is accepted.
+  auto latest = Tiny();
+  latest.mutable_opset_import(0)->set_version(newest);
+  EXPECT_TRUE(Import(latest).ok()) << Import(latest).status().message();
 }
 
 TEST(OnnxImport, RejectsCycles) {

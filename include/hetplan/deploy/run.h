@@ -18,53 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/deploy/manifest.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan {
-
-// --- the manifest, as read back ---------------------------------------------
-
-struct ManifestTensor {
-  std::string name;
-  std::string dtype;           // "float32", "int64", ...
-  std::vector<int64_t> shape;  // static
-  int from = -1;               // segment inputs: producing segment, -1 = a model input
-  std::vector<int> to;         // segment outputs: consuming segments
-  bool model_output = false;
-};
-
-struct ManifestSegment {
-  int id = 0;
-  std::string device, kind;
-  bool measured = true;  // timing: measured (runs on this CPU) or modelled (charged from the cost model)
-  std::string file;      // relative to the manifest's folder
-  std::string path;      // resolved
-  std::string sha256;
-  std::vector<int> operators;
-  std::vector<ManifestTensor> inputs, outputs;
-  std::vector<int> depends_on;
-  double predicted_us = 0;
-  double predicted_transfer_in_us = 0;
-};
-
-struct Manifest {
-  std::string dir, path;  // the folder and its manifest.json
-  std::string model_name, model_file, model_sha256, fusion;
-  int threads = 1;
-  std::string graph_optimization = "basic";
-  std::vector<ManifestTensor> inputs, outputs;  // of the original model
-  std::vector<ManifestSegment> segments;        // in execution order, id = index
-  int boundaries = 0;                           // consecutive segments on different PUs
-  double predicted_makespan_us = 0;
-  double predicted_sequential_us = 0;
-};
-
-// Reads DIR/manifest.json and checks it: format and version, every segment
-// file present (and unchanged when a SHA-256 is recorded), every segment
-// input produced by an earlier segment (or the model) with the same dtype
-// and shape, every model output written by some segment. Errors are one
-// line naming the manifest, the segment and its file, and what to do.
-Result<Manifest> LoadManifest(const std::string& dir);
 
 // --- running it ---------------------------------------------------------------
 

@@ -16,15 +16,12 @@
 #include <utility>
 #include <vector>
 
+#include "hetplan/deploy/manifest.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/graph/op_graph.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan {
-
-// The manifest's format tag and version.
-inline constexpr const char* kManifestFormat = "hetplan-deployment";
-inline constexpr int kManifestVersion = 1;
 
 // One segment before any ONNX is written: which operators, on which PU.
 struct SegmentPlan {

@@ -1,0 +1,225 @@
+// ValidatePlatform: every rule of docs/platform-format.md, on a platform
+// however it was built. The YAML reader runs the same rules with a locator
+// that turns key paths into file lines.
+#include <cmath>
+
+#include "hetplan/platform/platform.h"
+#include "hetplan/util/utf8.h"
+#include "platform/platform_internal.h"
+
+namespace hetplan {
+namespace platform_internal {
+namespace {
+
+constexpr int64_t kMaxCrossbarDim = int64_t{1} << 20;
+constexpr int64_t kMaxCrossbars = int64_t{1} << 40;
+constexpr int64_t kMaxElementBytes = 16;
+
+// PU names that would collide with PlatformToJson's keys or the override
+// syntax.
+constexpr std::array<std::string_view, 7> kReservedNames = {
+    "name", "description", "source", "overrides", "pus", "links", "link"};
+
+}  // namespace
+
+bool ValidPuName(std::string_view name) {
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+  });
+}
+
+Status ValidateImpl(const Platform& p, const Locator& where) {
+  auto fail = [&](const std::string& path, std::string_view what, std::string_view fix) {
+    return Error(ErrorCode::kInvalidArgument, "{}: {}: {}; {}", where(path), path, what, fix);
+  };
+  auto positive = [](double x) { return std::isfinite(x) && x > 0; };
+  auto non_negative = [](double x) { return std::isfinite(x) && x >= 0; };
+
+  auto not_utf8 = [&](const std::string& path) {
+    return fail(path, "is not valid UTF-8", "write the text in UTF-8");
+  };
+  if (p.name.empty()) return fail("name", "the platform has no name", "add name: <platform name>");
+  if (p.name.size() > kMaxPlatformStringChars || p.description.size() > kMaxPlatformStringChars) {
+    return fail(p.name.size() > kMaxPlatformStringChars ? "name" : "description",
+                "longer than 4096 characters", "shorten it");
+  }
+  if (!IsUtf8(p.name)) return not_utf8("name");
+  if (!IsUtf8(p.description)) return not_utf8("description");
+  if (p.pus.empty()) {
+    return fail("pus", "the platform has no processing units",
+                "add at least one entry under pus: (name, kind)");
+  }
+  if (p.pus.size() > static_cast<size_t>(kMaxPus)) {
+    return fail("pus", fmt::format("{} processing units, more than the limit of {}", p.pus.size(), kMaxPus),
+                "merge or remove PUs");
+  }
+  for (size_t i = 0; i < p.pus.size(); ++i) {
+    const ProcessingUnit& pu = p.pus[i];
+    const std::string at = fmt::format("pus[{}]", i);
+    auto key = [&](std::string_view k) { return fmt::format("{}.{}", at, k); };
+    if (pu.name.empty()) return fail(key("name"), "the PU has no name", "add name: <PU name>");
+    if (pu.name.size() > kMaxPlatformStringChars) return fail(key("name"), "longer than 4096 characters", "shorten it");
+    if (!ValidPuName(pu.name)) {
+      return fail(key("name"), fmt::format("'{}' contains characters other than letters, digits, '_' and '-'",
+                                           Shorten(pu.name)),
+                  "rename the PU, e.g. cpu0 or big-core");
+    }
+    if (Contains(kReservedNames, pu.name)) {
+      return fail(key("name"), fmt::format("'{}' is reserved", pu.name),
+                  fmt::format("rename the PU; reserved: {}", JoinKeys(kReservedNames)));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (p.pus[j].name == pu.name) {
+        return fail(key("name"), fmt::format("duplicate PU name '{}' (also pus[{}])", pu.name, j),
+                    "give every PU a unique name");
+      }
+    }
+    if (pu.execution == Execution::kSpatial && pu.kind != PuKind::kCim) {
+      return fail(key("execution"),
+                  fmt::format("execution: spatial needs kind: cim, this PU is kind: {}", ToString(pu.kind)),
+                  "use execution: serial (only a CIM accelerator runs operators concurrently on disjoint crossbars)");
+    }
+    if (pu.cost_source == CostSource::kCim && pu.kind != PuKind::kCim) {
+      return fail(key("cost"), fmt::format("cost: cim is the analytical CIM model, this PU is kind: {}", ToString(pu.kind)),
+                  "use cost: profile, table or roofline");
+    }
+    if (pu.kind == PuKind::kCim && pu.cost_source != CostSource::kCim &&
+        pu.cost_source != CostSource::kTable) {
+      return fail(key("cost"), fmt::format("a cim PU cannot use cost: {}", ToString(pu.cost_source)),
+                  "use cost: cim (analytical) or cost: table");
+    }
+    if (pu.cost_source == CostSource::kTable && pu.table.empty()) {
+      return fail(key("table"), "cost: table needs a CSV path",
+                  "add table: <costs.csv> (relative to the platform file)");
+    }
+    if (pu.table.size() > kMaxPlatformStringChars) return fail(key("table"), "longer than 4096 characters", "shorten it");
+    if (!IsUtf8(pu.table)) return not_utf8(key("table"));
+    if (pu.power_w && !positive(*pu.power_w)) {
+      return fail(key("power_w"), fmt::format("must be a finite number > 0, got {}", *pu.power_w),
+                  "give the average power in W, or remove the key");
+    }
+    if (pu.threads < 1 || pu.threads > kMaxThreads) {
+      return fail(key("threads"), fmt::format("must be 1 to {}, got {}", kMaxThreads, pu.threads),
+                  "give the number of intra-op threads, e.g. 1");
+    }
+    if (pu.kind == PuKind::kCim) {
+      const CimParams& c = pu.cim;
+      if (c.crossbar_rows <= 0 || c.crossbar_rows > kMaxCrossbarDim) {
+        return fail(key("crossbar_rows"), fmt::format("must be 1 to {}, got {}", kMaxCrossbarDim, c.crossbar_rows),
+                    "give the crossbar's rows, e.g. 256");
+      }
+      if (c.crossbar_cols <= 0 || c.crossbar_cols > kMaxCrossbarDim) {
+        return fail(key("crossbar_cols"), fmt::format("must be 1 to {}, got {}", kMaxCrossbarDim, c.crossbar_cols),
+                    "give the crossbar's columns, e.g. 256");
+      }
+      if (c.crossbars < 0 || c.crossbars > kMaxCrossbars) {
+        return fail(key("crossbars"), fmt::format("must be 0 to {}, got {}", kMaxCrossbars, c.crossbars),
+                    "give the crossbar budget, e.g. 100 (0 = nothing fits on the accelerator)");
+      }
+      if (!positive(c.mvm_latency_ns)) {
+        return fail(key("mvm_latency_ns"), fmt::format("must be a finite number > 0, got {}", c.mvm_latency_ns),
+                    "give the latency of one MVM in ns, e.g. 50");
+      }
+      if (!positive(c.bandwidth_gbps)) {
+        return fail(key("bandwidth_gbps"), fmt::format("must be a finite number > 0, got {}", c.bandwidth_gbps),
+                    "give the internal bandwidth in GB/s, e.g. 10.24");
+      }
+      if (c.element_bytes <= 0 || c.element_bytes > kMaxElementBytes) {
+        return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, c.element_bytes),
+                    "give bytes per element, e.g. 1 for INT8");
+      }
+      for (size_t k = 0; k < c.supported_ops.size(); ++k) {
+        const std::string& op = c.supported_ops[k];
+        if (op.empty() || op.size() > kMaxPlatformStringChars) {
+          return fail(fmt::format("{}[{}]", key("supported_ops"), k), "an op type is empty or too long",
+                      "write ONNX op types such as Conv, Gemm, MatMul");
+        }
+        if (!IsUtf8(op)) {
+          return not_utf8(fmt::format("{}[{}]", key("supported_ops"), k));
+        }
+      }
+    }
+    if (pu.cost_source == CostSource::kRoofline) {
+      const RooflineParams& r = pu.roofline;
+      if (r.peak_gflops.empty()) {
+        return fail(key("peak_gflops"), "cost: roofline needs peak GFLOP/s for at least one dtype",
+                    "add peak_gflops: {float32: 50}");
+      }
+      for (const auto& [dtype, g] : r.peak_gflops) {
+        if (dtype.empty() || dtype.size() > kMaxPlatformStringChars) {
+          return fail(key("peak_gflops"), "a dtype name is empty or too long", "use ONNX dtype names such as float32");
+        }
+        if (!IsUtf8(dtype)) return not_utf8(key("peak_gflops"));
+        if (!positive(g)) {
+          return fail(fmt::format("{}.{}", key("peak_gflops"), dtype),
+                      fmt::format("must be a finite number > 0, got {}", g), "give GFLOP/s, e.g. 50");
+        }
+      }
+      if (!positive(r.memory_bandwidth_gbps)) {
+        return fail(key("memory_bandwidth_gbps"),
+                    fmt::format("cost: roofline needs a finite memory bandwidth > 0, got {}", r.memory_bandwidth_gbps),
+                    "add memory_bandwidth_gbps: <GB/s>, e.g. 25.6");
+      }
+      if (!non_negative(r.dispatch_us)) {
+        return fail(key("dispatch_us"), fmt::format("must be a finite number >= 0, got {}", r.dispatch_us),
+                    "give the per-operator dispatch cost in µs, e.g. 5");
+      }
+      for (const auto& [op, e] : r.efficiency) {
+        if (op.empty() || op.size() > kMaxPlatformStringChars) {
+          return fail(key("efficiency"), "an op type is empty or too long", "use ONNX op types or default");
+        }
+        if (!IsUtf8(op)) return not_utf8(key("efficiency"));
+        if (!std::isfinite(e) || e <= 0 || e > 1) {
+          return fail(fmt::format("{}.{}", key("efficiency"), op), fmt::format("must be in (0, 1], got {}", e),
+                      "give the fraction of peak reached, e.g. 0.6");
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < p.links.size(); ++i) {
+    const Link& l = p.links[i];
+    const std::string at = fmt::format("links[{}]", i);
+    auto key = [&](std::string_view k) { return fmt::format("{}.{}", at, k); };
+    for (const std::string* end : {&l.a, &l.b}) {
+      if (p.FindPu(*end) < 0) {
+        std::vector<std::string> names;
+        for (const ProcessingUnit& pu : p.pus) names.push_back(pu.name);
+        return fail(key("between"), fmt::format("no PU named '{}'", Shorten(*end)),
+                    fmt::format("use two of: {}", Join(names)));
+      }
+    }
+    if (l.a == l.b) {
+      return fail(key("between"), fmt::format("links PU '{}' to itself", l.a), "name two different PUs");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const Link& o = p.links[j];
+      if ((o.a == l.a && o.b == l.b) || (o.a == l.b && o.b == l.a)) {
+        return fail(key("between"), fmt::format("duplicate link {}-{} (also links[{}])", l.a, l.b, j),
+                    "keep one link per pair of PUs");
+      }
+    }
+    if (!positive(l.bandwidth_gbps)) {
+      return fail(key("bandwidth_gbps"), fmt::format("must be a finite number > 0, got {}", l.bandwidth_gbps),
+                  "give the link bandwidth in GB/s, e.g. 10.24");
+    }
+    if (!non_negative(l.latency_us)) {
+      return fail(key("latency_us"), fmt::format("must be a finite number >= 0, got {}", l.latency_us),
+                  "give the per-transfer latency in µs, e.g. 0");
+    }
+    if (l.element_bytes && (*l.element_bytes <= 0 || *l.element_bytes > kMaxElementBytes)) {
+      return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, *l.element_bytes),
+                  "give bytes per element, or remove the key to use each tensor's own");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace platform_internal
+
+Status ValidatePlatform(const Platform& p) {
+  std::string where = p.source.empty() ? "platform" : p.source;
+  return platform_internal::ValidateImpl(p, [&where](const std::string&) { return where; });
+}
+
+}  // namespace hetplan
