@@ -69,7 +69,8 @@ Result<std::vector<std::string>> DseExpandSolvers(const std::vector<std::string>
     }
     auto resolved = ResolveSolverName(n);
     if (!resolved.ok()) return Error(ErrorCode::kInvalidArgument, "dse: {}", resolved.status().message());
-    const bool partitioner = resolved->canonical == "exact" || resolved->canonical == "mip";
+    const MethodFamily family = FindSolver(resolved->canonical)->info().family;
+    const bool partitioner = family == MethodFamily::kExact || family == MethodFamily::kMip;
     HETPLAN_ASSIGN_OR_RETURN(std::string name, ResolveSolverFlag(n, partitioner ? formulation : ""));
     out.push_back(name);
   }

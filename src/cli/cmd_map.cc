@@ -197,15 +197,15 @@ int RunConcurrent(const MapOpts& o, const PreparedProblem& pp, const PreparedPro
   // --pair-baseline: BIDENT's two-request baseline's schedule is written instead.
   std::optional<PlanOutput> baseline;
   if (!o.pair_baseline.empty()) {
+    const Solver* method = FindSolver(o.pair_baseline);
+    if (method == nullptr || method->info().family != MethodFamily::kBaseline || method->info().requests != 2) {
+      return ReportError(Error(ErrorCode::kInvalidArgument, "--pair-baseline {}: not a two-request baseline; use {}",
+                               o.pair_baseline, fmt::join(SolverNames(MethodFamily::kBaseline, 2), " or ")));
+    }
     PlanSpec bspec = spec;
     bspec.solver = o.pair_baseline;
     auto r = Plan(pp.subject(), bspec, same_model ? nullptr : &second);
     if (!r.ok()) return ReportError(r.status());
-    if (r->result.schedule && r->result.solver != "pair_serial" && r->result.solver != "pair_naive_multi_pu") {
-      return ReportError(Error(ErrorCode::kInvalidArgument,
-                               "--pair-baseline {}: not a two-request baseline; use pair_serial or pair_naive_multi_pu",
-                               o.pair_baseline));
-    }
     if (!r->result.schedule) return ReportError(Error(ErrorCode::kUnsupported, "{}: no schedule", o.pair_baseline));
     baseline = std::move(r).value();
   }

@@ -98,7 +98,8 @@ SolveOptions MakeSolveOptions(const SolveFlags& f) {
 Result<std::string> ResolveSolverFlag(const std::string& solver, const std::string& formulation) {
   HETPLAN_ASSIGN_OR_RETURN(ResolvedName name, ResolveSolverName(solver));
   if (!formulation.empty()) {
-    if (name.canonical != "exact" && name.canonical != "mip") {
+    const MethodFamily family = FindSolver(name.canonical)->info().family;
+    if (family != MethodFamily::kExact && family != MethodFamily::kMip) {
       return Error(ErrorCode::kInvalidArgument,
                    "--formulation applies to the exact search and the paper's MIP, not to solver '{}'", solver);
     }

@@ -15,7 +15,7 @@ nlohmann::json MappingBlock(const ScheduleContext& ctx, const std::string& basis
   const SolveResult& r = *ctx.result;
   if (r.mapping) {
     const MappingStats& m = *r.mapping;
-    return {{"mode", ctx.mode == "map-parallel" ? "parallel" : "sequential"},
+    return {{"mode", m.parallel ? "parallel" : "sequential"},
             {"accounting", ToString(m.accounting)},
             {"algorithm", ToString(m.algorithm)},
             {"cost_basis", basis},

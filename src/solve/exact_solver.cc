@@ -189,16 +189,7 @@ class ExactSolver final : public Solver {
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options) const override {
     const auto t0 = Clock::now();
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
-    if (pr.graph->size() == 0) {  // nothing to place: the empty schedule is optimal
-      SolveResult result;
-      result.formulation = "strong";
-      result.status = SolveStatus::kOptimal;
-      result.termination = Termination::kOptimal;
-      result.schedule = Schedule{};
-      result.schedule->energy_uj = 0.0;
-      result.objective = result.bound = result.gap = 0;
-      return result;
-    }
+    if (pr.graph->size() == 0) return mip_internal::EmptyProblemResult("strong");
     if (pr.objective == Objective::kLatency) return SolveStrong(pr, options, t0);
     SolveResult result;
     result.notes.push_back("the strong formulation covers the latency objective; energy is solved with the paper's");

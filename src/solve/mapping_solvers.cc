@@ -51,6 +51,7 @@ class OneRequestMapping final : public Solver {
     st.references = std::move(r.baselines);
     st.best_latency_pu = std::move(r.best_latency_pu);
     st.best_energy_pu = std::move(r.best_energy_pu);
+    st.parallel = parallel_;
     st.chain = r.chain;
     st.parallel_phases = r.parallel_phases;
     st.shared_pu_phases = r.shared_pu_phases;

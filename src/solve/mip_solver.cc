@@ -73,6 +73,17 @@ bool ExactlyFeasible(const Problem& pr, const Schedule& s) {
 
 }  // namespace
 
+SolveResult EmptyProblemResult(const std::string& formulation) {
+  SolveResult result;
+  result.formulation = formulation;
+  result.status = SolveStatus::kOptimal;
+  result.termination = Termination::kOptimal;
+  result.schedule = Schedule{};
+  result.schedule->energy_uj = 0.0;
+  result.objective = result.bound = result.gap = 0;
+  return result;
+}
+
 Status CheckPowers(const Problem& pr) {
   const OpGraph& g = *pr.graph;
   const CostModel& c = *pr.costs;
@@ -255,16 +266,7 @@ class MipSolver final : public Solver {
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options) const override {
     const auto t0 = Clock::now();
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
-    if (pr.graph->size() == 0) {  // nothing to place: the empty schedule is optimal
-      SolveResult result;
-      result.formulation = "paper";
-      result.status = SolveStatus::kOptimal;
-      result.termination = Termination::kOptimal;
-      result.schedule = Schedule{};
-      result.schedule->energy_uj = 0.0;
-      result.objective = result.bound = result.gap = 0;
-      return result;
-    }
+    if (pr.graph->size() == 0) return mip_internal::EmptyProblemResult("paper");
     return mip_internal::SolvePaperMip(pr, options, t0, SolveResult{}, nullptr);
   }
 

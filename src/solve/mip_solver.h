@@ -10,6 +10,9 @@
 
 namespace hetplan::mip_internal {
 
+// A graph without operators: the empty schedule, optimal.
+SolveResult EmptyProblemResult(const std::string& formulation);
+
 // The energy objective prices every PU an operator may run on; refuses a PU
 // without power_w (kInvalidArgument naming it and the fix).
 Status CheckPowers(const Problem& pr);

@@ -66,6 +66,7 @@ struct MappingStats {
   // "<pu>_only_uj", "best_single_us", "best_single_uj", "cpu_only_us".
   std::map<std::string, double> references;
   std::string best_latency_pu, best_energy_pu;
+  bool parallel = false;     // the intra-model parallel mode (else sequential)
   bool chain = false;        // the graph is a chain
   int parallel_phases = 0;
   int shared_pu_phases = 0;  // parallel mode: phases whose branches share a PU
