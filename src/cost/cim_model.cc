@@ -24,7 +24,12 @@ constexpr double kBytesPerUsPerGbps = 1e3;  // 1 GB/s = 1e9 B/s = 1e3 B/µs
 
 bool CimSupports(const Operator& op, const CimParams& p) {
   if (!op.has_weight || op.weight_rows <= 0 || op.weight_cols <= 0) return false;
-  return std::find(p.supported_ops.begin(), p.supported_ops.end(), op.type) != p.supported_ops.end();
+  // An operator of another type that computes a standard product (FusedConv
+  // is a Conv, MatMulNBits a MatMul) is matched by that product too.
+  auto listed = [&](const std::string& t) {
+    return !t.empty() && std::find(p.supported_ops.begin(), p.supported_ops.end(), t) != p.supported_ops.end();
+  };
+  return listed(op.type) || listed(op.matrix_op);
 }
 
 int64_t CimCrossbars(const Operator& op, const CimParams& p) {
@@ -39,8 +44,10 @@ int64_t CimCrossbars(const Operator& op, const CimParams& p) {
       cols = CeilDiv(cols, groups);
     }
   }
-  return SatMul(CeilDiv(rows, std::max<int64_t>(p.crossbar_rows, 1)),
-                CeilDiv(cols, std::max<int64_t>(p.crossbar_cols, 1)));
+  // A recurrent operator holds one stacked [W; R] matrix per direction.
+  return SatMul(SatMul(CeilDiv(rows, std::max<int64_t>(p.crossbar_rows, 1)),
+                       CeilDiv(cols, std::max<int64_t>(p.crossbar_cols, 1))),
+                std::max<int64_t>(op.directions, 1));
 }
 
 int64_t CimMvmCount(const Operator& op, const CimParams& p) {

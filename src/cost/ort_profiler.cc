@@ -693,6 +693,9 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
   for (const TensorInfo& in : m.graph.graph_inputs()) {
     add("input", fmt::format("{}:{}:{}", in.name, in.dtype, fmt::join(in.shape, "x")));
   }
+  // So do --value and the branches taken.
+  for (const FixedInput& f : m.assumptions.fixed_inputs) add("value", fmt::format("{}:{}", f.name, fmt::join(f.values, ",")));
+  for (const BranchChoice& b : m.assumptions.branches) add("branch", fmt::format("{}:{}", b.node, b.then ? "then" : "else"));
   add("fusion", ToString(m.fusion));
   add("pu", pu_name);
   add("threads", std::to_string(o.threads));

@@ -26,6 +26,7 @@
 #include <unordered_set>
 
 #include "hetplan/graph/dtype.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/validate/validator.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
@@ -340,7 +341,15 @@ class Splitter {
     const onnx::ModelProto& model = *m_.model;
     onnx::ModelProto sub;
     sub.set_ir_version(model.ir_version());
-    *sub.mutable_opset_import() = model.opset_import();
+    // The opsets its nodes use (com.microsoft for ONNX Runtime's fused
+    // operators), not every domain the exporter declared.
+    std::set<std::string> used = {""};
+    for (int i : b.nodes) used.insert(g_.node(i).domain() == "ai.onnx" ? "" : g_.node(i).domain());
+    for (const auto& f : model.functions()) used.insert(f.domain());
+    for (const auto& o : model.opset_import()) {
+      const std::string d = o.domain() == "ai.onnx" ? "" : o.domain();
+      if (used.count(d)) *sub.add_opset_import() = o;
+    }
     *sub.mutable_functions() = model.functions();
     sub.set_producer_name("hetplan-split");
     sub.set_model_version(model.model_version());
@@ -693,7 +702,7 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
   mf.model_sha256 = model.sha256;
   mf.fusion = ToString(model.fusion);
   mf.model_operators = g.size();
-  mf.input_shapes = options.input_shapes;
+  mf.assumptions = model.assumptions;
   mf.schedule = {schedule_label, ps.platform, ps.solver, ps.solver_status, ps.makespan_us, ps.violations};
   int threads = 0;
   for (const auto& d : ps.devices) {
@@ -853,6 +862,9 @@ Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const st
   }
   io.fusion = *fusion;
   io.input_shapes = options.input_shapes;
+  // The shapes, values and branches the plan was made with: split needs none repeated.
+  HETPLAN_ASSIGN_OR_RETURN(PlanAssumptions planned, ReadPlanAssumptions(jm, schedule_path));
+  ApplyPlanAssumptions(planned, &io);
   HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(path, io));
   const std::string planned_sha = jm.value("sha256", std::string());
   if (!planned_sha.empty() && planned_sha != model.sha256) {

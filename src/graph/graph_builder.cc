@@ -5,9 +5,11 @@
 #include "graph/graph_builder.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <utility>
 
+#include "graph/domains.h"
 #include "hetplan/graph/dtype.h"
 
 namespace hetplan::internal {
@@ -248,7 +250,22 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
       for (size_t k = from; k < to && k < v.size(); ++k) p *= v[k];
       return p;
     };
-    if (op.type == "Conv" && main_out && main_out->size() >= 3) {
+    // Products laid out as Conv/Gemm/MatMul (com.microsoft's FusedConv, ...)
+    // share their view; the others are in graph/domains.cc.
+    const std::string kind = StandardMatrixKind(main);
+    struct Lookup final : ShapeLookup {
+      std::function<const std::vector<int64_t>*(int)> c, s;
+      const std::vector<int64_t>* out = nullptr;
+      const std::vector<int64_t>* const_shape(int k) const override { return c(k); }
+      const std::vector<int64_t>* shape(int k) const override { return s(k); }
+      const std::vector<int64_t>* output_shape() const override { return out; }
+    } lookup;
+    lookup.c = const_shape;
+    lookup.s = shape_of;
+    lookup.out = main_out;
+    if (kind.empty() && SetOtherMatrixView(main, lookup, &op)) {
+      // set by SetOtherMatrixView
+    } else if (kind == "Conv" && main_out && main_out->size() >= 3) {
       op.groups = std::max<int64_t>(1, AttrInt(main, "group", 1));
       const auto* w = const_shape(1);
       const auto* ws = w ? w : shape_of(1);
@@ -275,7 +292,7 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
           op.n_mvm = (*main_out)[0] * prod(*main_out, 2, main_out->size());
         }
       }
-    } else if (op.type == "Gemm") {
+    } else if (kind == "Gemm") {
       const auto* a = shape_of(0);
       const auto* b = const_shape(1);
       const auto* bs = b ? b : shape_of(1);
@@ -300,7 +317,7 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
           op.n_mvm = m;
         }
       }
-    } else if (op.type == "MatMul") {
+    } else if (kind == "MatMul") {
       const auto* a = shape_of(0);
       const auto* b = const_shape(1);
       const auto* bs = b ? b : shape_of(1);
@@ -315,6 +332,7 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
         }
       }
     }
+    if (op.has_weight && op.matrix_op.empty()) op.matrix_op = kind;
     ops.push_back(std::move(op));
   }
   // Re-number in case an empty unit was skipped.

@@ -37,6 +37,12 @@ Ort::Value ZeroTensor(ONNXTensorElementDataType type, const std::vector<int64_t>
 // Throws Ort::Exception.
 Ort::Value RandomTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape, std::mt19937_64& rng);
 
+// A tensor holding `values` (numbers as text, or true/false: a --value)
+// converted to `type`, which must be a float or integer type. Throws
+// Ort::Exception; std::invalid_argument for another type or count.
+Ort::Value ValueTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape,
+                       const std::vector<std::string>& values);
+
 // Linear interpolation between order statistics (numpy's default), so that
 // p10 ≤ median ≤ p90 always holds; 0 for no samples.
 double Quantile(std::vector<double> samples, double q);

@@ -297,9 +297,59 @@ def onnx_files():
         [helper.make_node("Relu", ["x"], ["r"], name="relu"),
          helper.make_node("FancyOp", ["r"], ["y"], name="fancy", domain="com.vendor.fancy")],
         [tensor_in("x", [1, 4])], [tensor_out("y")]).SerializeToString()
-    files["unknown_opset_domain.onnx"] = model(
+    # Declared but unused: exporters list domains they never use (a control, not an error).
+    files["unused_opset_domains.onnx"] = model(
         [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        [tensor_in("x", [1, 4])], [tensor_out("y")],
+        domains=["com.microsoft", "ai.onnx.ml", "org.pytorch.aten", "com.vendor"]).SerializeToString()
+    files["unknown_microsoft_op.onnx"] = model(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("NotARealOp", ["r"], ["y"], name="mystery", domain="com.microsoft")],
         [tensor_in("x", [1, 4])], [tensor_out("y")], domains=["com.microsoft"]).SerializeToString()
+    files["nchwc_layout.onnx"] = model(
+        [helper.make_node("ReorderInput", ["x"], ["y"], name="reorder", domain="com.microsoft.nchwc")],
+        [tensor_in("x", [1, 8, 4, 4])], [tensor_out("y")], domains=["com.microsoft.nchwc"]).SerializeToString()
+    # An If on a score computed at run time (a two-stage detector), without --branch.
+    then_s = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["t"], name="stage2")], "then", [],
+                               [tensor_out("t")])
+    else_s = helper.make_graph([helper.make_node("Identity", ["x"], ["e"], name="skip")], "else", [],
+                               [tensor_out("e")])
+    files["data_dependent_if.onnx"] = model(
+        [helper.make_node("ReduceMax", ["x"], ["score"], name="score", keepdims=0),
+         helper.make_node("Greater", ["score", "threshold"], ["wake"], name="wake"),
+         helper.make_node("If", ["wake"], ["y"], name="gate", then_branch=then_s, else_branch=else_s)],
+        [tensor_in("x", [1, 4])], [tensor_out("y")],
+        [helper.make_tensor("threshold", TensorProto.FLOAT, [], [0.5])]).SerializeToString()
+    # A Loop inside the branch an If takes: refused once the branch is inlined.
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["lc_in"], ["lc_out"], name="lkeep"),
+         helper.make_node("Relu", ["lv_in"], ["lv_out"], name="lrelu")], "lbody",
+        [tensor_in("li", [], TensorProto.INT64), tensor_in("lc_in", [], TensorProto.BOOL), tensor_in("lv_in", [1, 4])],
+        [tensor_out("lc_out", TensorProto.BOOL), tensor_out("lv_out")])
+    then_l = helper.make_graph([helper.make_node("Loop", ["trips", "", "x"], ["tl"], name="inner_loop", body=loop_body)],
+                               "then", [], [tensor_out("tl")])
+    files["loop_in_taken_branch.onnx"] = model(
+        [helper.make_node("If", ["always"], ["y"], name="outer", then_branch=then_l, else_branch=else_s)],
+        [tensor_in("x", [1, 4])], [tensor_out("y")],
+        [helper.make_tensor("always", TensorProto.BOOL, [], [True]),
+         helper.make_tensor("trips", TensorProto.INT64, [], [3])]).SerializeToString()
+    # Inputs without static shapes at ranks 2 and 4, one dim unnamed: one error lists both.
+    b_in = tensor_in("b", ["n", 3, "h", "w"])
+    b_in.type.tensor_type.shape.dim[3].Clear()
+    files["missing_shapes.onnx"] = model(
+        [helper.make_node("ReduceMean", ["b"], ["bm"], name="bmean", axes=[1, 2, 3], keepdims=0),
+         helper.make_node("ReduceMean", ["a"], ["am"], name="amean", axes=[1], keepdims=0),
+         helper.make_node("Add", ["am", "bm"], ["y"], name="sum")],
+        [tensor_in("a", ["batch", 16000]), b_in], [tensor_out("y")]).SerializeToString()
+    # A sample rate as an input (fixed with --value), and a value that fixes a shape.
+    files["value_input.onnx"] = model(
+        [helper.make_node("Cast", ["sr"], ["srf"], name="cast", to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["x", "srf"], ["y"], name="scale")],
+        [tensor_in("x", [1, 4]), tensor_in("sr", [], TensorProto.INT64)], [tensor_out("y")]).SerializeToString()
+    files["shape_from_input_value.onnx"] = model(
+        [helper.make_node("Reshape", ["x", "target"], ["flat"], name="reshape"),
+         helper.make_node("Relu", ["flat"], ["y"], name="relu")],
+        [tensor_in("x", [1, 4, 6]), tensor_in("target", [2], TensorProto.INT64)], [tensor_out("y")]).SerializeToString()
     files["unknown_op.onnx"] = model(
         [helper.make_node("FooBar", ["x"], ["y"], name="foo")],
         [tensor_in("x", [1, 4])], [tensor_out("y")]).SerializeToString()

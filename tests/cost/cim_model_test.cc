@@ -203,3 +203,45 @@ TEST(Transfer, BandwidthAndLatency) {
 
 }  // namespace
 }  // namespace hetplan
+
+namespace hetplan {
+namespace {
+
+// LSTM/GRU/RNN (docs/platform-format.md, "Recurrent operators"): [W; R]
+// stacked per direction, one MVM per step and direction, in sequence.
+TEST(CimModel, RecurrentOperatorHoldsOneStackedMatrixPerDirection) {
+  Operator op;
+  op.type = "LSTM";
+  op.matrix_op = "LSTM";
+  op.has_weight = true;
+  op.weight_rows = 200 + 300;  // input 200, hidden 300
+  op.weight_cols = 4 * 300;    // four gates
+  op.directions = 2;
+  op.n_mvm = 50 * 1 * 2;  // 50 steps, batch 1, both directions
+  op.input_elements = 50 * 200;
+  op.output_elements = 50 * 2 * 300;
+  CimParams p = Paper();
+  p.supported_ops = {"Conv", "Gemm", "MatMul", "LSTM"};
+  EXPECT_TRUE(CimSupports(op, p));
+  EXPECT_EQ(CimCrossbars(op, p), 2 * 2 * 5);  // ⌈500/256⌉ · ⌈1200/256⌉ per direction
+  EXPECT_EQ(CimMvmCount(op, p), 100);
+  const double want = 10000.0 / 10240 + 100 * 0.05 + 30000.0 / 10240;
+  EXPECT_NEAR(CimLatencyUs(op, p), want, 1e-9);
+  p.supported_ops = {"Conv"};
+  EXPECT_FALSE(CimSupports(op, p));
+}
+
+// An operator of another type that computes a standard product (com.microsoft's
+// FusedConv) goes where that product may.
+TEST(CimModel, SupportedOpsMatchTheProductAnOperatorComputes) {
+  Operator op = ResNetConv1();
+  op.type = "FusedConv";
+  op.matrix_op = "Conv";
+  CimParams p = Paper();
+  EXPECT_TRUE(CimSupports(op, p));
+  p.supported_ops = {"Gemm"};
+  EXPECT_FALSE(CimSupports(op, p));
+}
+
+}  // namespace
+}  // namespace hetplan

@@ -414,7 +414,7 @@ TEST(Presets, KleinArmMatchesThePaper) {
   EXPECT_DOUBLE_EQ(cim.cim.mvm_latency_ns, 50);
   EXPECT_DOUBLE_EQ(cim.cim.bandwidth_gbps, 10.24);
   EXPECT_EQ(cim.cim.element_bytes, 1);
-  EXPECT_EQ(cim.cim.supported_ops, (std::vector<std::string>{"Conv", "Gemm", "MatMul"}));
+  EXPECT_EQ(cim.cim.supported_ops, (std::vector<std::string>{"Conv", "Gemm", "MatMul", "LSTM", "GRU", "RNN"}));
   const Link* link = p.FindLink("cpu", "cim");
   ASSERT_NE(link, nullptr);
   EXPECT_DOUBLE_EQ(link->bandwidth_gbps, 10.24);
@@ -622,7 +622,7 @@ TEST(PlatformToJson, KeyFields) {
   EXPECT_EQ(j["cim"]["element_bytes"], 1);
   EXPECT_EQ(j["cim"]["grouped_conv"], "block_diagonal");
   EXPECT_EQ(j["cim"]["im2col_load"], false);
-  EXPECT_EQ(j["cim"]["supported_ops"], nlohmann::json::array({"Conv", "Gemm", "MatMul"}));
+  EXPECT_EQ(j["cim"]["supported_ops"], nlohmann::json::array({"Conv", "Gemm", "MatMul", "LSTM", "GRU", "RNN"}));
   ASSERT_EQ(j["links"].size(), 1u);
   EXPECT_EQ(j["links"][0]["a"], "cpu");
   EXPECT_EQ(j["links"][0]["b"], "cim");

@@ -41,7 +41,7 @@ struct CimParams {
   double mvm_latency_ns = 50;   // T_mvm
   double bandwidth_gbps = 10.24;  // B_cim, internal load/store bandwidth
   int64_t element_bytes = 1;    // b_elem (1 = INT8)
-  std::vector<std::string> supported_ops = {"Conv", "Gemm", "MatMul"};
+  std::vector<std::string> supported_ops = {"Conv", "Gemm", "MatMul", "LSTM", "GRU", "RNN"};
   GroupedConvMapping grouped_conv = GroupedConvMapping::kBlockDiagonal;
   bool im2col_load = false;     // load the im2col'd input instead of the raw input
 };
