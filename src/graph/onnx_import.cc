@@ -202,6 +202,8 @@ class Importer {
   // --branch names) by their branch; returns whether any was.
   Result<bool> ResolveIfs(bool assumed);
   Status CheckInlinedNodes(int first, int count);
+  // A node's domain and type, and that it is no Loop/Scan or other node with a subgraph but an If.
+  Status CheckNode(const onnx::NodeProto& n, int index) const;
   Status CheckNoIfLeft();
   Status CollectShapes();
   Result<OpGraph> BuildGraph();
@@ -299,23 +301,8 @@ Status Importer::CheckStructure() {
   bool uses_microsoft = false;
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
-    const std::string reason = internal::CheckNodeDomain(n, NodeLabel(n, i), version, *SchemaRegistry());
-    if (!reason.empty()) return Fail(ErrorCode::kUnsupported, reason);
+    HETPLAN_RETURN_IF_ERROR(CheckNode(n, i));
     uses_microsoft = uses_microsoft || n.domain() == internal::kMicrosoftDomain;
-    if (n.op_type() == "Loop" || n.op_type() == "Scan") {
-      return Fail(ErrorCode::kUnsupported,
-                  fmt::format("{} is control flow, which hetplan cannot plan statically; export the "
-                              "model with the loop unrolled or the branch resolved",
-                              NodeLabel(n, i)));
-    }
-    for (const auto& a : n.attribute()) {
-      const bool branch = n.op_type() == "If" && (a.name() == "then_branch" || a.name() == "else_branch");
-      if ((a.has_g() || a.graphs_size() > 0) && !branch) {
-        return Fail(ErrorCode::kUnsupported,
-                    fmt::format("{} has a subgraph attribute '{}'; subgraphs are not supported",
-                                NodeLabel(n, i), a.name()));
-      }
-    }
     for (const auto& out : n.output()) {
       if (out.empty()) continue;
       if (!node_outputs.insert(out).second || produced.count(out)) {
@@ -501,7 +488,8 @@ Status Importer::FixInputShapes() {
         }
       }
     }
-    if (!tt->has_shape()) continue;  // listed below with the other missing shapes
+    // listed below with the other missing shapes; a --shape is checked with the other tensors
+    if (!tt->has_shape() || it != options_.input_shapes.end()) continue;
     for (int d = 0; d < tt->shape().dim_size(); ++d) {
       const auto& dim = tt->shape().dim(d);
       if (dim.has_dim_value() && dim.dim_value() <= 0) {
@@ -791,27 +779,32 @@ Result<bool> Importer::ResolveIfs(bool assumed) {
   return changed;
 }
 
+Status Importer::CheckNode(const onnx::NodeProto& n, int i) const {
+  const std::string reason = internal::CheckNodeDomain(n, NodeLabel(n, i), default_opset_, *SchemaRegistry());
+  if (!reason.empty()) return Fail(ErrorCode::kUnsupported, reason);
+  if (n.op_type() == "Loop" || n.op_type() == "Scan") {
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("{} is control flow, which hetplan cannot plan statically; export the "
+                            "model with the loop unrolled or the branch resolved",
+                            NodeLabel(n, i)));
+  }
+  for (const auto& a : n.attribute()) {
+    const bool branch = n.op_type() == "If" && (a.name() == "then_branch" || a.name() == "else_branch");
+    if ((a.has_g() || a.graphs_size() > 0) && !branch) {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("{} has a subgraph attribute '{}'; subgraphs are not supported",
+                              NodeLabel(n, i), a.name()));
+    }
+  }
+  return Status::Ok();
+}
+
 // What CheckStructure checks of the main graph's nodes, for a branch's.
 Status Importer::CheckInlinedNodes(int first, int count) {
   auto* g = model_->mutable_graph();
   for (int i = first; i < first + count; ++i) {
     const auto& n = g->node(i);
-    const std::string reason = internal::CheckNodeDomain(n, NodeLabel(n, i), default_opset_, *SchemaRegistry());
-    if (!reason.empty()) return Fail(ErrorCode::kUnsupported, reason);
-    if (n.op_type() == "Loop" || n.op_type() == "Scan") {
-      return Fail(ErrorCode::kUnsupported,
-                  fmt::format("{} is control flow, which hetplan cannot plan statically; export the "
-                              "model with the loop unrolled or the branch resolved",
-                              NodeLabel(n, i)));
-    }
-    for (const auto& a : n.attribute()) {
-      const bool branch = n.op_type() == "If" && (a.name() == "then_branch" || a.name() == "else_branch");
-      if ((a.has_g() || a.graphs_size() > 0) && !branch) {
-        return Fail(ErrorCode::kUnsupported,
-                    fmt::format("{} has a subgraph attribute '{}'; subgraphs are not supported",
-                                NodeLabel(n, i), a.name()));
-      }
-    }
+    HETPLAN_RETURN_IF_ERROR(CheckNode(n, i));
     if (n.domain() == internal::kMicrosoftDomain) {
       bool declared = false;
       for (const auto& o : model_->opset_import()) declared = declared || o.domain() == internal::kMicrosoftDomain;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "graph/constant_folding.h"
@@ -50,6 +51,29 @@ std::string MissingShapesMessage(const std::vector<MissingShape>& missing) {
                      missing.size(), missing.size() == 1 ? "" : "s", missing.size() == 1 ? "s" : "",
                      fmt::join(parts, "; "));
 }
+
+namespace {
+
+// The operands whose values decide an operator's output shape; all of them
+// for an operator not listed.
+std::vector<int> ShapeOperands(const std::string& op, int inputs) {
+  static const std::map<std::string, std::vector<int>> kTable = {
+      {"Reshape", {1}}, {"Expand", {1}},       {"Tile", {1}},     {"Slice", {1, 2, 3, 4}}, {"Pad", {1, 2, 3}},
+      {"Resize", {1, 2, 3}}, {"Upsample", {1}}, {"TopK", {1}},    {"ConstantOfShape", {0}}, {"OneHot", {1}},
+      {"Squeeze", {1}}, {"Unsqueeze", {1}},    {"Split", {1}},    {"ReduceSum", {1}},      {"ReduceMean", {1}},
+      {"ReduceMax", {1}}, {"ReduceMin", {1}},  {"ReduceProd", {1}}, {"CenterCropPad", {1}}};
+  std::vector<int> out;
+  if (auto it = kTable.find(op); it != kTable.end()) {
+    for (int k : it->second) {
+      if (k < inputs) out.push_back(k);
+    }
+    return out;
+  }
+  for (int k = 0; k < inputs; ++k) out.push_back(k);
+  return out;
+}
+
+}  // namespace
 
 std::vector<std::string> InputsFeeding(const onnx::GraphProto& g, const std::string& name,
                                        const std::unordered_set<std::string>& constants) {
@@ -106,10 +130,13 @@ std::string UnknownShapeMessage(const onnx::GraphProto& g, const std::string& no
   if (culprit < 0) {
     return fmt::format("{}; give static input shapes with --shape or re-export with static shapes", head);
   }
-  // The graph inputs the culprit's non-constant operands depend on.
+  // The graph inputs the culprit's shape-deciding operands depend on (a
+  // Reshape's target, not its data).
   const auto& n = g.node(culprit);
   std::set<std::string> sources;
-  for (const auto& in : n.input()) {
+  const std::vector<int> deciding = ShapeOperands(n.op_type(), n.input_size());
+  for (int k : deciding) {
+    const std::string& in = n.input(k);
     if (in.empty() || constants.count(in)) continue;
     for (auto& s : InputsFeeding(g, in, constants)) sources.insert(std::move(s));
   }

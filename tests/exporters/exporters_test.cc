@@ -276,7 +276,8 @@ std::map<std::string, std::vector<int64_t>> OrtShapes(const std::string& bytes,
   std::uniform_real_distribution<float> uniform(-1, 1);
   for (size_t i = 0; i < session.GetInputCount(); ++i) {
     in_names.emplace_back(session.GetInputNameAllocated(i, alloc).get());
-    auto info = session.GetInputTypeInfo(i).GetTensorTypeAndShapeInfo();
+    Ort::TypeInfo type_info = session.GetInputTypeInfo(i);  // `info` points into it
+    auto info = type_info.GetTensorTypeAndShapeInfo();
     std::vector<int64_t> shape = info.GetShape();
     if (auto it = input_shapes.find(in_names.back()); it != input_shapes.end()) shape = it->second;
     auto fixed = std::find_if(values.begin(), values.end(), [&](const FixedInput& f) { return f.name == in_names.back(); });

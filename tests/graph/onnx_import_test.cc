@@ -603,7 +603,23 @@ TEST(OnnxImport, RejectsControlFlow) {
     SCOPED_TRACE(op);
     auto m = Tiny();
     AddInput(m, "cond", {}, "", onnx::TensorProto::BOOL);
-    AddNode(m, op, {"cond"}, {"z"}, "flow_" + op);
+    auto& n = AddNode(m, op, {"cond"}, {"z"}, "flow_" + op);
+    if (op == "If") {  // on an input: known only at run time
+      onnx::AttributeProto then_branch;
+      then_branch.set_name("then_branch");
+      then_branch.set_type(onnx::AttributeProto::GRAPH);
+      auto* g = then_branch.mutable_g();
+      g->set_name("then");
+      auto* id = g->add_node();
+      id->set_op_type("Identity");
+      id->add_input("y");
+      id->add_output("t");
+      g->add_output()->set_name("t");
+      g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+      *n.add_attribute() = then_branch;
+      then_branch.set_name("else_branch");
+      *n.add_attribute() = then_branch;
+    }
     EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'flow_" + op + "'", "control flow"}));
   }
   auto m = Tiny();
