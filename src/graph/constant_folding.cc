@@ -447,34 +447,6 @@ std::optional<ConstTensor> Where(const ConstTensor& c, const ConstTensor& a, con
   return out;
 }
 
-std::optional<ConstTensor> Transpose(const ConstTensor& x, std::vector<int64_t> perm) {
-  const int64_t rank = static_cast<int64_t>(x.dims.size());
-  if (perm.empty()) {
-    perm.resize(static_cast<size_t>(rank));
-    std::iota(perm.rbegin(), perm.rend(), 0);
-  }
-  if (static_cast<int64_t>(perm.size()) != rank) return std::nullopt;
-  std::vector<int64_t> dims;
-  std::vector<bool> used(static_cast<size_t>(rank), false);
-  for (int64_t p : perm) {
-    if (p < 0 || p >= rank || used[static_cast<size_t>(p)]) return std::nullopt;
-    used[static_cast<size_t>(p)] = true;
-    dims.push_back(x.dims[static_cast<size_t>(p)]);
-  }
-  ConstTensor out = Empty(x.dtype, dims);
-  out.is_float = x.is_float;
-  const auto in_strides = Strides(x.dims), out_strides = Strides(dims);
-  for (int64_t i = 0; i < x.size(); ++i) {
-    int64_t src = 0;
-    for (int64_t k = 0; k < rank; ++k) {
-      const int64_t c = (i / out_strides[static_cast<size_t>(k)]) % dims[static_cast<size_t>(k)];
-      src += c * in_strides[static_cast<size_t>(perm[static_cast<size_t>(k)])];
-    }
-    PushFrom(out, x, src);
-  }
-  return out;
-}
-
 std::optional<ConstTensor> Reduce(const std::string& op, const ConstTensor& x, std::vector<int64_t> axes,
                                   bool keepdims, bool noop_with_empty_axes) {
   const int64_t rank = static_cast<int64_t>(x.dims.size());
@@ -748,7 +720,6 @@ std::optional<std::vector<ConstTensor>> EvaluateNode(
     return t->ints;
   };
 
-  if (op == "Identity") return one(x);
   if (op == "Gather") {
     if (!input(1)) return std::nullopt;
     return one(Gather(x, *in[1], AttrInt(node, "axis", 0)));
@@ -863,7 +834,6 @@ std::optional<std::vector<ConstTensor>> EvaluateNode(
     if (!repeats) return std::nullopt;
     return one(Tile(x, *repeats));
   }
-  if (op == "Transpose") return one(Transpose(x, AttrInts(node, "perm").value_or(std::vector<int64_t>{})));
   if (op == "Range") {
     if (!input(1) || !input(2)) return std::nullopt;
     return one(Range(x, *in[1], *in[2]));

@@ -319,6 +319,11 @@ std::string CheckNodeDomain(const onnx::NodeProto& n, const std::string& label, 
                        "ORT_ENABLE_ALL",
                        label, n.op_type());
   }
+  if (d == "ai.onnx.preview.training") {
+    return fmt::format("{} is in ONNX's training domain 'ai.onnx.preview.training' (type '{}'): a training step, "
+                       "which an inference plan does not contain; export the inference graph",
+                       label, n.op_type());
+  }
   if (!IsStandardDomain(d)) {
     return fmt::format("{} is in the unknown domain '{}' (type '{}'), which neither ONNX nor ONNX Runtime's "
                        "com.microsoft defines; export the model with standard operators",

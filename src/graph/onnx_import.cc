@@ -750,7 +750,17 @@ Result<bool> Importer::ResolveIfs(bool assumed) {
     const std::string name = n.name(), cond = n.input(0);
     auto chosen = options_.branches.find(name);
     BranchChoice choice{name, true, false, cond};
-    auto c = constants_.find(cond);
+    // Through Identity aliases (which the folder keeps as nodes) to the value.
+    std::string value = cond;
+    for (int guard = 0; guard < g->node_size() && !constants_.count(value); ++guard) {
+      const onnx::NodeProto* p = nullptr;
+      for (const auto& m : g->node()) {
+        if (m.output_size() > 0 && m.output(0) == value) p = &m;
+      }
+      if (p == nullptr || p->op_type() != "Identity" || p->input_size() < 1) break;
+      value = p->input(0);
+    }
+    auto c = constants_.find(value);
     if (c != constants_.end() && c->second.size() >= 1) {
       choice.then = c->second.is_float ? c->second.floats[0] != 0 : c->second.ints[0] != 0;
       if (chosen != options_.branches.end() && chosen->second != choice.then) {

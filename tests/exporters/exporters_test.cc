@@ -206,6 +206,16 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
     auto run = RunHetplan({"run", split_dir, "--runs", "2", "--warmup", "1"}, testing::WithTimeout(120));
     ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
     EXPECT_NE(run.out.find("outputs    match the unsplit model"), std::string::npos) << run.out;
+    // Each sub-model declares the opsets its nodes use, and no other.
+    const auto manifest = nlohmann::json::parse(ReadText(fs::path(split_dir) / "manifest.json"));
+    for (const auto& seg : manifest["segments"]) {
+      onnx::ModelProto sub;
+      ASSERT_TRUE(sub.ParseFromString(ReadText(fs::path(split_dir) / seg["file"].get<std::string>())));
+      std::set<std::string> declared, used = {""};
+      for (const auto& o : sub.opset_import()) declared.insert(o.domain());
+      for (const auto& n : sub.graph().node()) used.insert(n.domain());
+      EXPECT_EQ(declared, used) << seg["file"];
+    }
 
     const auto s = nlohmann::json::parse(ReadText(schedule));
     const auto t = nlohmann::json::parse(ReadText(trace));
