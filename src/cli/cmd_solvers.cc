@@ -22,8 +22,14 @@ std::string Objectives(const MethodInfo& m) {
 void RegisterSolvers(CLI::App& app) {
   auto* sub = app.add_subcommand("solvers", "List every planning method and what it supports");
   auto json = std::make_shared<bool>(false);
+  auto options = std::make_shared<bool>(false);
   sub->add_flag("--json", *json, "Print the list as JSON");
-  Register(sub, [json]() -> int {
+  sub->add_flag("--options", *options, "Print the planning options (a Markdown table), with defaults");
+  Register(sub, [json, options]() -> int {
+    if (*options) {
+      std::fputs(SolveOptionTableMarkdown().c_str(), stdout);
+      return 0;
+    }
     const std::vector<MethodInfo> methods = ListSolvers();
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
