@@ -20,6 +20,7 @@
 #include "hetplan/cost/build.h"
 #include "hetplan/dse/dse.h"
 #include "hetplan/platform/platform.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 
@@ -212,7 +213,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
       const std::string path = (std::filesystem::path(spec.schedules_dir) /
                                 (Sha256Hex(line["key"].get<std::string>()).substr(0, 16) + ".json"))
                                    .string();
-      if (Status st = WriteFileAtomic(path, file.dump(1) + "\n"); !st.ok()) return fail("error", st.message());
+      if (Status st = WriteFileAtomic(path, ScheduleFileText(file)); !st.ok()) return fail("error", st.message());
       line["schedule_file"] = path;
     }
     line["wall_s"] = Since(t0);
