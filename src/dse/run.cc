@@ -423,6 +423,11 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
                (exclusive.empty() && others.empty());
       });
       if (!io_error.ok()) return;
+      // Stopped on request: no new point starts (the rest stay for --resume).
+      if (spec.solve.interrupt != nullptr && spec.solve.interrupt->load()) {
+        summary.interrupted = true;
+        return;
+      }
       int i = -1;
       bool excl = false;
       if (!lane_busy && !exclusive.empty()) {
@@ -442,6 +447,12 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
       std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       lock.lock();
       if (excl) lane_busy = false;
+      if (line.value("termination", "") == "interrupted") {
+        // Cut short on request: not written, so that --resume runs it again.
+        summary.interrupted = true;
+        cv.notify_all();
+        continue;
+      }
       out << text << '\n';
       out.flush();
       if (!out) io_error = Error(ErrorCode::kIoError, "{}: write failed (disk full?)", spec.out_path);
