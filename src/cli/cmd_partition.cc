@@ -61,17 +61,7 @@ void RegisterPartition(CLI::App& app) {
       return 3;
     }
     const nlohmann::json& s = plan->schedule;
-    if (!o->out.empty()) {
-      if (Status st = WriteFileAtomic(o->out, s.dump(1) + "\n"); !st.ok()) return ReportError(st);
-    }
-    if (!o->csv.empty()) {
-      if (Status st = WriteFileAtomic(o->csv, ScheduleJsonToCsv(s)); !st.ok()) return ReportError(st);
-    }
-    if (!o->trace.empty()) {
-      if (Status st = WriteFileAtomic(o->trace, ScheduleJsonToChromeTrace(s).dump() + "\n"); !st.ok()) {
-        return ReportError(st);
-      }
-    }
+    if (Status st = WriteScheduleOutputs(s, o->out, o->csv, o->trace); !st.ok()) return ReportError(st);
     // Summary.
     std::map<std::string, std::pair<int, double>> per_device;  // ops, busy µs
     int64_t crossbars = 0;
