@@ -155,8 +155,11 @@ onnx::TensorProto ToTensorProto(const ConstTensor& c, const std::string& name) {
   if (c.is_float) {
     t.set_data_type(onnx::TensorProto::FLOAT);
     for (double v : c.floats) t.add_float_data(static_cast<float>(v));
-  } else if (c.dtype == onnx::TensorProto::INT32) {
-    t.set_data_type(onnx::TensorProto::INT32);
+  } else if (c.dtype == onnx::TensorProto::INT32 || c.dtype == onnx::TensorProto::UINT8 ||
+             c.dtype == onnx::TensorProto::INT8 || c.dtype == onnx::TensorProto::UINT16 ||
+             c.dtype == onnx::TensorProto::INT16) {
+    // Keep the type: a folded uint8 zero point must stay uint8 (a quantized model).
+    t.set_data_type(c.dtype);
     for (int64_t v : c.ints) t.add_int32_data(static_cast<int32_t>(v));
   } else if (c.dtype == onnx::TensorProto::BOOL) {
     t.set_data_type(onnx::TensorProto::BOOL);
