@@ -28,6 +28,7 @@ the torch route, nothing between QuantStub and DeQuantStub (torch fuses each
 ReLU into its Conv or Add kernel).
 """
 
+import contextlib
 import json
 import os
 import subprocess
@@ -97,7 +98,11 @@ def export_torch_int8(name, base, out_path, randomize, opset):
     with torch.no_grad():
         for _ in range(CALIBRATION_RUNS):
             model(torch.rand(1, 3, 224, 224, generator=gen) * 2 - 1)
-    torch.ao.quantization.convert(model, inplace=True)
+    with warnings.catch_warnings():
+        # A FloatFunctional that a block never calls (MobileNetV2's skip_add
+        # where there is no residual) has an observer that saw nothing.
+        warnings.filterwarnings("ignore", message="must run observer before calling calculate_qparams")
+        torch.ao.quantization.convert(model, inplace=True)
     x = torch.rand(1, 3, 224, 224, generator=gen) * 2 - 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -171,7 +176,7 @@ def gelu_muls(graph):
     return out
 
 
-def quantize_onnx(src_path, dst_path, calibrator, float_nodes=(), qoperator=False, opset=13):
+def quantize_onnx(src_path, dst_path, calibrator, float_nodes=(), qoperator=False):
     """Quantizes the FP32 ONNX model at `src_path` into `dst_path` (see the module doc)."""
     model = onnx.load(src_path)
     graph = model.graph
@@ -360,6 +365,22 @@ def quantize_onnx(src_path, dst_path, calibrator, float_nodes=(), qoperator=Fals
 # Entry point (called by export.py)
 # --------------------------------------------------------------------------
 
+@contextlib.contextmanager
+def written_atomically(path):
+    """Yields a temp file beside `path` and renames it to `path` when the block
+    succeeds, so that an interrupted export never leaves a partial model."""
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                               dir=os.path.dirname(path) or ".")
+    os.close(fd)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def export_int8(name, out_dir, force, calibrator, export_fp32, randomize, opset):
     route, base = INT8_ZOO[name]
     path = os.path.join(out_dir, name + ".onnx")
@@ -370,9 +391,7 @@ def export_int8(name, out_dir, force, calibrator, export_fp32, randomize, opset)
         raise RuntimeError(f"{name}: the ONNX route needs --calibrator (the hetplan_calibrate binary; "
                            "cmake --build build --target hetplan_calibrate)")
     t0 = time.time()
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".onnx.tmp", dir=out_dir)
-    os.close(fd)
-    try:
+    with written_atomically(path) as tmp:
         if route == "torch":
             export_torch_int8(name, base, tmp, randomize, opset)
             info = ""
@@ -384,7 +403,7 @@ def export_int8(name, out_dir, force, calibrator, export_fp32, randomize, opset)
             if base == "yolov5n":
                 float_nodes = downstream_of(onnx.load(src, load_external_data=False).graph,
                                             {"/detect.0/Conv", "/detect.1/Conv", "/detect.2/Conv"})
-            stats = quantize_onnx(src, tmp, calibrator, float_nodes, qoperator=route == "onnx-qop", opset=opset)
+            stats = quantize_onnx(src, tmp, calibrator, float_nodes, qoperator=route == "onnx-qop")
             info = f"  ({stats['quantized_nodes']} nodes quantized)"
         proto = onnx.load(tmp, load_external_data=False)
         if any(n.op_type == "Identity" for n in proto.graph.node):
@@ -392,10 +411,4 @@ def export_int8(name, out_dir, force, calibrator, export_fp32, randomize, opset)
         if calibrator:  # ONNX Runtime must load and run what was written
             with tempfile.TemporaryDirectory(prefix="hetplan_int8_") as check:
                 run_calibrator(calibrator, tmp, os.path.join(check, "check.json"), 1)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
     print(f"{name:18s} nodes={len(proto.graph.node):5d}  {time.time() - t0:6.1f}s  -> {path}{info}", flush=True)

@@ -381,6 +381,10 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
       ti.shape = it->second;
       HETPLAN_RETURN_IF_ERROR(count_elements("output", &ti));
     }
+    if (auto dt = dtypes.find(roles.Resolve(out.name())); dt != dtypes.end()) {  // a quantized model's may be uint8
+      ti.dtype = TensorDtypeName(dt->second);
+      ti.element_bytes = TensorElementBytes(dt->second);
+    }
     outputs.push_back(ti);
   }
   auto graph = OpGraph::Create(facts.label, std::move(ops), std::move(edges), std::move(inputs),
