@@ -125,7 +125,8 @@ std::vector<MatrixRow> Matrices(const OpGraph& g) {
 TEST_P(ZooInt8Test, HasTheFloatModelsOperatorsWithInt8Tensors) {
   const Int8Case& c = GetParam();
   const std::string path = std::string(HETPLAN_ZOO_DIR) + "/" + c.model + ".onnx";
-  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: build the `zoo` target (./test.sh does)";
+  ASSERT_TRUE(std::filesystem::exists(path))
+      << path << " is missing: build the `zoo` target (./test.sh does), and `zoo_int8` for the Slow/ cases";
   ImportOptions o;
   o.fusion = c.fusion;
   auto q = LoadOnnxModel(path, o);
@@ -169,21 +170,31 @@ TEST_P(ZooInt8Test, HasTheFloatModelsOperatorsWithInt8Tensors) {
   }
 }
 
+std::string Int8CaseName(const ::testing::TestParamInfo<Int8Case>& info) {
+  return std::string(info.param.model) + "_" + ToString(info.param.fusion);
+}
+
+// The models of the `zoo` target, one per route: torch, ONNX graph, QOperator.
 INSTANTIATE_TEST_SUITE_P(
     Zoo, ZooInt8Test,
     ::testing::Values(Int8Case{"resnet18_int8", "resnet18", FusionLevel::kNone, 516, 49, 56, 39},
                       Int8Case{"resnet18_int8", "resnet18", FusionLevel::kActivation, 516, 40, 47, 39},
-                      Int8Case{"resnet50_int8", "resnet50", FusionLevel::kNone, 1238, 122, 137, 88},
-                      Int8Case{"resnet50_int8", "resnet50", FusionLevel::kActivation, 1238, 89, 104, 88},
-                      Int8Case{"mobilenetv2_int8", "mobilenetv2", FusionLevel::kNone, 1128, 100, 109, 74},
-                      Int8Case{"mobilenetv2_int8", "mobilenetv2", FusionLevel::kActivation, 1128, 65, 74, 74},
-                      Int8Case{"vit_b_16_int8", "vit_b_16", FusionLevel::kNone, 1730, 616, 725, 428},
-                      Int8Case{"vit_b_16_int8", "vit_b_16", FusionLevel::kActivation, 1730, 520, 617, 392},
                       Int8Case{"yolov5n_int8", "yolov5n", FusionLevel::kNone, 776, 235, 319, 280},
                       Int8Case{"yolov5n_int8", "yolov5n", FusionLevel::kActivation, 776, 121, 148, 109},
                       Int8Case{"resnet18_int8_qop", "resnet18", FusionLevel::kNone, 119, 49, 56, 56},
                       Int8Case{"resnet18_int8_qop", "resnet18", FusionLevel::kActivation, 119, 40, 47, 47}),
-    [](const auto& info) { return std::string(info.param.model) + "_" + ToString(info.param.fusion); });
+    Int8CaseName);
+
+// Those of `zoo_int8` (minutes to export here, so labelled `slow`).
+INSTANTIATE_TEST_SUITE_P(
+    Slow, ZooInt8Test,
+    ::testing::Values(Int8Case{"resnet50_int8", "resnet50", FusionLevel::kNone, 1238, 122, 137, 88},
+                      Int8Case{"resnet50_int8", "resnet50", FusionLevel::kActivation, 1238, 89, 104, 88},
+                      Int8Case{"mobilenetv2_int8", "mobilenetv2", FusionLevel::kNone, 1128, 100, 109, 74},
+                      Int8Case{"mobilenetv2_int8", "mobilenetv2", FusionLevel::kActivation, 1128, 65, 74, 74},
+                      Int8Case{"vit_b_16_int8", "vit_b_16", FusionLevel::kNone, 1730, 616, 725, 428},
+                      Int8Case{"vit_b_16_int8", "vit_b_16", FusionLevel::kActivation, 1730, 520, 617, 392}),
+    Int8CaseName);
 
 }  // namespace
 }  // namespace hetplan
