@@ -120,11 +120,12 @@ SplitResult Split(const PreparedProblem& pp, const nlohmann::json& schedule, con
   return std::move(split).value();
 }
 
-RunReport RunOk(const fs::path& dir, bool resident, int runs = 2) {
+RunReport RunOk(const fs::path& dir, bool resident, int runs = 2, double atol = RunOptions{}.atol) {
   RunOptions o;
   o.runs = runs;
   o.warmup = 1;
   o.resident = resident;
+  o.atol = atol;
   auto r = RunDeployment(dir.string(), o);
   EXPECT_TRUE(r.ok()) << r.status().message();
   if (!r.ok()) return {};
@@ -456,8 +457,15 @@ TEST_F(DeployResNet18, CpuOnlyPlanIsOneSegment) {
 
 // The INT8 zoo: a plan of a quantized model splits where its operators hand
 // over 8-bit tensors, and the split model computes what the unsplit one does.
+// At fusion activation exactly. At fusion none a Conv and its Relu are two
+// operators, and a segment boundary between them keeps ONNX Runtime from
+// fusing DQ → Conv → Relu → Q into one QLinearConv as it does in the whole
+// model: that segment computes in float and quantizes later, which moves
+// some outputs by one step of the output's quantization (resnet18_int8's
+// output DequantizeLinear has scale 0.04260125).
 class DeployInt8 : public ::testing::TestWithParam<FusionLevel> {
  protected:
+  double OutputAtol() const { return GetParam() == FusionLevel::kNone ? 0.04260125 * 1.0001 : RunOptions{}.atol; }
   void SetUp() override {
     model_ = std::string(HETPLAN_ZOO_DIR) + "/resnet18_int8.onnx";
     if (!fs::exists(model_)) GTEST_SKIP() << model_ << " not found (ninja zoo exports it)";
@@ -488,9 +496,12 @@ TEST_P(DeployInt8, ExactPlanSplitsAndRunsWithTheUnsplitModelsOutputs) {
     for (const auto& in : seg["inputs"]) int8_boundaries += in["dtype"] == "uint8" ? 1 : 0;
   }
   EXPECT_GT(int8_boundaries, 0);
-  RunReport r = RunOk(out, true);
+  RunReport r = RunOk(out, true, 2, OutputAtol());
   ASSERT_EQ(r.outputs.size(), 1u);
   EXPECT_EQ(r.outputs[0].elements, 1000);
+  if (GetParam() == FusionLevel::kActivation) {
+    EXPECT_EQ(r.outputs[0].max_abs_error, 0.0);
+  }
 }
 
 TEST_P(DeployInt8, AlternatingPlanMatchesTheUnsplitModel) {
@@ -499,7 +510,7 @@ TEST_P(DeployInt8, AlternatingPlanMatchesTheUnsplitModel) {
   SplitResult s = Split(*pp_, schedule, out);
   CheckSplit(s, out);
   EXPECT_GE(s.boundaries, 15);
-  RunOk(out, true, 1);
+  RunOk(out, true, 1, OutputAtol());
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, DeployInt8, ::testing::Values(FusionLevel::kNone, FusionLevel::kActivation),
