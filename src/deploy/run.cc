@@ -461,7 +461,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(Manifest m, LoadManifest(dir));
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const int threads = o.threads > 0 ? o.threads : m.threads;
-  Ort::SessionOptions so = ort::MakeSessionOptions(threads, m.graph_optimization == "all");
+  Ort::SessionOptions so = ort::MakeSessionOptions(threads, m.graph_optimization);
 
   std::vector<std::string> bytes;
   for (const auto& seg : m.segments) {

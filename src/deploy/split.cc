@@ -26,10 +26,12 @@
 #include <unordered_set>
 
 #include "hetplan/graph/dtype.h"
+#include "hetplan/graph/quantization.h"
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/validate/validator.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
+#include "ort/session.h"
 
 namespace hetplan {
 namespace {
@@ -709,7 +711,7 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
     if (d.kind == "cpu" && d.threads > 0 && threads == 0) threads = d.threads;
   }
   mf.threads = threads > 0 ? threads : 1;
-  mf.graph_optimization = model.fusion == FusionLevel::kActivation ? "all" : "basic";
+  mf.graph_optimization = ort::GraphOptimizationFor(model.fusion, IsQuantized(model.graph));
   for (const auto& d : ps.devices) mf.devices.push_back({d.name, d.kind, d.execution, d.costs, d.kind == "cpu"});
   // Graph inputs and outputs of the original model.
   std::set<std::string> model_inputs;

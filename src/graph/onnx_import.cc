@@ -22,6 +22,7 @@
 #include "graph/domains.h"
 #include "graph/graph_builder.h"
 #include "graph/shape_errors.h"
+#include "graph/qdq.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
@@ -877,8 +878,15 @@ Result<OpGraph> Importer::BuildGraph() {
                   internal::UnknownShapeMessage(g, NodeLabel(node, i), name, shapes_, roles.constant_tensors));
     }
   }
-  std::vector<internal::NodeGroup> groups = internal::UnfusedGroups(roles);
-  if (options_.fusion == FusionLevel::kActivation) groups = internal::FuseActivations(roles, groups);
+  // A quantized model is grouped as its float model, then its quantization
+  // nodes join their operators (graph/qdq.h).
+  const std::vector<bool> quant = internal::FindQuantizationNodes(roles);
+  const internal::NodeRoles float_view =
+      quant.empty() ? internal::NodeRoles{} : internal::ClassifyNodes(model_->graph(), initializer_names_, &quant);
+  const internal::NodeRoles& view = quant.empty() ? roles : float_view;
+  std::vector<internal::NodeGroup> groups = internal::UnfusedGroups(view);
+  if (options_.fusion == FusionLevel::kActivation) groups = internal::FuseActivations(view, groups);
+  if (!quant.empty()) groups = internal::AttachQuantizationNodes(roles, quant, groups);
   if (static_cast<int>(groups.size()) > options_.max_operators) {
     return Fail(ErrorCode::kLimitExceeded,
                 fmt::format("the model has {} operators, more than the limit of {}; raise "
@@ -916,6 +924,12 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
     HETPLAN_RETURN_IF_ERROR(InferShapes());
   }
   HETPLAN_RETURN_IF_ERROR(CheckNoIfLeft());
+  // Quantized models (graph/qdq.h): every scale and zero point checked, then
+  // one DequantizeLinear per reader.
+  HETPLAN_RETURN_IF_ERROR(internal::CheckQuantization(model_->graph(), shapes_, dtypes_, label_));
+  if (internal::SplitSharedDequantize(model_->mutable_graph(), initializer_names_)) {
+    HETPLAN_RETURN_IF_ERROR(InferShapes());
+  }
   auto graph = BuildGraph();
   if (!graph.ok()) return graph.status();
   LoadedModel m{std::move(graph).value(), model_, label_, Sha256Hex(bytes), original_nodes_,

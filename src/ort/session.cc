@@ -31,12 +31,20 @@ Result<Ort::Env*> SharedEnv() {
   return env.get();
 }
 
-Ort::SessionOptions MakeSessionOptions(int threads, bool all_optimizations, const std::string& model_folder) {
+std::string GraphOptimizationFor(FusionLevel fusion, bool quantized) {
+  if (fusion == FusionLevel::kActivation) return "all";
+  return quantized ? "extended" : "basic";
+}
+
+Ort::SessionOptions MakeSessionOptions(int threads, const std::string& graph_optimization,
+                                       const std::string& model_folder) {
   Ort::SessionOptions so;
   so.SetIntraOpNumThreads(threads);
   so.SetInterOpNumThreads(1);
   so.SetExecutionMode(ORT_SEQUENTIAL);
-  so.SetGraphOptimizationLevel(all_optimizations ? ORT_ENABLE_ALL : ORT_ENABLE_BASIC);
+  so.SetGraphOptimizationLevel(graph_optimization == "all"        ? ORT_ENABLE_ALL
+                               : graph_optimization == "extended" ? ORT_ENABLE_EXTENDED
+                                                                  : ORT_ENABLE_BASIC);
   so.SetLogSeverityLevel(4);
   if (!model_folder.empty()) {
     so.AddConfigEntry(kOrtSessionOptionsModelExternalInitializersFileFolderPath, model_folder.c_str());

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/graph/onnx_import.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan::ort {
@@ -20,13 +21,22 @@ namespace hetplan::ort {
 // ORT's errors come back as exceptions). Created on first use.
 Result<Ort::Env*> SharedEnv();
 
+// ONNX Runtime's graph optimisation level for a model planned at `fusion`,
+// by the name cost tables and manifests record: "basic" for fusion=none (one
+// kernel per ONNX node; see ort_profiler.cc for why), "all" for
+// fusion=activation, and "extended" for a quantized model at fusion=none:
+// the lowest level with ONNX Runtime's QDQ fusion, without which every
+// DQ → Conv → Q runs as a float Conv between a dequantize and a quantize
+// rather than as the integer kernel the model is meant to run.
+std::string GraphOptimizationFor(FusionLevel fusion, bool quantized);
+
 // The session settings every hetplan measurement shares: `threads` intra-op
-// threads, one inter-op thread, sequential execution, and ORT_ENABLE_ALL
-// when `all_optimizations` (fusion=activation plans) else ORT_ENABLE_BASIC
-// (one kernel per ONNX node; see ort_profiler.cc for why). `model_folder`,
-// when given, is where external initializers are looked up (sessions are
-// created from bytes).
-Ort::SessionOptions MakeSessionOptions(int threads, bool all_optimizations, const std::string& model_folder = "");
+// threads, one inter-op thread, sequential execution, and the graph
+// optimisation level named by `graph_optimization` ("basic", "extended",
+// "all"; GraphOptimizationFor). `model_folder`, when given, is where
+// external initializers are looked up (sessions are created from bytes).
+Ort::SessionOptions MakeSessionOptions(int threads, const std::string& graph_optimization,
+                                       const std::string& model_folder = "");
 
 // A zeroed tensor of `type` and `shape` from the default allocator.
 // Throws Ort::Exception.
