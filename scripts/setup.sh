@@ -10,6 +10,7 @@ APT_PACKAGES=(
   coinor-libcbc-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
+  libopenmpi-dev openmpi-bin
   python3-torch python3-torchvision python3-onnx
   clang-14 libclang-rt-14-dev
   nodejs npm openssl ca-certificates
