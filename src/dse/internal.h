@@ -71,6 +71,9 @@ std::string SchedulePath(const DseSpec& spec, const std::string& key);
 std::string Describe(const Shared& sh, const DsePoint& pt);
 std::string KeyOf(const Shared& sh, const DsePoint& pt);
 
+// The progress callback's last call, when there is one: the sweep is done.
+void ReportDone(const DseProgressFn& progress, const DseSummary& summary, DseProgress* prog);
+
 // Adds a finished line to the summary's outcome counts.
 void CountOutcome(const nlohmann::json& line, const std::string& description, DseSummary* summary);
 

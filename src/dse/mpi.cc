@@ -599,14 +599,7 @@ class Coordinator {
       if (!no_bye.empty()) must_abort = true;
     }
     ledger_ = nullptr;
-    if (progress_ && io_error_.ok()) {
-      prog_.phase = DseProgress::Phase::kDone;
-      prog_.done = summary_.ran;
-      prog_.elapsed_s = summary_.wall_s;
-      prog_.eta_s = 0;
-      prog_.message = "done";
-      progress_(prog_);
-    }
+    if (io_error_.ok()) dse::ReportDone(progress_, summary_, &prog_);
   }
 
   // A message from a worker during the points.

@@ -10,6 +10,7 @@
 #include "dse/internal.h"
 #include "hetplan/app/plan.h"
 #include "hetplan/cost/build.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 
@@ -53,6 +54,16 @@ std::string Describe(const Shared& sh, const DsePoint& pt) {
   return fmt::format("{} {} {} {}{}", ModelName(sh.models[pt.model].path), sh.spec->platforms[pt.platform],
                      fmt::join(pt.overrides, " "), pt.solver,
                      pt.objective == Objective::kLatency ? "" : " (" + ToString(pt.objective) + ")");
+}
+
+void ReportDone(const DseProgressFn& progress, const DseSummary& summary, DseProgress* prog) {
+  if (!progress) return;
+  prog->phase = DseProgress::Phase::kDone;
+  prog->done = summary.ran;
+  prog->elapsed_s = summary.wall_s;
+  prog->eta_s = 0;
+  prog->message = "done";
+  progress(*prog);
 }
 
 void CountOutcome(const nlohmann::json& line, const std::string& description, DseSummary* summary) {
@@ -218,8 +229,8 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
     if (!spec.schedules_dir.empty()) {
       const std::string path = SchedulePath(spec, line["key"].get<std::string>());
       if (schedule != nullptr) {
-        *schedule = file.dump(1) + "\n";
-      } else if (Status st = WriteFileAtomic(path, file.dump(1) + "\n"); !st.ok()) {
+        *schedule = ScheduleFileText(file);
+      } else if (Status st = WriteFileAtomic(path, ScheduleFileText(file)); !st.ok()) {
         return fail("error", st.message());
       }
       line["schedule_file"] = path;

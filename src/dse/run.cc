@@ -100,14 +100,27 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
     progress(prog);
   }
 
+  const auto interrupt_set = [&] { return spec.solve.interrupt != nullptr && spec.solve.interrupt->load(); };
   {
     dse::PointPool* pool_ptr = nullptr;
     dse::PointPool pool(
-        to_run > 0 ? jobs : 0, [&](int i, std::string*) { return dse::RunPoint(sh, points[i]); },
+        to_run > 0 ? jobs : 0,
+        [&](int i, std::string*) {
+          // Stopped on request: no new point starts (the rest stay for --resume).
+          if (interrupt_set()) return nlohmann::json{{"termination", "interrupted"}};
+          return dse::RunPoint(sh, points[i]);
+        },
         [&](int i, bool excl, nlohmann::json line, std::string, double seconds) {
-          const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
           std::lock_guard<std::mutex> lock(mu);
           if (!io_error.ok()) return;
+          if (line.value("termination", "") == "interrupted") {
+            // Not started, or cut short on request: not written, so that
+            // --resume runs it again.
+            summary.interrupted = true;
+            pool_ptr->Stop();
+            return;
+          }
+          const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
           if (Status st = out.Append(text); !st.ok()) {
             io_error = st;
             pool_ptr->Stop();
@@ -135,14 +148,7 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
   if (!io_error.ok()) return io_error;
   summary.solve_s = Since(ts);
   summary.wall_s = Since(t0);
-  if (progress) {
-    prog.phase = DseProgress::Phase::kDone;
-    prog.done = summary.ran;
-    prog.elapsed_s = summary.wall_s;
-    prog.eta_s = 0;
-    prog.message = "done";
-    progress(prog);
-  }
+  dse::ReportDone(progress, summary, &prog);
   return summary;
 }
 

@@ -105,6 +105,12 @@ struct DseSummary {
   std::vector<std::string> time_limited_points;  // "model platform overrides solver"
   std::vector<std::string> profile_notes;        // per model: cache hit/miss
   std::vector<std::string> notes;                // about this run (e.g. a results file that cannot be locked)
+  // The sweep was stopped before every point ran: DseSpec::solve.interrupt
+  // (the points not run, and any it cut short, which are not written, are
+  // left for `resume`), or under MPI a signal (SIGTERM/SIGINT: the launcher
+  // ending the job after a rank died, or the user; `unfinished` lists the
+  // points in flight then).
+  bool interrupted = false;
 
   // Under MPI (dse/mpi.h); one rank: the defaults.
   int ranks = 1;
@@ -114,10 +120,6 @@ struct DseSummary {
   // event, naming the rank and the points. `--resume` reruns them.
   std::vector<std::string> unfinished;
   int unfinished_points = 0;
-  // The job was ended by a signal (SIGTERM/SIGINT: the launcher ending the
-  // job after a rank died, or the user); `unfinished` lists the points in
-  // flight then.
-  bool interrupted = false;
   // Rank 0's traffic: messages received and sent (heartbeats included),
   // result messages from other ranks and their bytes, seconds its main
   // thread spent handling results and dealing points.
@@ -125,7 +127,9 @@ struct DseSummary {
   double coordinator_busy_s = 0;
 };
 
-// Runs the sweep. Errors (before any point runs): a missing model or
+// Runs the sweep. With DseSpec::solve.interrupt set to true while it runs, the
+// points running stop early and no new point starts (summary.interrupted).
+// Errors (before any point runs): a missing model or
 // platform, an override or sweep value the platform rejects (named), an
 // unknown solver, an existing results file without `resume`, a results file
 // locked by another running sweep, a profiling failure. A point that fails is
