@@ -30,6 +30,7 @@
 #include "hetplan/dse/dse.h"
 #include "hetplan/dse/mpi.h"
 #include "hetplan/validate/validator.h"
+#include "testing/scratch.h"
 
 namespace hetplan {
 namespace {
@@ -42,31 +43,11 @@ const std::string kResnet18 = kZoo + "/resnet18.onnx";
 const std::string kMobilenet = kZoo + "/mobilenetv2.onnx";
 const std::string kYolo = kZoo + "/yolov5n.onnx";  // its exact points take long enough to be killed mid-point
 
-const fs::path& TempDir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("hetplan_mpirun_test_" + std::to_string(getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-// Shared with tests/dse: the profile cache is keyed by content.
-std::string CacheDir() { return (fs::temp_directory_path() / "hetplan_dse_test_cache").string(); }
-
-class CleanUp : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(TempDir(), ec);
-  }
-};
-[[maybe_unused]] ::testing::Environment* const kCleanUp = ::testing::AddGlobalTestEnvironment(new CleanUp);
-
-std::string Fresh(const std::string& name) {
-  const fs::path p = TempDir() / name;
-  fs::remove_all(p);
-  return p.string();
-}
+const fs::path& TempDir() { return test_util::ScratchDir("hetplan_mpirun_test_"); }
+[[maybe_unused]] ::testing::Environment* const kCleanUp =
+    ::testing::AddGlobalTestEnvironment(new test_util::RemoveAtExit(TempDir()));
+std::string CacheDir() { return test_util::DseTestCacheDir(); }
+std::string Fresh(const std::string& name) { return test_util::FreshPath(TempDir(), name); }
 
 std::string Slurp(const std::string& path) {
   std::stringstream s;
