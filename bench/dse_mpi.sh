@@ -38,7 +38,7 @@ echo "filling the profile cache (untimed) ..." >&2
 "$BIN" dse "${ARGS[@]}" --out "$OUT/warm.jsonl" >"$OUT/warm.log"
 
 # field LOG REGEX: the first capture of REGEX (sed -E) in LOG.
-field() { sed -nE "s/$2/\1/p" "$1" | head -n 1; }
+field() { sed -nE "s/${2}.*/\1/p" "$1" | head -n 1; }
 
 echo "| ranks | threads in all | points | wall s | loading + profiling s | points phase s | points/s (points phase) | points/s (wall) | messages in / out at rank 0 | bytes per result | rank 0 busy per result |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
