@@ -18,6 +18,7 @@
 
 #include "hetplan/graph/algorithms.h"
 #include "hetplan/solve/list_schedule.h"
+#include "solve/exact_incumbent.h"
 
 namespace hetplan::exact_internal {
 namespace {
@@ -102,6 +103,28 @@ struct FrontierPoint {
   std::vector<int> pu;     // per local operator
   std::vector<int> order;  // local dispatch order
 };
+
+// The frontier's value at budget b: the shortest length with usage ≤ b.
+double FrontierValueAt(const std::vector<FrontierPoint>& frontier, int64_t b) {
+  double v = kInf;
+  for (const FrontierPoint& p : frontier) {
+    if (p.usage > b) break;
+    v = p.value;
+  }
+  return v;
+}
+
+// Adds `point` to a frontier (sorted by usage, values decreasing) unless a
+// point with no more usage is no longer; drops the points it beats.
+void InsertPoint(std::vector<FrontierPoint>* frontier, const FrontierPoint& point) {
+  if (point.value >= FrontierValueAt(*frontier, point.usage) - Tol(point.value)) return;
+  std::erase_if(*frontier, [&](const FrontierPoint& p) {
+    return p.usage >= point.usage && p.value >= point.value - Tol(point.value);
+  });
+  auto it = std::lower_bound(frontier->begin(), frontier->end(), point.usage,
+                             [](const FrontierPoint& p, int64_t u) { return p.usage < u; });
+  frontier->insert(it, point);
+}
 
 // Nodes spent by the searches of one solve, and where the running search
 // must stop: unlike the deadline, where a node budget stops a search does not
@@ -642,6 +665,18 @@ class AssignmentSearch {
     }
     return Bound(in_.max_budget - Usage());
   }
+  // The root bound of every completion that uses at most u crossbars of the
+  // budget PU, for u = 0..max_budget (kInf below what the segment must use).
+  // Nonincreasing in u.
+  std::vector<double> RootBoundByBudget() {
+    std::vector<double> f(static_cast<size_t>(in_.max_budget) + 1, kInf);
+    for (int i = 0; i < l_.m; ++i) {
+      if (l_.cand[i].empty()) return f;
+    }
+    for (int64_t u = Usage(); u <= in_.max_budget; ++u) f[u] = Bound(u - Usage());
+    for (size_t u = 1; u < f.size(); ++u) f[u] = std::min(f[u], f[u - 1]);
+    return f;
+  }
 
  private:
   size_t Idx(int i, int p) const { return static_cast<size_t>(i) * k_ + p; }
@@ -799,24 +834,8 @@ class AssignmentSearch {
     return true;
   }
 
-  double FrontierValue(int64_t b) const {
-    double v = kInf;
-    for (const FrontierPoint& p : frontier_) {
-      if (p.usage > b) break;
-      v = p.value;
-    }
-    return v;
-  }
-
-  void Insert(const FrontierPoint& point) {
-    if (point.value >= FrontierValue(point.usage) - Tol(point.value)) return;
-    std::erase_if(frontier_, [&](const FrontierPoint& p) {
-      return p.usage >= point.usage && p.value >= point.value - Tol(point.value);
-    });
-    auto it = std::lower_bound(frontier_.begin(), frontier_.end(), point.usage,
-                               [](const FrontierPoint& p, int64_t u) { return p.usage < u; });
-    frontier_.insert(it, point);
-  }
+  double FrontierValue(int64_t b) const { return FrontierValueAt(frontier_, b); }
+  void Insert(const FrontierPoint& point) { InsertPoint(&frontier_, point); }
 
   // Runs the sequencing search on the current (complete) assignment, at most
   // `max_nodes` nodes, with `inherited` proven for every completion, and
@@ -1027,13 +1046,80 @@ void KeepNondominated(std::vector<DpState>* states) {
   *states = std::move(kept);
 }
 
+// A lower bound on the completions a search has not explored, as steps:
+// every one that uses at least `usage` crossbars of the budget PU (and fewer
+// than the next step's) is at least `value` long.
+struct BoundStep {
+  int64_t usage;
+  double value;
+};
+
 struct SearchRecord {
   int entry_pu, exit_pu;
   std::vector<FrontierPoint> frontier;
   bool complete;
-  double open_bound;
+  double open_bound;  // valid at every usage (kInf when complete)
   double slack;
+  std::vector<BoundStep> open;  // the open bound by usage; empty when complete
 };
+
+// The steps of max(open_bound, root[u]) over u (root nonincreasing): a
+// completion with usage u is at least as long as both, because the root
+// bound at budget u holds for every completion within it.
+std::vector<BoundStep> OpenSteps(double open_bound, const std::vector<double>& root) {
+  std::vector<BoundStep> steps;
+  if (open_bound == kInf) return steps;
+  if (root.empty()) return {BoundStep{0, open_bound}};
+  for (size_t u = 0; u < root.size(); ++u) {
+    const double v = std::max(open_bound, root[u]);
+    if (v == kInf) continue;
+    if (steps.empty() || v < steps.back().value) steps.push_back(BoundStep{static_cast<int64_t>(u), v});
+  }
+  return steps;
+}
+
+// Seeds the frontiers of the searches still open with the segments of a
+// local-search schedule of the whole graph (exact_incumbent.h): a schedule
+// of the whole graph is, cut by cut, one frontier point per segment (at a cut
+// every PU is idle and no transfer jumps over it, so each segment's timing
+// relative to its entry is its own). Better incumbents tighten the
+// thresholds of pass 2; the proof never rests on them.
+template <typename Job>
+void SeedFromLocalSearch(const Problem& pr, const std::vector<std::vector<int>>& cand,
+                         const std::vector<Segment>& segments, const std::vector<std::vector<int>>& jobs_of,
+                         int budget_pu, Clock::time_point deadline, std::vector<Job>* jobs) {
+  const CostModel& c = *pr.costs;
+  int64_t choices = 0;
+  for (const auto& cv : cand) choices += cv.size() > 1 ? 1 : 0;
+  const auto now = Clock::now();
+  const auto until = now < deadline ? now + (deadline - now) / 8 : now;
+  std::optional<Incumbent> inc = LocalSearchIncumbent(pr, cand, std::min<int64_t>(40 * choices, 20000), until);
+  if (!inc) return;
+  const Schedule& s = inc->schedule;
+  std::vector<int> position(pr.graph->size());
+  for (int i = 0; i < static_cast<int>(inc->order.size()); ++i) position[inc->order[i]] = i;
+  for (int si = 0; si < static_cast<int>(segments.size()); ++si) {
+    const Segment& seg = segments[si];
+    const int entry_pu = seg.entry >= 0 ? inc->assignment[seg.entry] : -1;
+    const int exit_pu = seg.has_exit ? inc->assignment[seg.ops.back()] : -1;
+    FrontierPoint point;
+    const double start = seg.entry >= 0 ? s.ops[seg.entry].finish_us : 0.0;
+    for (int v : seg.ops) {
+      point.pu.push_back(inc->assignment[v]);
+      point.value = std::max(point.value, s.ops[v].finish_us - start);
+      if (budget_pu >= 0 && inc->assignment[v] == budget_pu) point.usage += c.crossbars(v, budget_pu);
+    }
+    point.order.resize(seg.ops.size());
+    for (int i = 0; i < static_cast<int>(seg.ops.size()); ++i) point.order[i] = i;
+    std::sort(point.order.begin(), point.order.end(),
+              [&](int x, int y) { return position[seg.ops[x]] < position[seg.ops[y]]; });
+    for (int ji : jobs_of[si]) {
+      Job& job = (*jobs)[ji];
+      if (job.record.complete || job.record.entry_pu != entry_pu || job.record.exit_pu != exit_pu) continue;
+      InsertPoint(&job.record.frontier, point);
+    }
+  }
+}
 
 }  // namespace
 
@@ -1087,6 +1173,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     SearchInput in;
     LocalSegment local;
     double root = 0;
+    std::vector<double> root_by_budget;  // filled when a search stays open
     SearchRecord record;
     bool ran = false;
   };
@@ -1110,7 +1197,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
         job.in.capacity = capacity;
         job.in.deadline = deadline;
         job.in.work = &work;
-        job.record = SearchRecord{a, b, {}, false, 0, 0};
+        job.record = SearchRecord{a, b, {}, false, 0, 0, {}};
         jobs_of[si].push_back(static_cast<int>(jobs.size()));
         jobs.push_back(std::move(job));
       }
@@ -1153,7 +1240,16 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     out.stats.nodes += search.nodes();
     ++out.stats.searches;
     job.record = SearchRecord{job.in.entry_pu,   job.in.exit_pu,      search.frontier(),
-                              search.complete(), search.open_bound(), search.slack()};
+                              search.complete(), search.open_bound(), search.slack(), {}};
+    if (!search.complete()) {
+      // What the search left open, by crossbars used: the whole budget may
+      // not go to every segment at once (budget_pu < 0: one step).
+      if (budget_pu >= 0 && job.root_by_budget.empty() && budget <= kMaxThresholdColumns) {
+        AssignmentSearch probe(job.in, job.local);
+        job.root_by_budget = probe.RootBoundByBudget();
+      }
+      job.record.open = OpenSteps(job.record.open_bound, job.root_by_budget);
+    }
     job.ran = true;
   };
 
@@ -1187,7 +1283,10 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
             if (budget_pu >= 0 && s.usage + pt.usage > budget) break;
             next_lb.push_back(DpState{b, s.usage + pt.usage, s.time + pt.value - rec.slack, -1, -1, -1});
           }
-          if (rec.open_bound < kInf) next_lb.push_back(DpState{b, s.usage, s.time + rec.open_bound, -1, -1, -1});
+          for (const BoundStep& st : rec.open) {
+            if (budget_pu >= 0 && s.usage + st.usage > budget) break;
+            next_lb.push_back(DpState{b, s.usage + st.usage, s.time + st.value, -1, -1, -1});
+          }
         }
       }
       KeepNondominated(&next_ub);
@@ -1215,6 +1314,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
       segment_again[jobs[ji].segment] = true;
     }
   }
+  if (!again.empty()) SeedFromLocalSearch(pr, cand, segments, jobs_of, budget_pu, deadline, &jobs);
   // The best whole schedule so far: a later search must beat it.
   run_dps();
   double incumbent = kInf;
@@ -1243,9 +1343,10 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
           double& cell = at(to, rec.exit_pu, r + pt.usage);
           cell = std::min(cell, base + pt.value - rec.slack);
         }
-        if (rec.open_bound < kInf) {
-          double& cell = at(to, rec.exit_pu, r);
-          cell = std::min(cell, base + rec.open_bound);
+        for (const BoundStep& st : rec.open) {
+          if (r + st.usage >= cols) break;
+          double& cell = at(to, rec.exit_pu, r + st.usage);
+          cell = std::min(cell, base + st.value);
         }
       }
     };
@@ -1278,7 +1379,10 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
             if (pt.usage > r) break;
             best = std::min(best, pt.value - rec.slack + at(suf[si + 1], rec.exit_pu, r - pt.usage));
           }
-          if (rec.open_bound < kInf) best = std::min(best, rec.open_bound + at(suf[si + 1], rec.exit_pu, r));
+          for (const BoundStep& st : rec.open) {
+            if (st.usage > r) break;
+            best = std::min(best, st.value + at(suf[si + 1], rec.exit_pu, r - st.usage));
+          }
           double& cell = at(suf[si], rec.entry_pu, r);
           cell = std::min(cell, best);
         }
