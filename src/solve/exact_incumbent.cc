@@ -25,9 +25,9 @@ std::vector<int64_t> Usage(const CostModel& c, const std::vector<int>& a) {
   return used;
 }
 
-bool Fits(const CostModel& c, const std::vector<int64_t>& used) {
+bool Fits(const CostModel& c, const std::vector<int64_t>& used, const std::vector<int64_t>& capacity) {
   for (int p = 0; p < c.num_pus(); ++p) {
-    if (c.pu(p).spatial && used[p] > c.pu(p).capacity) return false;
+    if (c.pu(p).spatial && used[p] > capacity[p]) return false;
   }
   return true;
 }
@@ -35,7 +35,8 @@ bool Fits(const CostModel& c, const std::vector<int64_t>& used) {
 // With one serial PU P: every operator that P can run stays there except
 // the set a 0/1 knapsack picks per capacitated spatial PU (most of P's time
 // moved per crossbar budget); uncapacitated alternatives take what is faster.
-std::optional<std::vector<int>> KnapsackStart(const Problem& pr, const std::vector<std::vector<int>>& cand) {
+std::optional<std::vector<int>> KnapsackStart(const Problem& pr, const std::vector<std::vector<int>>& cand,
+                                              const std::vector<int64_t>& capacity) {
   const CostModel& c = *pr.costs;
   const int n = c.num_ops();
   int serial = -1;
@@ -52,11 +53,13 @@ std::optional<std::vector<int>> KnapsackStart(const Problem& pr, const std::vect
   }
   for (int s = 0; s < c.num_pus(); ++s) {
     if (!c.pu(s).spatial) continue;
-    const int64_t cap = c.pu(s).capacity;
+    const int64_t cap = capacity[s];
     if (cap > (int64_t{1} << 16)) continue;
     std::vector<int> items;
     for (int v = 0; v < n; ++v) {
-      if (a[v] == serial && std::find(cand[v].begin(), cand[v].end(), s) != cand[v].end()) items.push_back(v);
+      if (a[v] == serial && c.crossbars(v, s) <= cap && std::find(cand[v].begin(), cand[v].end(), s) != cand[v].end()) {
+        items.push_back(v);
+      }
     }
     // best[b]: most serial time moved within b crossbars; take[i][b]: item i used.
     std::vector<double> best(static_cast<size_t>(cap) + 1, 0.0);
@@ -175,12 +178,16 @@ Incumbent ActiveSchedule(const Problem& pr, const std::vector<int>& a) {
 }
 
 std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vector<std::vector<int>>& cand,
-                                              int64_t evaluations, std::chrono::steady_clock::time_point deadline) {
+                                              const std::vector<int64_t>& capacity, int64_t evaluations,
+                                              std::chrono::steady_clock::time_point deadline,
+                                              const std::atomic<bool>* stop) {
   const CostModel& c = *pr.costs;
   const int n = c.num_ops(), k = c.num_pus();
   std::vector<std::vector<int>> starts;
-  if (auto a = KnapsackStart(pr, cand)) starts.push_back(*a);
-  {
+  if (auto a = KnapsackStart(pr, cand, capacity)) starts.push_back(*a);
+  bool full = true;
+  for (int p = 0; p < k; ++p) full = full && (!c.pu(p).spatial || capacity[p] >= c.pu(p).capacity);
+  if (full) {
     std::vector<int> a(n);
     for (int v = 0; v < n; ++v) {
       a[v] = *std::min_element(cand[v].begin(), cand[v].end(),
@@ -197,7 +204,7 @@ std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vect
   }
   std::optional<Incumbent> best;
   for (const std::vector<int>& a : starts) {
-    if (!Fits(c, Usage(c, a))) continue;
+    if (!Fits(c, Usage(c, a), capacity)) continue;
     Incumbent inc = ActiveSchedule(pr, a);
     if (!best || inc.schedule.makespan_us < best->schedule.makespan_us) best = std::move(inc);
   }
@@ -213,7 +220,7 @@ std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vect
   std::vector<int64_t> used = Usage(c, a);
   double current = best->schedule.makespan_us;
   for (int64_t it = 0; it < evaluations; ++it) {
-    if ((it & 63) == 63 && std::chrono::steady_clock::now() > deadline) break;
+    if ((it & 63) == 63 && (std::chrono::steady_clock::now() > deadline || (stop != nullptr && stop->load()))) break;
     // A move: v to another PU; when that overflows a spatial PU, one of the
     // operators there (drawn at random) to another of its PUs as well.
     const int v = choice[rng() % choice.size()];
@@ -227,12 +234,12 @@ std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vect
       if (c.pu(to).spatial) used[to] += c.crossbars(u, to);
     };
     move(v, q);
-    if (c.pu(q).spatial && used[q] > c.pu(q).capacity) {
+    if (c.pu(q).spatial && used[q] > capacity[q]) {
       std::vector<int> there;
       for (int u : choice) {
         if (u != v && a[u] == q) there.push_back(u);
       }
-      while (used[q] > c.pu(q).capacity && !there.empty()) {
+      while (used[q] > capacity[q] && !there.empty()) {
         const size_t j = rng() % there.size();
         const int u = there[j];
         there.erase(there.begin() + static_cast<std::ptrdiff_t>(j));
@@ -244,7 +251,7 @@ std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vect
         move(u, to);
       }
     }
-    bool ok = Fits(c, used);
+    const bool ok = Fits(c, used, capacity);
     double value = kInf;
     Incumbent trial;
     if (ok) {

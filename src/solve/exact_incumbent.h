@@ -7,6 +7,7 @@
 // does not depend on it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -32,9 +33,13 @@ Incumbent ActiveSchedule(const Problem& pr, const std::vector<int>& assignment);
 // capacities let move away, found by a knapsack; the fastest PU per operator
 // with repair; everything on one PU) by at most `evaluations` moves, each
 // accepted when the active schedule is no longer; stops early at `deadline`.
-// Repeatable: the moves come from a fixed seed. nullopt when no starting
-// assignment fits the capacities.
+// `capacity[p]` is what spatial PU p may use (at most its capacity: a smaller
+// one gives schedules at a smaller budget). Repeatable: the moves come from a
+// fixed seed. nullopt when no starting assignment fits. `stop` (when given)
+// reading true ends it early, like the deadline.
 std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vector<std::vector<int>>& cand,
-                                              int64_t evaluations, std::chrono::steady_clock::time_point deadline);
+                                              const std::vector<int64_t>& capacity, int64_t evaluations,
+                                              std::chrono::steady_clock::time_point deadline,
+                                              const std::atomic<bool>* stop = nullptr);
 
 }  // namespace hetplan::exact_internal

@@ -11,6 +11,7 @@
 #include <limits>
 #include <queue>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -1084,30 +1085,46 @@ std::vector<BoundStep> OpenSteps(double open_bound, const std::vector<double>& r
 // every PU is idle and no transfer jumps over it, so each segment's timing
 // relative to its entry is its own). Better incumbents tighten the
 // thresholds of pass 2; the proof never rests on them.
+// Calls f(0..count-1) on `threads` threads (the calling one included); each
+// index once. f must not share mutable state across indices.
+template <typename F>
+void ParallelFor(int threads, size_t count, F f) {
+  const size_t width = std::min<size_t>(std::max(threads, 1), count);
+  if (width <= 1) {
+    for (size_t i = 0; i < count; ++i) f(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < count; i = next++) f(i);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < width; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+}
+
+// A schedule of the whole graph, cut by cut, as one frontier point per
+// segment (at a cut every PU is idle and no transfer jumps over it, so each
+// segment's timing relative to its entry is its own), each added to the
+// matching open search's frontier.
 template <typename Job>
-void SeedFromLocalSearch(const Problem& pr, const std::vector<std::vector<int>>& cand,
-                         const std::vector<Segment>& segments, const std::vector<std::vector<int>>& jobs_of,
-                         int budget_pu, Clock::time_point deadline, std::vector<Job>* jobs) {
+void SeedFrontiers(const Problem& pr, const Incumbent& inc, const std::vector<Segment>& segments,
+                   const std::vector<std::vector<int>>& jobs_of, int budget_pu, std::vector<Job>* jobs) {
   const CostModel& c = *pr.costs;
-  int64_t choices = 0;
-  for (const auto& cv : cand) choices += cv.size() > 1 ? 1 : 0;
-  const auto now = Clock::now();
-  const auto until = now < deadline ? now + (deadline - now) / 8 : now;
-  std::optional<Incumbent> inc = LocalSearchIncumbent(pr, cand, std::min<int64_t>(40 * choices, 20000), until);
-  if (!inc) return;
-  const Schedule& s = inc->schedule;
+  const Schedule& s = inc.schedule;
   std::vector<int> position(pr.graph->size());
-  for (int i = 0; i < static_cast<int>(inc->order.size()); ++i) position[inc->order[i]] = i;
+  for (int i = 0; i < static_cast<int>(inc.order.size()); ++i) position[inc.order[i]] = i;
   for (int si = 0; si < static_cast<int>(segments.size()); ++si) {
     const Segment& seg = segments[si];
-    const int entry_pu = seg.entry >= 0 ? inc->assignment[seg.entry] : -1;
-    const int exit_pu = seg.has_exit ? inc->assignment[seg.ops.back()] : -1;
+    const int entry_pu = seg.entry >= 0 ? inc.assignment[seg.entry] : -1;
+    const int exit_pu = seg.has_exit ? inc.assignment[seg.ops.back()] : -1;
     FrontierPoint point;
     const double start = seg.entry >= 0 ? s.ops[seg.entry].finish_us : 0.0;
     for (int v : seg.ops) {
-      point.pu.push_back(inc->assignment[v]);
+      point.pu.push_back(inc.assignment[v]);
       point.value = std::max(point.value, s.ops[v].finish_us - start);
-      if (budget_pu >= 0 && inc->assignment[v] == budget_pu) point.usage += c.crossbars(v, budget_pu);
+      if (budget_pu >= 0 && inc.assignment[v] == budget_pu) point.usage += c.crossbars(v, budget_pu);
     }
     point.order.resize(seg.ops.size());
     for (int i = 0; i < static_cast<int>(seg.ops.size()); ++i) point.order[i] = i;
@@ -1121,13 +1138,38 @@ void SeedFromLocalSearch(const Problem& pr, const std::vector<std::vector<int>>&
   }
 }
 
+// Local-search schedules of the whole graph (exact_incumbent.h) at several
+// budgets of the budget PU (its whole capacity and fractions of it), so that
+// the open searches get frontier points at many usages for the DP to combine.
+// Repeatable: a fixed number of moves per budget; `until` only cuts it short.
+std::vector<Incumbent> LocalSearchSchedules(const Problem& pr, const std::vector<std::vector<int>>& cand, int budget_pu,
+                                            Clock::time_point until, const std::atomic<bool>* stop) {
+  const CostModel& c = *pr.costs;
+  int64_t choices = 0;
+  for (const auto& cv : cand) choices += cv.size() > 1 ? 1 : 0;
+  std::vector<int64_t> capacity(c.num_pus(), 0);
+  for (int p = 0; p < c.num_pus(); ++p) capacity[p] = c.pu(p).spatial ? c.pu(p).capacity : 0;
+  constexpr int kLevels = 6;
+  const int levels = budget_pu >= 0 ? kLevels : 1;
+  const int64_t moves = std::min<int64_t>(40 * choices, 20000) / levels;
+  std::vector<Incumbent> found;
+  for (int j = levels; j >= 1; --j) {
+    if (stop != nullptr && stop->load()) break;
+    std::vector<int64_t> cap = capacity;
+    if (budget_pu >= 0) cap[budget_pu] = capacity[budget_pu] * j / levels;
+    const auto now = Clock::now();
+    const auto share = now < until ? now + (until - now) / j : now;
+    if (auto inc = LocalSearchIncumbent(pr, cand, cap, moves, share, stop)) found.push_back(std::move(*inc));
+  }
+  return found;
+}
+
 }  // namespace
 
 SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vector<int>>& cand,
                                    Clock::time_point deadline, double relative_gap, int64_t node_limit,
-                                   const std::atomic<bool>* interrupt) {
-  WorkBudget work;
-  work.interrupt = interrupt;
+                                   const std::atomic<bool>* interrupt, int threads) {
+  threads = std::max(1, threads);
   const OpGraph& g = *pr.graph;
   const CostModel& c = *pr.costs;
   const int n = g.size(), k = c.num_pus();
@@ -1176,6 +1218,8 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     std::vector<double> root_by_budget;  // filled when a search stays open
     SearchRecord record;
     bool ran = false;
+    int64_t nodes = 0;  // spent by its searches
+    int searches = 0;
   };
   std::vector<Job> jobs;
   std::vector<std::vector<int>> jobs_of(num_segments);
@@ -1196,7 +1240,6 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
         job.in.max_budget = budget_pu >= 0 ? budget : 0;
         job.in.capacity = capacity;
         job.in.deadline = deadline;
-        job.in.work = &work;
         job.record = SearchRecord{a, b, {}, false, 0, 0, {}};
         jobs_of[si].push_back(static_cast<int>(jobs.size()));
         jobs.push_back(std::move(job));
@@ -1226,10 +1269,15 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     return node_limit > 0 ? std::max<int64_t>(pool, 0) / static_cast<int64_t>(std::max<size_t>(searches, 1))
                           : kNoLimit;
   };
+  // One search of a job with its own node allowance: jobs share nothing
+  // mutable, so they may run on several threads with the same result.
   auto run = [&](Job& job, Clock::time_point until, double tolerance, const std::vector<double>* threshold,
                  int64_t nodes) {
-    work.limit = nodes == kNoLimit ? kNoLimit : work.used + nodes;
+    WorkBudget work;
+    work.interrupt = interrupt;
+    work.limit = nodes;
     SearchInput in = job.in;
+    in.work = &work;
     in.deadline = std::min(until, deadline);
     in.dive_only = Clock::now() > deadline;
     in.tolerance = tolerance;
@@ -1237,8 +1285,8 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     in.initial = &job.record.frontier;
     AssignmentSearch search(in, job.local);
     search.Run();
-    out.stats.nodes += search.nodes();
-    ++out.stats.searches;
+    job.nodes += search.nodes();
+    ++job.searches;
     job.record = SearchRecord{job.in.entry_pu,   job.in.exit_pu,      search.frontier(),
                               search.complete(), search.open_bound(), search.slack(), {}};
     if (!search.complete()) {
@@ -1305,7 +1353,20 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   });
   const auto t1 = Clock::now();
   const auto first_share = (deadline - t1) / 3 / std::max<size_t>(1, jobs.size());
-  for (int ji : order) run(jobs[ji], Clock::now() + first_share, 0.0, nullptr, allowance(node_limit / 3, jobs.size()));
+  // The local search for incumbents runs beside pass 1 when there is a
+  // second thread (its result is used only if pass 1 leaves a search open,
+  // and does not depend on when it ran); alone, after pass 1 if needed.
+  std::vector<Incumbent> seeds;
+  std::atomic<bool> stop_seeding{false};
+  const auto seed_until = t1 + (deadline - t1) / 8;
+  std::thread seeder;
+  if (threads > 1 && jobs.size() > 0) {
+    seeder = std::thread([&] { seeds = LocalSearchSchedules(pr, cand, budget_pu, seed_until, &stop_seeding); });
+  }
+  const int64_t first_nodes = allowance(node_limit / 3, jobs.size());
+  ParallelFor(threads > 1 && seeder.joinable() ? threads - 1 : threads, order.size(), [&](size_t i) {
+    run(jobs[order[i]], Clock::now() + first_share, 0.0, nullptr, first_nodes);
+  });
   std::vector<int> again;
   std::vector<bool> segment_again(num_segments, false);
   for (int ji : order) {
@@ -1314,7 +1375,12 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
       segment_again[jobs[ji].segment] = true;
     }
   }
-  if (!again.empty()) SeedFromLocalSearch(pr, cand, segments, jobs_of, budget_pu, deadline, &jobs);
+  if (again.empty()) stop_seeding = true;
+  if (seeder.joinable()) seeder.join();
+  if (!again.empty()) {
+    if (threads <= 1) seeds = LocalSearchSchedules(pr, cand, budget_pu, seed_until, nullptr);
+    for (const Incumbent& inc : seeds) SeedFrontiers(pr, inc, segments, jobs_of, budget_pu, &jobs);
+  }
   // The best whole schedule so far: a later search must beat it.
   run_dps();
   double incumbent = kInf;
@@ -1404,21 +1470,29 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
       }
     }
     const int hard_segments = static_cast<int>(std::count(segment_again.begin(), segment_again.end(), true));
-    for (size_t r = 0; r < again.size(); ++r) {
-      Job& job = jobs[again[r]];
+    // Equal node shares fixed before the searches start, so that they may run
+    // in parallel with the same result; time shares by the threads.
+    int64_t used = 0;
+    for (const Job& job : jobs) used += job.nodes;
+    const int64_t second_nodes = allowance(node_limit - used, again.size());
+    const auto t2 = Clock::now();
+    const int64_t width = std::max(1, std::min(threads, static_cast<int>(again.size())));
+    ParallelFor(threads, again.size(), [&](size_t r) {
       const auto now = Clock::now();
-      const auto share =
-          now < deadline ? (deadline - now) / static_cast<int64_t>(again.size() - r) : Clock::duration(0);
-      run(job, now + share, tolerance_left / hard_segments, &thresholds[again[r]],
-          allowance(node_limit - work.used, again.size() - r));
-      threshold_slack = std::max(threshold_slack, job.record.slack);
-    }
+      const auto share = now < deadline ? (deadline - t2) * width / static_cast<int64_t>(again.size()) : Clock::duration(0);
+      run(jobs[again[r]], now + share, tolerance_left / hard_segments, &thresholds[again[r]], second_nodes);
+    });
+    for (int ji : again) threshold_slack = std::max(threshold_slack, jobs[ji].record.slack);
     run_dps();
   }
   bool complete = true;
-  for (const Job& job : jobs) complete = complete && job.record.complete;
+  for (const Job& job : jobs) {
+    complete = complete && job.record.complete;
+    out.stats.nodes += job.nodes;
+    out.stats.searches += job.searches;
+  }
   // Not finished although time is left: the node budget stopped it.
-  out.stats.interrupted = work.interrupted();
+  out.stats.interrupted = interrupt != nullptr && interrupt->load(std::memory_order_relaxed);
   out.stats.budget_exhausted = !complete && !out.stats.interrupted && node_limit > 0 && Clock::now() <= deadline;
 
   // A completion the thresholds cut off is no better than the incumbent
