@@ -1353,12 +1353,15 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   });
   const auto t1 = Clock::now();
   const auto first_share = (deadline - t1) / 3 / std::max<size_t>(1, jobs.size());
-  // The local search for incumbents runs beside pass 1 when there is a
-  // second thread (its result is used only if pass 1 leaves a search open,
-  // and does not depend on when it ran); alone, after pass 1 if needed.
+  // The local search for incumbents runs beside the searches when there is
+  // a second thread, alone after pass 2 otherwise; its schedules are added to
+  // the frontiers only when pass 2 too leaves a search open (so graphs the
+  // searches finish never pay for it), and do not depend on when it ran.
   std::vector<Incumbent> seeds;
   std::atomic<bool> stop_seeding{false};
   const auto seed_until = t1 + (deadline - t1) / 8;
+  // Alone, the searches leave the local search its eighth of the time.
+  const auto search_deadline = threads > 1 ? deadline : deadline - (deadline - t1) / 8;
   std::thread seeder;
   if (threads > 1 && jobs.size() > 0) {
     seeder = std::thread([&] { seeds = LocalSearchSchedules(pr, cand, budget_pu, seed_until, &stop_seeding); });
@@ -1376,11 +1379,6 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     }
   }
   if (again.empty()) stop_seeding = true;
-  if (seeder.joinable()) seeder.join();
-  if (!again.empty()) {
-    if (threads <= 1) seeds = LocalSearchSchedules(pr, cand, budget_pu, seed_until, nullptr);
-    for (const Incumbent& inc : seeds) SeedFrontiers(pr, inc, segments, jobs_of, budget_pu, &jobs);
-  }
   // The best whole schedule so far: a later search must beat it.
   run_dps();
   double incumbent = kInf;
@@ -1479,12 +1477,26 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     const int64_t width = std::max(1, std::min(threads, static_cast<int>(again.size())));
     ParallelFor(threads, again.size(), [&](size_t r) {
       const auto now = Clock::now();
-      const auto share = now < deadline ? (deadline - t2) * width / static_cast<int64_t>(again.size()) : Clock::duration(0);
+      const auto share = now < search_deadline ? (search_deadline - t2) * width / static_cast<int64_t>(again.size())
+                                               : Clock::duration(0);
       run(jobs[again[r]], now + share, tolerance_left / hard_segments, &thresholds[again[r]], second_nodes);
     });
     for (int ji : again) threshold_slack = std::max(threshold_slack, jobs[ji].record.slack);
+    bool open = false;
+    for (int ji : again) open = open || !jobs[ji].record.complete;
+    if (!open) stop_seeding = true;
+    if (seeder.joinable()) seeder.join();
+    if (open) {
+      if (threads <= 1) {
+        const auto now = Clock::now();
+        seeds = LocalSearchSchedules(pr, cand, budget_pu, std::min(deadline, std::max(seed_until, now + (deadline - t1) / 8)),
+                                     nullptr);
+      }
+      for (const Incumbent& inc : seeds) SeedFrontiers(pr, inc, segments, jobs_of, budget_pu, &jobs);
+    }
     run_dps();
   }
+  if (seeder.joinable()) seeder.join();
   bool complete = true;
   for (const Job& job : jobs) {
     complete = complete && job.record.complete;
