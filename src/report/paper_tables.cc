@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace hetplan::report_internal {
 namespace {
@@ -338,6 +339,11 @@ Status Fig3Section(const std::vector<nlohmann::json>& rows, const std::vector<co
     table.push_back({Str(*r, "platform"), std::to_string(xb), std::to_string(ns), Times(RowNumber(*r, "speedup")),
                      paper ? Times(*paper) : "—", Str(*r, "status")});
   }
+  // Results files list points as they finish (dse runs them in parallel):
+  // sort by platform, crossbars, then MVM latency.
+  std::sort(table.begin(), table.end(), [](const auto& a, const auto& b) {
+    return std::tuple(a[0], std::stoll(a[1]), std::stoll(a[2])) < std::tuple(b[0], std::stoll(b[1]), std::stoll(b[2]));
+  });
   if (!table.empty()) {
     draft.blocks.push_back(Table(
         "ResNet-18 speedup over CPU-only, ours beside the paper's Fig. 3 values.",
