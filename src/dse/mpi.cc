@@ -497,13 +497,15 @@ class Coordinator {
       ledger.AddRank(r, t, std::max(1, t / 4), ts_);
       summary_.jobs += t;
     }
-    Outbox local;  // rank 0's own threads
-    dse::PointPool pool(
+    local_ = std::make_unique<Outbox>();  // rank 0's own threads
+    Outbox& local = *local_;
+    pool_ = std::make_unique<dse::PointPool>(
         threads_, [&](int i, std::string*) { return dse::RunPoint(s_.sh, s_.points[i]); },
         [&](int i, bool, nlohmann::json line, std::string, double) {
           std::string text = LineText(line);
           local.Push({i, std::move(text), "", std::move(line)});
         });
+    dse::PointPool& pool = *pool_;
     if (progress_) {
       prog_.elapsed_s = Since(t0_);
       progress_(prog_);
@@ -668,6 +670,11 @@ class Coordinator {
   std::optional<dse::ResultsFile> out_;
   std::map<int, nlohmann::json> peers_;  // their hellos
   dse::Ledger* ledger_ = nullptr;        // during RunPoints
+  // Rank 0's threads and what they hand their results to (RunPoints). Members,
+  // not locals: a job that ends with a thread still in a point leaks them (see
+  // DseMpiJob::Run), and the thread goes on using them until the process ends.
+  std::unique_ptr<Outbox> local_;
+  std::unique_ptr<dse::PointPool> pool_;
   DseProgress prog_;
   Status io_error_;
   Clock::time_point t0_, ts_;
@@ -677,16 +684,23 @@ class Coordinator {
 // Ranks 1..N-1.
 
 struct Worker {
+  Worker(const DseMpiOptions& o, int r, int t, bool* abort, bool* hard)
+      : options(o), rank(r), threads(t), must_abort(abort), exit_hard(hard) {}
+
   const DseMpiOptions& options;
   int rank;
   int threads;
   bool* must_abort;
   bool* exit_hard;
+  // What the point threads use: members, so that a rank that ends with a
+  // thread still in a point can leak them (see DseMpiJob::Run).
+  dse::Start s;
+  std::unique_ptr<Outbox> outbox_;
+  std::unique_ptr<dse::PointPool> pool_;
 
   Result<DseSummary> Run(const DseSpec& spec_in) {
     DseSummary summary;
     Comm comm(nullptr);
-    dse::Start s;
     Prepare(spec_in, BuildId(), options.arguments, rank, threads, &s);
     comm.Send(0, kHello, s.hello.dump());
     std::string go;
@@ -702,14 +716,16 @@ struct Worker {
     if (st.ok()) st = dse::AcceptCosts(payload, &s);
     comm.Send(0, kReady, nlohmann::json{{"problem", st.ok() ? "" : st.message()}}.dump());
 
-    Outbox outbox;
-    dse::PointPool pool(
+    outbox_ = std::make_unique<Outbox>();
+    Outbox& outbox = *outbox_;
+    pool_ = std::make_unique<dse::PointPool>(
         st.ok() ? threads : 0,
         [&](int i, std::string* schedule) { return dse::RunPoint(s.sh, s.points[i], schedule); },
         [&](int i, bool, nlohmann::json line, std::string schedule, double) {
           outbox.Push({i, LineText(line), std::move(schedule), nullptr});
         },
         /*want_schedule=*/true);
+    dse::PointPool& pool = *pool_;
     Backoff backoff;
     std::chrono::microseconds wait{0};
     auto heard = Clock::now();
@@ -821,14 +837,22 @@ Result<DseSummary> DseMpiJob::Run(const DseSpec& spec_in, const DseMpiOptions& o
   // CBC's "all cores" is this rank's share of them.
   if (spec.solve.threads == 0) spec.solve.threads = threads;
   if (rank_ == 0) {
-    Coordinator c(options, progress, size_, threads);
-    Result<DseSummary> r = c.Run(spec);
-    must_abort_ = c.must_abort;
-    stop_abort_ = c.stop_abort;
+    auto c = std::make_unique<Coordinator>(options, progress, size_, threads);
+    Result<DseSummary> r = c->Run(spec);
+    must_abort_ = c->must_abort;
+    stop_abort_ = c->stop_abort;
+    // A job that ends by abort (a rank lost, a hung point, SIGTERM from
+    // mpirun) may have a thread still in a point, which uses the
+    // coordinator's state until the process ends; and mpirun's SIGKILL
+    // follows its SIGTERM within a second, too soon to free models and
+    // sessions before reporting. So that state is never freed.
+    if (must_abort_) (void)c.release();
     return r;
   }
-  Worker w{options, rank_, threads, &must_abort_, &exit_hard_};
-  return w.Run(spec);
+  std::unique_ptr<Worker> w(new Worker{options, rank_, threads, &must_abort_, &exit_hard_});
+  Result<DseSummary> r = w->Run(spec);
+  if (must_abort_ || exit_hard_) (void)w.release();  // as above: threads may still use it
+  return r;
 }
 
 int DseMpiJob::Finish(int exit_code) {
