@@ -242,10 +242,13 @@ def randomize(model):
             t.add_(torch.randn_like(t) * 0.02)
 
 
-def export_one(name, out_dir, force):
+def export_one(name, out_dir, force, zoo=None, opset=OPSET):
+    """Exports zoo[name] = (builder, input shape or list of shapes, output names[, input names])."""
     import onnx
 
-    builder, shape, output_names = ZOO[name]
+    builder, shape, output_names, *rest = (zoo or ZOO)[name]
+    shapes = shape if isinstance(shape, list) else [shape]
+    input_names = rest[0] if rest else ["input"]
     path = os.path.join(out_dir, name + ".onnx")
     if os.path.exists(path) and not force:
         print(f"{name:12s} exists, skipped ({path})", flush=True)
@@ -255,7 +258,7 @@ def export_one(name, out_dir, force):
     model = builder()
     randomize(model)
     model.eval()
-    x = torch.randn(*shape)
+    xs = tuple(torch.randn(*sh) for sh in shapes)
 
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".onnx.tmp", dir=out_dir)
     os.close(fd)
@@ -265,11 +268,11 @@ def export_one(name, out_dir, force):
             # Grad stays enabled: it keeps nn.MultiheadAttention (ViT) off its
             # fused fast path, which the ONNX exporter cannot handle.
             torch.onnx.export(
-                model, (x,), tmp,
+                model, xs, tmp,
                 export_params=True,
-                opset_version=OPSET,
+                opset_version=opset,
                 do_constant_folding=True,
-                input_names=["input"],
+                input_names=input_names,
                 output_names=output_names,
                 training=torch.onnx.TrainingMode.EVAL,
             )
