@@ -153,8 +153,8 @@ void RegisterDse(CLI::App& app) {
                   "map_concurrent, greedy, ..., single:<pu>), or 'baselines' for every one-request baseline")
       ->default_val("exact");
   sub->add_option("--pairs", o->pairs,
-                  "Two-request methods: 'self' plans each model with itself, 'all' every unordered pair of two "
-                  "different models (BIDENT's pair study)")
+                  "Two-request methods: 'self' plans each model with itself, 'all' every unordered pair of models, "
+                  "each with itself included (BIDENT's pair study: n models, n(n+1)/2 pairs)")
       ->default_val("self")
       ->check(CLI::IsMember({"self", "all"}));
   sub->add_option("--objective", o->objectives, "latency, energy or latency,energy")->default_val("latency");

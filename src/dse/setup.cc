@@ -31,12 +31,6 @@ Status CheckSpec(DseSpec* spec) {
     s = resolved->canonical;
   }
   if (spec->all_pairs) {
-    if (spec->models.size() < 2) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "dse: --pairs all pairs different models, and {} was given; name two models or more, or use "
-                   "--pairs self",
-                   spec->models.size() == 1 ? "only one" : "none");
-    }
     if (std::none_of(spec->solvers.begin(), spec->solvers.end(),
                      [](const std::string& s) { return FindSolver(s)->info().requests == 2; })) {
       return Error(ErrorCode::kInvalidArgument,

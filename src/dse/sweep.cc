@@ -80,8 +80,8 @@ std::vector<DsePoint> ExpandPoints(const DseSpec& spec) {
             pt.solver = solver;
             const Solver* method = FindSolver(solver);
             if (spec.all_pairs && method != nullptr && method->info().requests == 2) {
-              for (size_t j = m + 1; j < spec.models.size(); ++j) {
-                pt.second = static_cast<int>(j);
+              for (size_t j = m; j < spec.models.size(); ++j) {
+                pt.second = j == m ? -1 : static_cast<int>(j);  // with itself: the same point as without all_pairs
                 points.push_back(pt);
               }
               continue;

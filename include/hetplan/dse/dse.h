@@ -58,9 +58,8 @@ struct DseSpec {
   bool resume = false;        // keep the points already in out_path and run only the others
   std::string schedules_dir;  // when set, each point's schedule file is written there
   // Two-request methods (MethodInfo::requests == 2): false plans each model
-  // with itself; true plans every unordered pair of two different models
-  // (BIDENT's pair study: 20 models give its 190 pairs) and never a model
-  // with itself. Needs two models at least.
+  // with itself; true plans every unordered pair, a model with itself
+  // included (BIDENT's pair study: its 19 configurations give 190 pairs).
   bool all_pairs = false;
 };
 
