@@ -303,14 +303,19 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     names = [m.strip() for m in args.models.split(",") if m.strip()]
-    unknown = [m for m in names if m not in ZOO and m not in int8.INT8_ZOO]
+    import families  # BIDENT's workload families (models/families.py), which builds on this module
+    unknown = [m for m in names if m not in ZOO and m not in int8.INT8_ZOO and m not in families.ALL_FAMILIES]
     if unknown:
-        ap.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(ALL_MODELS + int8.INT8_MODELS)}")
+        ap.error(f"unknown model(s): {', '.join(unknown)}; known: "
+                 f"{', '.join(ALL_MODELS + int8.INT8_MODELS + families.ALL_FAMILIES)}")
     os.makedirs(args.out_dir, exist_ok=True)
     # Turn SIGTERM into SystemExit so the temp file is removed on the way out.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     for name in names:
-        if name in int8.INT8_ZOO:
+        if name in families.ALL_FAMILIES:
+            families.main(["--out-dir", args.out_dir, "--models", name, "--calibrator", args.calibrator] +
+                          (["--force"] if args.force else []))
+        elif name in int8.INT8_ZOO:
             int8.export_int8(name, args.out_dir, args.force, args.calibrator, export_one, randomize, OPSET)
         else:
             export_one(name, args.out_dir, args.force)
