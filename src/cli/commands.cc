@@ -17,6 +17,7 @@ void RegisterAll(CLI::App& app) {
   RegisterGraph(app);
   RegisterProfile(app);
   RegisterPartition(app);
+  RegisterFrontier(app);
   RegisterSolvers(app);
   RegisterValidate(app);
   RegisterMap(app);

@@ -30,5 +30,6 @@ void RegisterReproduce(CLI::App& app);
 void RegisterSplit(CLI::App& app);
 void RegisterRun(CLI::App& app);
 void RegisterSolvers(CLI::App& app);
+void RegisterFrontier(CLI::App& app);
 
 }  // namespace hetplan::cli

@@ -1168,8 +1168,9 @@ std::vector<Incumbent> LocalSearchSchedules(const Problem& pr, const std::vector
 
 SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vector<int>>& cand,
                                    Clock::time_point deadline, double relative_gap, int64_t node_limit,
-                                   const std::atomic<bool>* interrupt, int threads) {
+                                   const std::atomic<bool>* interrupt, int threads, int sweep_pu) {
   threads = std::max(1, threads);
+  const bool sweep = sweep_pu >= 0;
   const OpGraph& g = *pr.graph;
   const CostModel& c = *pr.costs;
   const int n = g.size(), k = c.num_pus();
@@ -1186,7 +1187,8 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     for (int v = 0; v < n; ++v) {
       if (std::find(cand[v].begin(), cand[v].end(), p) != cand[v].end()) total += c.crossbars(v, p);
     }
-    if (total > c.pu(p).capacity) binding.push_back(p);
+    // A swept PU is tracked whether or not its capacity binds.
+    if (total > c.pu(p).capacity || p == sweep_pu) binding.push_back(p);
   }
   std::vector<Segment> segments;
   int budget_pu = -1;
@@ -1201,6 +1203,12 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     Segment whole;
     whole.ops = g.topological_order();
     segments.push_back(std::move(whole));
+    if (sweep) {
+      // One segment: the search tracks the swept PU's usage, the others'
+      // capacities bound it as constraints.
+      budget_pu = sweep_pu;
+      budget = c.pu(sweep_pu).capacity;
+    }
   }
   const int num_segments = static_cast<int>(segments.size());
   out.stats.segments = num_segments;
@@ -1419,7 +1427,8 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     // end, per PU and crossbars still used. Both made monotone in the usage.
     // Tables over a very large capacity are not built (no thresholds then:
     // still exact, only slower).
-    const bool use_thresholds = cols <= kMaxThresholdColumns;
+    // A sweep needs every budget exact: the thresholds hold at the full one only.
+    const bool use_thresholds = cols <= kMaxThresholdColumns && !sweep;
     const size_t table = use_thresholds ? static_cast<size_t>(slots * cols) : 0;
     std::vector<std::vector<double>> pre(num_segments + 1, std::vector<double>(table, kInf));
     std::vector<std::vector<double>> suf(num_segments + 1, std::vector<double>(table, kInf));
@@ -1521,20 +1530,55 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   for (int i = 1; i < static_cast<int>(last.size()); ++i) {
     if (last[i].time < last[best].time) best = i;
   }
-  // Walk back through the segments: PUs and the dispatch order.
-  std::vector<int> assignment(n, -1), order_all;
-  std::vector<std::vector<int>> pieces(num_segments);
-  int at = best;
-  for (int si = num_segments; si >= 1; --si) {
-    const DpState& s = ub[si][at];
-    const FrontierPoint& pt = jobs[s.search].record.frontier[s.point];
-    const Segment& seg = segments[si - 1];
-    for (int i = 0; i < static_cast<int>(seg.ops.size()); ++i) assignment[seg.ops[i]] = pt.pu[i];
-    for (int i : pt.order) pieces[si - 1].push_back(seg.ops[i]);
-    at = s.prev;
+  // Walk back through the segments from a final state: PUs and the dispatch
+  // order.
+  auto walk_back = [&](int final_state) {
+    std::vector<int> assignment(n, -1), order_all;
+    std::vector<std::vector<int>> pieces(num_segments);
+    int at = final_state;
+    for (int si = num_segments; si >= 1; --si) {
+      const DpState& s = ub[si][at];
+      const FrontierPoint& pt = jobs[s.search].record.frontier[s.point];
+      const Segment& seg = segments[si - 1];
+      for (int i = 0; i < static_cast<int>(seg.ops.size()); ++i) assignment[seg.ops[i]] = pt.pu[i];
+      for (int i : pt.order) pieces[si - 1].push_back(seg.ops[i]);
+      at = s.prev;
+    }
+    for (const auto& piece : pieces) order_all.insert(order_all.end(), piece.begin(), piece.end());
+    return ListSchedule(pr, assignment, &order_all);
+  };
+  if (sweep) {
+    // The final states by usage, each kept when shorter than every state
+    // with less usage: the steps of the best makespan over the budget. The
+    // schedule of each step is list-scheduled again, so the curve holds
+    // the makespans of real schedules.
+    std::vector<int> by_usage(last.size());
+    for (size_t i = 0; i < last.size(); ++i) by_usage[i] = static_cast<int>(i);
+    std::sort(by_usage.begin(), by_usage.end(), [&](int x, int y) {
+      return std::tie(last[x].usage, last[x].time) < std::tie(last[y].usage, last[y].time);
+    });
+    double shortest = kInf;
+    for (int i : by_usage) {
+      if (last[i].time >= shortest - Tol(last[i].time)) continue;
+      Schedule s = walk_back(i);
+      if (s.makespan_us >= shortest - Tol(s.makespan_us)) continue;
+      shortest = s.makespan_us;
+      out.curve.push_back(SearchOutcome::CurvePoint{last[i].usage, std::move(s)});
+    }
+    // The lower-bound states the same way: the bound at budget b is the
+    // least over states with usage ≤ b.
+    std::vector<DpState> lows = lb;
+    std::sort(lows.begin(), lows.end(),
+              [](const DpState& a, const DpState& b) { return std::tie(a.usage, a.time) < std::tie(b.usage, b.time); });
+    for (const DpState& s : lows) {
+      // The thresholds were off, so no completion was cut against the
+      // incumbent: the lower-bound DP alone bounds every budget.
+      if (out.lower_curve.empty() || s.time < out.lower_curve.back().bound) {
+        out.lower_curve.push_back(SearchOutcome::BoundPoint{s.usage, s.time});
+      }
+    }
   }
-  for (const auto& piece : pieces) order_all.insert(order_all.end(), piece.begin(), piece.end());
-  Schedule schedule = ListSchedule(pr, assignment, &order_all);
+  Schedule schedule = walk_back(best);
   out.objective = schedule.makespan_us;
   out.schedule = std::move(schedule);
   // The list schedule of the DP's choices is the DP's schedule; should

@@ -53,6 +53,22 @@ struct SearchOutcome {
   double bound = 0;                  // a proven lower bound on the optimum
   bool infeasible = false;           // proven: no assignment fits the capacities
   SearchStats stats;
+  // With a sweep PU (SolveLatencyBySearch's `sweep_pu`): the best schedule
+  // found for every budget of that PU's crossbars, as steps (usage strictly
+  // increasing, makespan strictly decreasing: at budgets [usage, next usage)
+  // the best is `schedule`), and a proven lower bound on the optimum for every
+  // budget, as steps (nonincreasing; budgets below the first step's usage
+  // have no schedule at all).
+  struct CurvePoint {
+    int64_t usage = 0;
+    Schedule schedule;
+  };
+  struct BoundPoint {
+    int64_t usage = 0;
+    double bound = 0;
+  };
+  std::vector<CurvePoint> curve;
+  std::vector<BoundPoint> lower_curve;
 };
 
 // Minimises the makespan of `problem` (latency objective) over the candidate
@@ -69,9 +85,17 @@ struct SearchOutcome {
 // for incumbents, side by side; each search has its own node allowance, fixed
 // before it starts, so the result does not depend on the thread count unless
 // the deadline stops a search.
+// `sweep_pu` (a spatial PU, or -1): also return the curve over every budget
+// of its crossbars up to its capacity (SearchOutcome::curve). The segment
+// frontiers are exact for every usage already (the DP over segments needs
+// them so); the sweep only drops the thresholds of pass 2, which are valid at
+// the full capacity alone, and tracks the PU's usage even where its capacity
+// does not bind. The gap tolerance is spent against a bound on the optimum at
+// the full capacity, which no budget's optimum is below, so each point's gap
+// holds at its own budget.
 SearchOutcome SolveLatencyBySearch(const Problem& problem, const std::vector<std::vector<int>>& cand,
                                    std::chrono::steady_clock::time_point deadline, double relative_gap,
                                    int64_t node_limit = 0, const std::atomic<bool>* interrupt = nullptr,
-                                   int threads = 1);
+                                   int threads = 1, int sweep_pu = -1);
 
 }  // namespace hetplan::exact_internal

@@ -1,0 +1,138 @@
+// The crossbar frontier (frontier.h): one run of the exact search with the
+// swept PU's capacity raised to the largest budget, its per-usage curve read
+// off the final states of the DP over segments.
+#include "hetplan/solve/frontier.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "solve/exact_search.h"
+#include "solve/mip_model.h"
+
+namespace hetplan {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+const FrontierStep* CrossbarFrontier::StepAt(int64_t b) const {
+  const FrontierStep* at = nullptr;
+  for (const FrontierStep& s : steps) {
+    if (s.crossbars > b) break;
+    at = &s;
+  }
+  return at;
+}
+
+std::optional<double> CrossbarFrontier::MakespanAt(int64_t b) const {
+  const FrontierStep* s = StepAt(b);
+  if (s == nullptr) return std::nullopt;
+  return s->makespan_us;
+}
+
+double CrossbarFrontier::LowerBoundAt(int64_t b) const {
+  double v = kInf;
+  for (const FrontierBound& s : bounds) {
+    if (s.crossbars > b) break;
+    v = s.lower_bound_us;
+  }
+  return v;
+}
+
+Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, const SolveOptions& options,
+                                               std::optional<int64_t> max_crossbars) {
+  const auto t0 = Clock::now();
+  HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
+  HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(options));
+  const CostModel& given = *problem.costs;
+  if (problem.objective != Objective::kLatency) {
+    return Error(ErrorCode::kInvalidArgument, "the crossbar frontier minimises the makespan; use the latency objective");
+  }
+  if (problem.num_requests() != 1) {
+    return Error(ErrorCode::kInvalidArgument, "the crossbar frontier plans one request; drop the second model");
+  }
+  if (pu < 0 || pu >= given.num_pus() || !given.pu(pu).spatial) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "PU {} has no crossbar capacity to sweep; choose a spatial PU (execution: spatial)",
+                 pu >= 0 && pu < given.num_pus() ? "'" + given.pu(pu).name + "'" : std::to_string(pu));
+  }
+  if (max_crossbars && *max_crossbars < 0) {
+    return Error(ErrorCode::kInvalidArgument, "the largest crossbar budget is {}; budgets are ≥ 0", *max_crossbars);
+  }
+  CrossbarFrontier f;
+  f.pu = pu;
+  for (int v = 0; v < given.num_ops(); ++v) {
+    if (given.supported(v, pu)) f.crossbars_for_all += given.crossbars(v, pu);
+  }
+  f.max_crossbars = max_crossbars.value_or(f.crossbars_for_all);
+  // Budgets past every operator's crossbars at once are all the same: the
+  // search runs at no more than that.
+  CostModel costs = given;
+  costs.mutable_pu(pu).capacity = std::min(f.max_crossbars, f.crossbars_for_all);
+  Problem swept = problem;
+  swept.costs = &costs;
+
+  if (problem.graph->size() == 0) {
+    f.steps.push_back(FrontierStep{0, 0.0, 0.0, true, Schedule{}});
+    f.bounds.push_back(FrontierBound{0, 0.0});
+    f.complete = true;
+    f.seconds = SecondsSince(t0);
+    return f;
+  }
+  const std::vector<std::vector<int>> cand = mip_internal::Candidates(costs);
+  Clock::time_point deadline = Clock::time_point::max();
+  if (std::isfinite(options.time_limit_s) && options.time_limit_s < 1e6) {
+    deadline = t0 + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(std::max(options.time_limit_s, 0.0)));
+  }
+  const int threads =
+      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  auto search = [&](int64_t node_limit) {
+    exact_internal::SearchOutcome out = exact_internal::SolveLatencyBySearch(
+        swept, cand, deadline, options.relative_gap, node_limit, options.interrupt, threads, pu);
+    f.stats.segments = out.stats.segments;
+    f.stats.largest_segment = out.stats.largest_segment;
+    f.stats.searches += out.stats.searches;
+    f.stats.nodes += out.stats.nodes;
+    f.stats.node_limit_reached = f.stats.node_limit_reached || out.stats.budget_exhausted;
+    return out;
+  };
+  exact_internal::SearchOutcome out = search(options.exact.node_limit);
+  // The node budget spent with time left: the search resumes without it
+  // (no MIP fallback here: the paper's MIP answers one budget per solve).
+  if (out.stats.budget_exhausted && Clock::now() < deadline && !out.stats.interrupted) out = search(0);
+
+  f.complete = out.complete;
+  f.termination = out.complete                 ? Termination::kOptimal
+                  : out.stats.interrupted      ? Termination::kInterrupted
+                  : out.stats.budget_exhausted ? Termination::kNodeLimit
+                                               : Termination::kTimeLimit;
+  if (out.infeasible) f.termination = Termination::kInfeasible;
+  for (const auto& b : out.lower_curve) f.bounds.push_back(FrontierBound{b.usage, b.bound});
+  for (size_t i = 0; i < out.curve.size(); ++i) {
+    FrontierStep step;
+    step.crossbars = out.curve[i].usage;
+    step.schedule = out.curve[i].schedule;
+    step.makespan_us = step.schedule.makespan_us;
+    f.steps.push_back(std::move(step));
+  }
+  // Each step's bound at its last budget (the weakest of the step); the
+  // last step runs to max_crossbars.
+  for (size_t i = 0; i < f.steps.size(); ++i) {
+    FrontierStep& s = f.steps[i];
+    const int64_t last = i + 1 < f.steps.size() ? f.steps[i + 1].crossbars - 1 : f.max_crossbars;
+    s.lower_bound_us = std::min(f.LowerBoundAt(last), s.makespan_us);
+    s.optimal = s.makespan_us - s.lower_bound_us <= options.relative_gap * std::max(s.makespan_us, 1e-12) + 1e-9;
+  }
+  f.seconds = SecondsSince(t0);
+  return f;
+}
+
+}  // namespace hetplan

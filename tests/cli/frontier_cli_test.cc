@@ -1,0 +1,109 @@
+// `hetplan frontier` end to end: the files it writes (each breakpoint's
+// schedule passes `hetplan validate`), and bad arguments that end in one
+// error line with nothing written.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/helpers.h"
+#include "testing/platforms.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using hetplan::test_util::CmdResult;
+using hetplan::test_util::Hetplan;
+
+fs::path TempDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("hetplan_cli_frontier_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream f(p);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::string Platform(const fs::path& dir) { return hetplan::test_util::WriteRooflineCimPlatform(dir); }
+
+const std::string kModel = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+
+TEST(CliFrontier, WritesTheCurveCsvAndValidSchedules) {
+  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  const fs::path d = TempDir("ok");
+  CmdResult r = Hetplan("frontier " + kModel + " --platform " + Platform(d) + " --out " + (d / "f.json").string() +
+                        " --csv " + (d / "f.csv").string() + " --schedules " + (d / "s").string() +
+                        " --saturation --min-crossbars-for-speedup 1.2 --threads 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream in(d / "f.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["format"], "hetplan-frontier");
+  ASSERT_FALSE(j["breakpoints"].empty());
+  EXPECT_EQ(j["breakpoints"][0]["crossbars"], 0);
+  EXPECT_TRUE(j["solver"]["complete"].get<bool>());
+  double last = 1e300;
+  for (const auto& bp : j["breakpoints"]) {
+    EXPECT_EQ(bp["status"], "optimal");
+    EXPECT_LT(bp["makespan_us"].get<double>(), last);
+    last = bp["makespan_us"].get<double>();
+    const std::string file = bp["schedule_file"].get<std::string>();
+    CmdResult v = Hetplan("validate " + file);
+    EXPECT_EQ(v.code, 0) << v.out;
+    std::ifstream sf(file);
+    const nlohmann::json s = nlohmann::json::parse(sf);
+    EXPECT_EQ(s["makespan_us"].get<double>(), bp["makespan_us"].get<double>());
+    for (const auto& dev : s["devices"]) {
+      if (dev["name"] == "cim") {
+        EXPECT_EQ(dev["capacity_crossbars"], bp["crossbars"]);
+      }
+    }
+  }
+  EXPECT_EQ(j["saturation"]["crossbars"], j["breakpoints"].back()["crossbars"]);
+  const std::string csv = Slurp(d / "f.csv");
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')), j["breakpoints"].size() + 1);
+  EXPECT_NE(r.out.find("saturation"), std::string::npos) << r.out;
+}
+
+TEST(CliFrontier, BadArgumentsGiveOneErrorLineAndWriteNothing) {
+  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  const fs::path d = TempDir("bad");
+  const std::string platform = Platform(d);
+  const fs::path out = d / "f.json";
+  const struct {
+    std::string args, says;
+  } cases[] = {
+      {"--platform " + platform + " --crossbars 50:10", "empty range"},
+      {"--platform " + platform + " --crossbars=-5:10", "negative"},
+      {"--platform " + platform + " --crossbars 0:x", "not an integer"},
+      {"--platform soc-example", "no crossbar capacity"},
+      {"--platform " + platform + " --pu cpu", "no crossbar capacity"},
+      {"--platform " + platform + " --pu gpu", "no such PU"},
+      {"--platform " + platform + " --min-crossbars-for-speedup -2", "factor > 0"},
+      {"--platform " + platform + " --min-crossbars-for-speedup 0", "factor > 0"},
+      {"--platform " + platform + " --gap -1", "gap"},
+  };
+  for (const auto& c : cases) {
+    std::ofstream(out) << "keep";
+    CmdResult r = Hetplan("frontier " + kModel + " " + c.args + " --out " + out.string() + " --csv " +
+                          (d / "f.csv").string() + " --schedules " + (d / "s").string());
+    EXPECT_NE(r.code, 0) << c.args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find("error"), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(Slurp(out), "keep") << c.args;
+    EXPECT_FALSE(fs::exists(d / "f.csv")) << c.args;
+    EXPECT_FALSE(fs::exists(d / "s")) << c.args;
+  }
+}
+
+}  // namespace
