@@ -88,6 +88,13 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
   const CrossbarFrontier& f = out.frontier;
   const std::string pu_name = costs.pu(pu).name;
   auto speedup = [&](double makespan) { return makespan > 0 ? out.cpu_only_us / makespan : kInf; };
+  if (spec.min_crossbars > f.max_crossbars && !f.steps.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--crossbars {}: starts past saturation: every operator fits in {} crossbars of {}, so every budget "
+                 "from {} on has makespan {:.3f} µs; give a smallest budget ≤ {}",
+                 spec.min_crossbars, f.max_crossbars, pu_name, f.steps.back().crossbars, f.steps.back().makespan_us,
+                 f.max_crossbars);
+  }
 
   // The steps within [min, max]: the one holding at `min` starts there.
   std::vector<FrontierStep> shown;

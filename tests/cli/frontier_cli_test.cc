@@ -83,6 +83,7 @@ TEST(CliFrontier, BadArgumentsGiveOneErrorLineAndWriteNothing) {
     std::string args, says;
   } cases[] = {
       {"--platform " + platform + " --crossbars 50:10", "empty range"},
+      {"--platform " + platform + " --crossbars 100000:", "past saturation"},
       {"--platform " + platform + " --crossbars=-5:10", "negative"},
       {"--platform " + platform + " --crossbars 0:x", "not an integer"},
       {"--platform soc-example", "no crossbar capacity"},
