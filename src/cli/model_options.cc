@@ -46,6 +46,13 @@ void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f) {
       ->check(CLI::Range(1, 1000000));
   sub->add_option("--cache-dir", f->cache_dir, "Profile cache folder")->default_val(f->cache_dir);
   sub->add_flag("--no-cache", f->no_cache, "Profile afresh and do not cache");
+  sub->add_flag("--no-corun", f->no_corun,
+                "With two or more measured PUs: do not measure slowdowns, co-execution and hand-offs by co-running");
+}
+
+void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in) {
+  in->profile = MakeProfileOptions(f);
+  in->corun = !f.no_corun;
 }
 
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f) {

@@ -9,7 +9,7 @@
 //     attributed back to operators (in_context_us);
 //  3. the whole model without the profiler: the reference the per-operator
 //     sum is compared with.
-// This is the only file that includes ONNX Runtime headers for profiling.
+// The co-run profiler (corun_profiler.cc) builds on the same one-operator models.
 #include "hetplan/cost/profiler.h"
 
 #include <unistd.h>
@@ -34,10 +34,12 @@
 #include <onnx/onnx_pb.h>
 #include <onnxruntime_cxx_api.h>
 
+#include "ort/pinning.h"
 #include "ort/session.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
+#include "cost/profiler_internal.h"
 
 namespace hetplan {
 namespace {
@@ -71,89 +73,15 @@ Stats Summarise(const std::vector<double>& us) {
 //  - fusion=activation: ORT_ENABLE_ALL, as the CIM paper measures its host
 //    ("all available graph and layout optimizations"); hetplan's fused
 //    operator (Conv+BN+Relu) is then one FusedConv in isolation too.
-Ort::SessionOptions MakeSessionOptions(const LoadedModel& m, const ProfileOptions& o) {
+Result<Ort::SessionOptions> MakeSessionOptions(const LoadedModel& m, const ProfileOptions& o) {
   // Sessions are created from bytes, so external data has no folder of its
   // own: resolve it next to the model file.
   std::string folder = m.path.empty() ? std::string() : fs::absolute(fs::path(m.path)).parent_path().string();
-  return ort::MakeSessionOptions(o.threads, m.fusion == FusionLevel::kActivation, folder);
+  return ort::MakePuSessionOptions({o.provider, o.provider_options, o.threads, o.cores},
+                                   m.fusion == FusionLevel::kActivation, folder);
 }
 
-// A session with its inputs made once, ready to run again and again. Float
-// inputs are uniform in [-1, 1] from a fixed seed; integer inputs are zeros
-// (always a valid Gather index); bool inputs are false.
-class Runner {
- public:
-  // Creates the session; a failure is ORT's message, one line.
-  static Result<std::unique_ptr<Runner>> Create(Ort::Env& env, const std::string& bytes,
-                                                const Ort::SessionOptions& so, uint64_t seed) {
-    auto r = std::unique_ptr<Runner>(new Runner());
-    try {
-      r->session_ = Ort::Session(env, bytes.data(), bytes.size(), so);
-    } catch (const std::exception& e) {
-      return Status(ErrorCode::kUnsupported, OneLine(e.what()));
-    }
-    try {
-      HETPLAN_RETURN_IF_ERROR(r->MakeInputs(seed));
-    } catch (const std::exception& e) {
-      return Status(ErrorCode::kInternal, OneLine(e.what()));
-    }
-    return r;
-  }
-
-  // Throws Ort::Exception (callers catch it).
-  void Run() {
-    auto outputs = session_.Run(run_options_, in_c_.data(), inputs_.data(), inputs_.size(),
-                                out_c_.data(), out_c_.size());
-    (void)outputs;
-  }
-
-  Ort::Session& session() { return session_; }
-
- private:
-  Runner() = default;
-
-  Status MakeInputs(uint64_t seed) {
-    Ort::AllocatorWithDefaultOptions alloc;
-    std::mt19937_64 rng(seed);
-    const size_t n_in = session_.GetInputCount();
-    for (size_t i = 0; i < n_in; ++i) {
-      input_names_.emplace_back(session_.GetInputNameAllocated(i, alloc).get());
-      const std::string& name = input_names_.back();
-      Ort::TypeInfo type_info = session_.GetInputTypeInfo(i);
-      if (type_info.GetONNXType() != ONNX_TYPE_TENSOR) {
-        return Status(ErrorCode::kUnsupported, fmt::format("input '{}' is not a tensor", name));
-      }
-      auto info = type_info.GetTensorTypeAndShapeInfo();
-      const ONNXTensorElementDataType type = info.GetElementType();
-      std::vector<int64_t> shape = info.GetShape();
-      for (int64_t d : shape) {
-        if (d < 0) {
-          return Status(ErrorCode::kUnsupported,
-                        fmt::format("input '{}' has a dynamic dimension; give static shapes with "
-                                    "--shape", name));
-        }
-      }
-      if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
-        return Status(ErrorCode::kUnsupported,
-                      fmt::format("input '{}' has an element type the profiler cannot fill", name));
-      }
-      inputs_.push_back(ort::RandomTensor(type, shape, rng));
-    }
-    const size_t n_out = session_.GetOutputCount();
-    for (size_t i = 0; i < n_out; ++i) {
-      output_names_.emplace_back(session_.GetOutputNameAllocated(i, alloc).get());
-    }
-    for (const auto& s : input_names_) in_c_.push_back(s.c_str());
-    for (const auto& s : output_names_) out_c_.push_back(s.c_str());
-    return Status::Ok();
-  }
-
-  Ort::Session session_{nullptr};
-  Ort::RunOptions run_options_;
-  std::vector<std::string> input_names_, output_names_;
-  std::vector<const char*> in_c_, out_c_;
-  std::vector<Ort::Value> inputs_;
-};
+using ort::Runner;
 
 // `warmup` untimed runs, then `runs` timed ones (µs each).
 std::vector<double> TimeRuns(Runner& r, int warmup, int runs) {
@@ -457,15 +385,6 @@ std::string ProfilePrefix() {
       .string();
 }
 
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // The model as ORT should see it: the imported model (shape overrides
 // applied, shape arithmetic folded) with unnamed nodes given the names the
 // importer gave them, so that ORT's profile can be mapped back.
@@ -533,7 +452,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   // per-operator work.
   HETPLAN_ASSIGN_OR_RETURN(std::string whole, WholeModelBytes(m));
   {
-    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
     auto runner = Runner::Create(*env, whole, so, kSeed);
     if (!runner.ok()) {
       return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime {} cannot load the model: {}; the model "
@@ -555,7 +474,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   if (o.in_context) {
     const std::string prefix = ProfilePrefix();
     std::string profile_path;
-    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
     so.EnableProfiling(prefix.c_str());
     Status failure;
     {
@@ -595,7 +514,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   if (o.progress) o.progress(0, g.size());
   for (const Operator& op : g.operators()) {
     HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(op));
-    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
     auto runner = Runner::Create(*env, bytes, so, kSeed + static_cast<uint64_t>(op.id));
     if (!runner.ok()) {
       return Error(ErrorCode::kUnsupported, "{}: operator '{}' ({}, id {}): ONNX Runtime refuses it "
@@ -632,13 +551,15 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   meta["host"] = HostName();
   meta["cpu"] = CpuModelName();
   meta["threads"] = std::to_string(o.threads);
+  meta["provider"] = o.provider;
+  meta["cores"] = o.cores.empty() ? std::string("unpinned") : fmt::format("{}", fmt::join(o.cores, ","));
   meta["runtime"] = "onnxruntime " + OnnxRuntimeVersion();
   meta["warmup"] = std::to_string(o.warmup);
   meta["runs"] = std::to_string(o.runs);
   meta["model_runs"] = std::to_string(o.model_runs);
   meta["in_context"] = o.in_context ? "true" : "false";
   meta["operators"] = std::to_string(g.size());
-  meta["created"] = UtcNow();
+  meta["created"] = cost_internal::UtcNow();
   meta["sum_of_op_medians_us"] = DoubleText(sum_us);
   if (t.model_median_us && *t.model_median_us > 0) {
     meta["relative_error"] = DoubleText(sum_us / *t.model_median_us - 1.0);
@@ -647,6 +568,29 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
 }
 
 }  // namespace
+
+namespace cost_internal {
+
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Result<std::vector<std::string>> OperatorModels(const LoadedModel& m, const std::vector<int>& op_ids) {
+  OperatorExtractor extractor(m);
+  std::vector<std::string> out;
+  for (int id : op_ids) {
+    HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(m.graph.op(id)));
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
+}  // namespace cost_internal
 
 std::string OnnxRuntimeVersion() {
   try {
@@ -696,6 +640,12 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
   add("fusion", ToString(m.fusion));
   add("pu", pu_name);
   add("threads", std::to_string(o.threads));
+  // Only when set, so that the keys of unpinned CPU profiles stay what they were.
+  if (o.provider != "cpu" || !o.provider_options.empty()) {
+    add("provider", o.provider);
+    for (const auto& [k, v] : o.provider_options) add("provider_option", k + "=" + v);
+  }
+  if (!o.cores.empty()) add("cores", fmt::format("{}", fmt::join(o.cores, ",")));
   add("warmup", std::to_string(o.warmup));
   add("runs", std::to_string(o.runs));
   add("model_runs", std::to_string(o.model_runs));
@@ -732,12 +682,21 @@ Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu
     }
   }
   Result<CostTable> measured = Status(ErrorCode::kInternal, "");
-  try {
-    measured = Measure(m, pu_name, o);
-  } catch (const std::exception& e) {
-    // Nothing above should throw; a stray ORT or allocation error still must
-    // not cross the library's API.
-    return Error(ErrorCode::kInternal, "{}: profiling failed: {}", m.path, OneLine(e.what()));
+  auto measure = [&] {
+    try {
+      measured = Measure(m, pu_name, o);
+    } catch (const std::exception& e) {
+      // Nothing above should throw; a stray ORT or allocation error still must
+      // not cross the library's API.
+      measured = Error(ErrorCode::kInternal, "{}: profiling failed: {}", m.path, OneLine(e.what()));
+    }
+  };
+  // A pinned PU is measured on a thread pinned as it will run (ORT's pool
+  // threads inherit the pinning and MakePuSessionOptions spreads them).
+  if (o.cores.empty()) {
+    measure();
+  } else {
+    HETPLAN_RETURN_IF_ERROR(ort::RunPinned(o.cores, measure));
   }
   if (!measured.ok()) return measured;
   CostTable t = std::move(measured).value();

@@ -1,0 +1,21 @@
+// What the co-run profiler (corun_profiler.cc) takes from the host profiler
+// (ort_profiler.cc): operators cut out of the model exactly as they are
+// profiled alone. Internal to the cost module.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetplan/graph/onnx_import.h"
+#include "hetplan/util/status.h"
+
+namespace hetplan::cost_internal {
+
+// The one-operator model of each of `op_ids` (serialised ModelProto), as
+// ProfileOnnxRuntime times it.
+Result<std::vector<std::string>> OperatorModels(const LoadedModel& m, const std::vector<int>& op_ids);
+
+// "2026-12-01T19:56:10Z": when a table was measured (meta `created`).
+std::string UtcNow();
+
+}  // namespace hetplan::cost_internal
