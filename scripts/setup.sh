@@ -11,6 +11,8 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
   python3-torch python3-torchvision python3-onnx
+  pybind11-dev python3-dev python3-pytest python3-pandas python3-matplotlib
+  python3-pip python3-setuptools python3-wheel python3-venv
   clang-14 libclang-rt-14-dev
   nodejs npm openssl ca-certificates
 )

@@ -51,6 +51,19 @@ const CostTable& TableCache::Put(const std::string& key, CostTable table) {
   return tables_.insert_or_assign(key, std::move(table)).first->second;
 }
 
+Result<const ProcessingUnit*> ProfiledPu(const Platform& platform, const std::string& pu_name) {
+  const ProcessingUnit* chosen = nullptr;
+  for (const ProcessingUnit& pu : platform.pus) {
+    const bool named = !pu_name.empty() ? pu.name == pu_name : pu.cost_source == CostSource::kProfile;
+    if (named && chosen == nullptr) chosen = &pu;
+  }
+  if (chosen == nullptr || chosen->cost_source != CostSource::kProfile) {
+    return Error(ErrorCode::kInvalidArgument, "{}: no PU {}takes its costs from `cost: profile`; nothing to measure",
+                 platform.source, pu_name.empty() ? "" : "'" + pu_name + "' ");
+  }
+  return chosen;
+}
+
 Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& platform, const CostInputs& in,
                                    TableCache* cache) {
   TableCache local;
@@ -68,7 +81,10 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
     return t;
   };
   const CostTable* user_table = nullptr;
-  if (!in.costs_path.empty()) {
+  if (in.table != nullptr) {
+    HETPLAN_RETURN_IF_ERROR(CheckCostTable(*in.table, model.graph, in.table_label));
+    user_table = in.table;
+  } else if (!in.costs_path.empty()) {
     HETPLAN_ASSIGN_OR_RETURN(user_table, load(in.costs_path));
   }
 

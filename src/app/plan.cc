@@ -5,14 +5,95 @@
 
 namespace hetplan {
 
+Result<PreparedCosts> PrepareCosts(const LoadedModel& model, const Platform& platform, const CostInputs& in,
+                                   TableCache* cache) {
+  HETPLAN_ASSIGN_OR_RETURN(ResolvedCosts resolved, ResolveCosts(model, platform, in, cache));
+  HETPLAN_ASSIGN_OR_RETURN(CostModel costs, BuildCostModel(model.graph, platform, resolved.sources));
+  return PreparedCosts{std::move(costs), std::move(resolved.notes), std::move(resolved.run_notes)};
+}
+
 Result<PreparedProblem> PrepareProblem(const PlanInputs& in, TableCache* cache) {
   HETPLAN_ASSIGN_OR_RETURN(Platform platform, LoadPlatform(in.platform));
   for (const std::string& o : in.overrides) HETPLAN_RETURN_IF_ERROR(ApplyOverride(platform, o));
   HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(in.model_path, in.import));
-  HETPLAN_ASSIGN_OR_RETURN(ResolvedCosts resolved, ResolveCosts(model, platform, in.costs, cache));
-  HETPLAN_ASSIGN_OR_RETURN(CostModel costs, BuildCostModel(model.graph, platform, resolved.sources));
-  return PreparedProblem{std::move(model), std::move(platform), std::move(costs), std::move(resolved.notes),
-                         std::move(resolved.run_notes)};
+  HETPLAN_ASSIGN_OR_RETURN(PreparedCosts prepared, PrepareCosts(model, platform, in.costs, cache));
+  return PreparedProblem{std::move(model), std::move(platform), std::move(prepared.costs), std::move(prepared.notes),
+                         std::move(prepared.run_notes)};
+}
+
+nlohmann::json MethodInfoToJson(const MethodInfo& m) {
+  nlohmann::json objectives = nlohmann::json::array();
+  for (Objective o : m.objectives) objectives.push_back(ToString(o));
+  return {{"name", m.name},
+          {"family", ToString(m.family)},
+          {"summary", m.summary},
+          {"objectives", objectives},
+          {"requests", m.requests},
+          {"spatial_pus", m.spatial_pus},
+          {"proves_optimality", m.proves_optimality},
+          {"time_limit", m.time_limit},
+          {"schedule_mode", m.schedule_mode},
+          {"docs", m.docs}};
+}
+
+std::vector<std::string> ExpandSolverNames(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& n : names) {
+    if (n == "baselines") {
+      for (const std::string& b : SolverNames(MethodFamily::kBaseline, 1)) out.push_back(b);
+    } else {
+      out.push_back(n);
+    }
+  }
+  return out;
+}
+
+Result<MapMode> ParseMapMode(std::string_view text) {
+  if (text == "sequential") return MapMode::kSequential;
+  if (text == "parallel") return MapMode::kParallel;
+  if (text == "concurrent") return MapMode::kConcurrent;
+  return Error(ErrorCode::kInvalidArgument, "mode '{}' is unknown; use sequential, parallel or concurrent", text);
+}
+
+std::string ToString(MapMode mode) {
+  switch (mode) {
+    case MapMode::kSequential:
+      return "sequential";
+    case MapMode::kParallel:
+      return "parallel";
+    case MapMode::kConcurrent:
+      return "concurrent";
+  }
+  return "?";
+}
+
+Result<PlanSpec> MapPlanSpec(const MapSettings& s) {
+  PlanSpec spec;
+  spec.objective = s.objective;
+  if (s.mode != MapMode::kConcurrent) {
+    if (s.second_model || s.joint || s.lockstep || !s.coexec.empty()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "mode {}: a second model, co-execution rows, joint and lockstep apply to the concurrent mode "
+                   "only; use mode concurrent or drop them",
+                   ToString(s.mode));
+    }
+    spec.solver = s.mode == MapMode::kParallel ? "map_parallel" : "map";
+    spec.options.mapping = MappingOptions{s.accounting.value_or(TransferAccounting::kConservative), s.algorithm};
+    spec.method_references = true;  // BIDENT's single-PU totals under the same accounting
+    return spec;
+  }
+  if (s.accounting && *s.accounting != TransferAccounting::kConservative) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "accounting {}: the concurrent mode charges every operator its full H2D and D2H (BIDENT); "
+                 "neighbour accounting applies to the sequential and parallel modes",
+                 ToString(*s.accounting));
+  }
+  spec.solver = "map_concurrent";
+  spec.options.concurrent.space = !s.second_model && !s.joint ? ConcurrentSpace::kAligned : ConcurrentSpace::kJoint;
+  spec.options.concurrent.algorithm = s.algorithm;
+  spec.options.concurrent.solo_steps = !s.lockstep;
+  spec.extra_coexec = s.coexec;
+  return spec;
 }
 
 Result<PlanOutput> Plan(const PlanSubject& first, const PlanSpec& spec, const PlanSubject* second) {

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
+#include "hetplan/app/plan.h"
 #include "hetplan/dse/dse.h"
 #include "hetplan/solve/solver.h"
 
@@ -62,11 +63,7 @@ std::vector<std::string> DseSplitList(const std::string& s) {
 Result<std::vector<std::string>> DseExpandSolvers(const std::vector<std::string>& names,
                                                   const std::string& formulation) {
   std::vector<std::string> out;
-  for (const std::string& n : names) {
-    if (n == "baselines") {
-      for (const std::string& b : SolverNames(MethodFamily::kBaseline, 1)) out.push_back(b);
-      continue;
-    }
+  for (const std::string& n : ExpandSolverNames(names)) {
     auto resolved = ResolveSolverName(n);
     if (!resolved.ok()) return Error(ErrorCode::kInvalidArgument, "dse: {}", resolved.status().message());
     const MethodFamily family = FindSolver(resolved->canonical)->info().family;

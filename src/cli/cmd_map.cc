@@ -45,17 +45,7 @@ PlanInputs MakeInputs(const MapOpts& o, const std::string& model, const std::str
 }
 
 int WriteOutputs(const MapOpts& o, const nlohmann::json& s) {
-  if (!o.out.empty()) {
-    if (Status st = WriteFileAtomic(o.out, s.dump(1) + "\n"); !st.ok()) return ReportError(st);
-  }
-  if (!o.csv.empty()) {
-    if (Status st = WriteFileAtomic(o.csv, ScheduleJsonToCsv(s)); !st.ok()) return ReportError(st);
-  }
-  if (!o.trace.empty()) {
-    if (Status st = WriteFileAtomic(o.trace, ScheduleJsonToChromeTrace(s).dump() + "\n"); !st.ok()) {
-      return ReportError(st);
-    }
-  }
+  if (Status st = WriteScheduleOutputs(s, o.out, o.csv, o.trace); !st.ok()) return ReportError(st);
   return 0;
 }
 
@@ -93,14 +83,11 @@ void PrintSchedule(const nlohmann::json& s, const ValidationReport& v) {
   std::printf("validate  ok (%d operators, %d edges checked)\n", v.operators, v.edges);
 }
 
-int RunSingle(const MapOpts& o, const PreparedProblem& pp, Objective objective, TransferAccounting accounting,
-              ChainAlgorithm algorithm) {
+int RunSingle(const MapOpts& o, const PreparedProblem& pp, const PlanSpec& spec) {
   const bool parallel = o.mode == "parallel";
-  PlanSpec spec;
-  spec.solver = parallel ? "map_parallel" : "map";
-  spec.objective = objective;
-  spec.options.mapping = MappingOptions{accounting, algorithm};
-  spec.method_references = true;  // BIDENT's single-PU totals under the same accounting
+  const Objective objective = spec.objective;
+  const TransferAccounting accounting = spec.options.mapping.accounting;
+  const ChainAlgorithm algorithm = spec.options.mapping.algorithm;
   auto plan = Plan(pp.subject(), spec);
   if (!plan.ok()) return ReportError(plan.status());
   const SolveResult& res = plan->result;
@@ -178,18 +165,9 @@ int RunSingle(const MapOpts& o, const PreparedProblem& pp, Objective objective, 
 }
 
 int RunConcurrent(const MapOpts& o, const PreparedProblem& pp, const PreparedProblem& pp1, bool same_model,
-                  Objective objective, ChainAlgorithm algorithm) {
-  PlanSpec spec;
-  spec.solver = "map_concurrent";
-  spec.objective = objective;
-  spec.options.concurrent.space = same_model && !o.joint ? ConcurrentSpace::kAligned : ConcurrentSpace::kJoint;
-  spec.options.concurrent.algorithm = algorithm;
-  spec.options.concurrent.solo_steps = !o.lockstep;
-  if (!o.coexec.empty()) {
-    auto t = LoadCostTable(o.coexec);
-    if (!t.ok()) return ReportError(t.status());
-    spec.extra_coexec = t->coexec;
-  }
+                  const PlanSpec& spec) {
+  const Objective objective = spec.objective;
+  const ChainAlgorithm algorithm = spec.options.concurrent.algorithm;
   const PlanSubject second = pp1.subject();
   auto plan = Plan(pp.subject(), spec, same_model ? nullptr : &second);
   if (!plan.ok()) return ReportError(plan.status());
@@ -305,27 +283,38 @@ void RegisterMap(CLI::App& app) {
     if (!acc.ok()) return ReportError(acc.status());
     auto algorithm = ParseChainAlgorithm(o->algorithm);
     if (!algorithm.ok()) return ReportError(algorithm.status());
-    if (o->mode == "concurrent" && accounting->count() > 0 && *acc != TransferAccounting::kConservative) {
-      return ReportError(Error(ErrorCode::kInvalidArgument,
-                               "--accounting {}: the concurrent mode charges every operator its full H2D and D2H "
-                               "(BIDENT); neighbour accounting applies to --mode sequential and parallel",
-                               o->accounting));
-    }
     if (o->mode != "concurrent" &&
         (!o->second_model.empty() || o->joint || o->lockstep || !o->coexec.empty() || !o->pair_baseline.empty())) {
       return ReportError(
           Error(ErrorCode::kInvalidArgument,
                 "--second-model, --coexec, --joint, --lockstep and --pair-baseline apply to --mode concurrent only"));
     }
+    auto mode = ParseMapMode(o->mode);
+    if (!mode.ok()) return ReportError(mode.status());
+    MapSettings settings;
+    settings.mode = *mode;
+    settings.objective = *objective;
+    if (accounting->count() > 0) settings.accounting = *acc;
+    settings.algorithm = *algorithm;
+    settings.second_model = !o->second_model.empty();
+    settings.joint = o->joint;
+    settings.lockstep = o->lockstep;
+    if (!o->coexec.empty()) {
+      auto t = LoadCostTable(o->coexec);
+      if (!t.ok()) return ReportError(t.status());
+      settings.coexec = t->coexec;
+    }
+    auto spec = MapPlanSpec(settings);
+    if (!spec.ok()) return ReportError(spec.status());
     auto io = MakeImportOptions(o->model);
     if (!io.ok()) return ReportError(io.status());
     auto pp = PrepareProblem(MakeInputs(*o, o->model.path, o->costs, *io));
     if (!pp.ok()) return ReportError(pp.status());
-    if (o->mode != "concurrent") return RunSingle(*o, *pp, *objective, *acc, *algorithm);
-    if (o->second_model.empty()) return RunConcurrent(*o, *pp, *pp, true, *objective, *algorithm);
+    if (o->mode != "concurrent") return RunSingle(*o, *pp, *spec);
+    if (o->second_model.empty()) return RunConcurrent(*o, *pp, *pp, true, *spec);
     auto pp1 = PrepareProblem(MakeInputs(*o, o->second_model, o->second_costs, *io));
     if (!pp1.ok()) return ReportError(pp1.status());
-    return RunConcurrent(*o, *pp, *pp1, false, *objective, *algorithm);
+    return RunConcurrent(*o, *pp, *pp1, false, *spec);
   });
 }
 

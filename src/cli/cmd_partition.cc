@@ -61,17 +61,7 @@ void RegisterPartition(CLI::App& app) {
       return 3;
     }
     const nlohmann::json& s = plan->schedule;
-    if (!o->out.empty()) {
-      if (Status st = WriteFileAtomic(o->out, s.dump(1) + "\n"); !st.ok()) return ReportError(st);
-    }
-    if (!o->csv.empty()) {
-      if (Status st = WriteFileAtomic(o->csv, ScheduleJsonToCsv(s)); !st.ok()) return ReportError(st);
-    }
-    if (!o->trace.empty()) {
-      if (Status st = WriteFileAtomic(o->trace, ScheduleJsonToChromeTrace(s).dump() + "\n"); !st.ok()) {
-        return ReportError(st);
-      }
-    }
+    if (Status st = WriteScheduleOutputs(s, o->out, o->csv, o->trace); !st.ok()) return ReportError(st);
     // Summary.
     std::map<std::string, std::pair<int, double>> per_device;  // ops, busy µs
     int64_t crossbars = 0;
@@ -116,9 +106,11 @@ void RegisterPartition(CLI::App& app) {
     for (const std::string& note : r.notes) {
       if (!r.mip && note.rfind("strong: ", 0) == 0) size = note.substr(8);
     }
-    std::printf("solver    %s (%s): %s (%s), objective %.3f, bound %.3f, gap %.4g%%, %.2f s, %s\n",
-                r.solver.c_str(), r.formulation.c_str(), ToString(r.status).c_str(),
-                ToString(r.termination).c_str(), r.objective, r.bound, 100.0 * r.gap, r.seconds, size.c_str());
+    // The termination where it says more than the status (feasible: time_limit, node_limit, interrupted).
+    std::string status = ToString(r.status);
+    if (ToString(r.termination) != status) status += " (" + ToString(r.termination) + ")";
+    std::printf("solver    %s (%s): %s, objective %.3f, bound %.3f, gap %.4g%%, %.2f s, %s\n", r.solver.c_str(),
+                r.formulation.c_str(), status.c_str(), r.objective, r.bound, 100.0 * r.gap, r.seconds, size.c_str());
     std::printf("validate  ok (%d operators, %d edges checked)\n", plan->validation.operators, plan->validation.edges);
     if (!o->out.empty()) std::printf("wrote     %s\n", o->out.c_str());
     return 0;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "hetplan/app/costs.h"
 #include "hetplan/platform/platform.h"
 #include "cli/model_options.h"
 #include "hetplan/cost/profiler.h"
@@ -112,22 +113,15 @@ void RegisterProfile(CLI::App& app) {
       for (const auto& set : opts->sets) {
         if (Status st = ApplyOverride(*platform, set); !st.ok()) return ReportError(st);
       }
-      const ProcessingUnit* chosen = nullptr;
-      for (const ProcessingUnit& pu : platform->pus) {
-        bool named = pu_opt->count() > 0 ? pu.name == opts->pu : pu.cost_source == CostSource::kProfile;
-        if (named && !chosen) chosen = &pu;
-      }
-      if (!chosen || chosen->cost_source != CostSource::kProfile) {
-        return ReportError(Error(ErrorCode::kInvalidArgument,
-                                 "{}: no PU {}takes its costs from `cost: profile`; nothing to measure",
-                                 platform->source, pu_opt->count() > 0 ? "'" + opts->pu + "' " : ""));
-      }
-      opts->pu = chosen->name;
-      if (threads_opt->count() == 0) opts->threads = chosen->threads;
-      if (Status st = CheckPuRuntime(*chosen, fmt::format("{}: PU {}", platform->source, chosen->name)); !st.ok()) {
+      auto chosen = ProfiledPu(*platform, pu_opt->count() > 0 ? opts->pu : std::string());
+      if (!chosen.ok()) return ReportError(chosen.status());
+      opts->pu = (*chosen)->name;
+      if (threads_opt->count() == 0) opts->threads = (*chosen)->threads;
+      if (Status st = CheckPuRuntime(**chosen, fmt::format("{}: PU {}", platform->source, (*chosen)->name));
+          !st.ok()) {
         return ReportError(st);
       }
-      opts->runtime = *chosen;  // profiled as it will run: provider, options, cores
+      opts->runtime = **chosen;  // profiled as it will run: provider, options, cores
     }
     auto model = LoadModel(opts->model);
     if (!model.ok()) return ReportError(model.status());

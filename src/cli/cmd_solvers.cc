@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "hetplan/app/plan.h"
 #include "hetplan/solve/solver.h"
 
 namespace hetplan::cli {
@@ -22,25 +23,18 @@ std::string Objectives(const MethodInfo& m) {
 void RegisterSolvers(CLI::App& app) {
   auto* sub = app.add_subcommand("solvers", "List every planning method and what it supports");
   auto json = std::make_shared<bool>(false);
+  auto options = std::make_shared<bool>(false);
   sub->add_flag("--json", *json, "Print the list as JSON");
-  Register(sub, [json]() -> int {
+  sub->add_flag("--options", *options, "Print the planning options (a Markdown table), with defaults");
+  Register(sub, [json, options]() -> int {
+    if (*options) {
+      std::fputs(SolveOptionTableMarkdown().c_str(), stdout);
+      return 0;
+    }
     const std::vector<MethodInfo> methods = ListSolvers();
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
-      for (const MethodInfo& m : methods) {
-        nlohmann::json objectives = nlohmann::json::array();
-        for (Objective o : m.objectives) objectives.push_back(ToString(o));
-        out.push_back({{"name", m.name},
-                       {"family", ToString(m.family)},
-                       {"summary", m.summary},
-                       {"objectives", objectives},
-                       {"requests", m.requests},
-                       {"spatial_pus", m.spatial_pus},
-                       {"proves_optimality", m.proves_optimality},
-                       {"time_limit", m.time_limit},
-                       {"schedule_mode", m.schedule_mode},
-                       {"docs", m.docs}});
-      }
+      for (const MethodInfo& m : methods) out.push_back(MethodInfoToJson(m));
       std::printf("%s\n", out.dump(1).c_str());
       return 0;
     }

@@ -20,6 +20,7 @@
 #include "hetplan/cost/build.h"
 #include "hetplan/dse/dse.h"
 #include "hetplan/platform/platform.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 
@@ -212,7 +213,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt) {
       const std::string path = (std::filesystem::path(spec.schedules_dir) /
                                 (Sha256Hex(line["key"].get<std::string>()).substr(0, 16) + ".json"))
                                    .string();
-      if (Status st = WriteFileAtomic(path, file.dump(1) + "\n"); !st.ok()) return fail("error", st.message());
+      if (Status st = WriteFileAtomic(path, ScheduleFileText(file)); !st.ok()) return fail("error", st.message());
       line["schedule_file"] = path;
     }
     line["wall_s"] = Since(t0);
@@ -422,6 +423,11 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
                (exclusive.empty() && others.empty());
       });
       if (!io_error.ok()) return;
+      // Stopped on request: no new point starts (the rest stay for --resume).
+      if (spec.solve.interrupt != nullptr && spec.solve.interrupt->load()) {
+        summary.interrupted = true;
+        return;
+      }
       int i = -1;
       bool excl = false;
       if (!lane_busy && !exclusive.empty()) {
@@ -441,6 +447,12 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
       std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       lock.lock();
       if (excl) lane_busy = false;
+      if (line.value("termination", "") == "interrupted") {
+        // Cut short on request: not written, so that --resume runs it again.
+        summary.interrupted = true;
+        cv.notify_all();
+        continue;
+      }
       out << text << '\n';
       out.flush();
       if (!out) io_error = Error(ErrorCode::kIoError, "{}: write failed (disk full?)", spec.out_path);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "hetplan/util/io.h"
+
 namespace hetplan {
 namespace {
 
@@ -204,6 +206,18 @@ nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& s) {
                       {"args", {{"bytes", e["bytes"]}, {"from", (*u)["device"]}, {"to", (*v)["device"]}}}});
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+}
+
+std::string ScheduleFileText(const nlohmann::json& schedule) { return schedule.dump(1) + "\n"; }
+
+Status WriteScheduleOutputs(const nlohmann::json& schedule, const std::string& json_path,
+                            const std::string& csv_path, const std::string& trace_path) {
+  if (!json_path.empty()) HETPLAN_RETURN_IF_ERROR(WriteFileAtomic(json_path, ScheduleFileText(schedule)));
+  if (!csv_path.empty()) HETPLAN_RETURN_IF_ERROR(WriteFileAtomic(csv_path, ScheduleJsonToCsv(schedule)));
+  if (!trace_path.empty()) {
+    HETPLAN_RETURN_IF_ERROR(WriteFileAtomic(trace_path, ScheduleJsonToChromeTrace(schedule).dump() + "\n"));
+  }
+  return Status::Ok();
 }
 
 }  // namespace hetplan

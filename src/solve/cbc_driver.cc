@@ -3,15 +3,18 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <string>
 
 // CBC, Clp, Osi and CoinUtils headers (coinor-libcbc-dev).
+#include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
 #include <ClpSimplex.hpp>
+#include <ClpSolve.hpp>
 #include <CoinError.hpp>
 #include <CoinMessageHandler.hpp>
 #include <CoinPackedMatrix.hpp>
@@ -28,6 +31,26 @@ std::mutex& CbcMutex() {
 }
 
 int CbcCallback(CbcModel* /*model*/, int /*where_from*/) { return 0; }
+
+// Stops the branch-and-bound at its next node or heuristic once
+// SolveOptions::interrupt reads true, keeping the incumbent (CBC then reports
+// status 5, "stopped on event"). CbcMain1 solves a copy of the model, which
+// clones this handler, so the atomic is held by pointer. The events chosen
+// are those where CBC checks for "stop"; the rest (cuts, solutions about to
+// be accepted) are left alone so that no incumbent is dropped.
+class InterruptHandler final : public CbcEventHandler {
+ public:
+  explicit InterruptHandler(const std::atomic<bool>* interrupt) : interrupt_(interrupt) {}
+  CbcAction event(CbcEvent which) override {
+    const bool stoppable = which == node || which == treeStatus || which == solution ||
+                           which == heuristicSolution || which == afterHeuristic;
+    return stoppable && interrupt_->load(std::memory_order_relaxed) ? stop : noAction;
+  }
+  CbcEventHandler* clone() const override { return new InterruptHandler(*this); }
+
+ private:
+  const std::atomic<bool>* interrupt_;
+};
 
 Status WriteModelFile(OsiClpSolverInterface& solver, const std::string& path, bool mps) {
   // CBC's writers append extensions and gzip MPS files; write a temporary
@@ -64,6 +87,14 @@ Status WriteModelFile(OsiClpSolverInterface& solver, const std::string& path, bo
 
 // Loads the model into `solver`: columns, rows, integrality and names.
 void LoadModel(const ModelBuilder& mb, OsiClpSolverInterface* solver) {
+  // Clp's initialSolve installs its own SIGINT handler for the time of each
+  // LP solve unless told not to ("special option 2": interrupt handling off,
+  // for thread safety): it would swallow Ctrl-C (the CLI's, and Python's,
+  // whose handler then never sees it) and only cut that LP short. Stopping
+  // is SolveOptions::interrupt's job (InterruptHandler below).
+  ClpSolve no_signal_handler;  // OsiClpSolverInterface's default, but for that option
+  no_signal_handler.setSpecialOption(2, 1);
+  solver->setSolveOptions(no_signal_handler);
   const int ncols = mb.num_cols(), nrows = mb.num_rows();
   std::vector<int> starts, lengths, indices;
   std::vector<double> values, row_lo, row_hi;
@@ -123,6 +154,12 @@ Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, i
     if (!options.mip.write_mps.empty()) HETPLAN_RETURN_IF_ERROR(WriteModelFile(solver, options.mip.write_mps, true));
 
     std::lock_guard<std::mutex> lock(CbcMutex());
+    if (options.interrupt != nullptr && options.interrupt->load()) {
+      // Stopped while waiting for the CBC lock (or before): no search at all.
+      CbcOutcome out;
+      out.interrupted = true;
+      return out;
+    }
     CbcModel model(solver);
     model.passInMessageHandler(&handler);
     bool warm_taken = false;
@@ -136,6 +173,13 @@ Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, i
       model.setBestSolution(warm->data(), ncols, obj, /*checkSolution=*/true);
       warm_taken = model.bestSolution() != nullptr;
     }
+    if (options.interrupt != nullptr) {
+      InterruptHandler handler_for_stop(options.interrupt);
+      model.passInEventHandler(&handler_for_stop);  // CBC keeps a clone
+    }
+    // useSignalHandler_ stays false (the default of CbcSolverUsefulData):
+    // CbcMain1 would otherwise install its own SIGINT handler and keep it
+    // after returning, taking Ctrl-C away from the CLI and from Python.
     CbcSolverUsefulData data;
     data.noPrinting_ = !options.log;
     CbcMain0(model, data);
@@ -183,6 +227,7 @@ Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, i
                          (out.secondary == 0 || out.secondary == 1 || out.secondary == 2);
     out.proven_infeasible = !out.solution && model.isProvenInfeasible();
     out.time_limit_reached = model.isSecondsLimitReached();
+    out.interrupted = options.interrupt != nullptr && options.interrupt->load() && !out.proven_optimal;
     return out;
   } catch (const CoinError& e) {
     return Error(ErrorCode::kInternal, "ilp: CBC failed in {}::{}: {}", e.className(), e.methodName(), e.message());

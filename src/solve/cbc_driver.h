@@ -22,6 +22,7 @@ struct CbcOutcome {
   int status = -1, secondary = -1;
   bool warm_taken = false;
   bool time_limit_reached = false;  // CBC stopped on its seconds limit
+  bool interrupted = false;         // SolveOptions::interrupt stopped it
 };
 
 

@@ -236,6 +236,8 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
     result.termination = Termination::kOptimal;
   } else if (result.status == SolveStatus::kInfeasible) {
     result.termination = Termination::kInfeasible;
+  } else if (out.interrupted) {
+    result.termination = Termination::kInterrupted;
   } else if (out.time_limit_reached) {
     result.termination = Termination::kTimeLimit;
   } else {

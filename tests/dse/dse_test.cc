@@ -1,6 +1,7 @@
 // `hetplan dse`: sweep parsing and expansion, a 4-point mini sweep on
 // ResNet-18 (results file fields, every schedule valid), resume after a
-// partial file and after a killed run, and the report of that sweep.
+// partial file, after a killed run and after an interrupt, and the report of
+// that sweep.
 #include "hetplan/dse/dse.h"
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +23,7 @@
 
 #include "hetplan/report/plots.h"
 #include "hetplan/validate/validator.h"
+#include "testing/helpers.h"
 
 namespace hetplan {
 namespace {
@@ -256,6 +259,36 @@ TEST(Dse, BaselinesAndNotApplicableRows) {
   }
   ASSERT_EQ(others.size(), 6u);
   for (double m : others) EXPECT_LE(ilp, m * (1 + 1e-6));
+}
+
+TEST(Dse, AnInterruptStopsTheSweepBeforeItsNextPoint) {
+  onnx::ModelProto m = test_util::ResidualBlock();
+  test_util::AddNode(m.mutable_graph(), "Relu", {"s"}, {"y"}, "/out/Relu");
+  const std::string model = (TempDir() / "block.onnx").string();
+  {
+    std::ofstream f(model, std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&f));
+  }
+  DseSpec spec;
+  spec.models = {model};
+  spec.platforms = {"soc-example"};  // roofline costs: nothing to profile
+  spec.solvers = {"greedy", "exact"};
+  spec.out_path = Fresh("interrupted.jsonl");
+  std::atomic<bool> stop{true};
+  spec.solve.interrupt = &stop;
+  auto summary = RunDse(spec);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_TRUE(summary->interrupted);
+  EXPECT_EQ(summary->points, 2);
+  EXPECT_EQ(summary->ran, 0);
+  EXPECT_TRUE(Lines(spec.out_path).empty());
+  stop.store(false);
+  spec.resume = true;  // what was left runs on resume
+  summary = RunDse(spec);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_FALSE(summary->interrupted);
+  EXPECT_EQ(summary->ran, 2);
+  EXPECT_EQ(Lines(spec.out_path).size(), 2u);
 }
 
 TEST(Dse, PairSolversOnASoc) {

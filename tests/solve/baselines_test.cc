@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "hetplan/report/schedule_file.h"
-#include "hetplan/validate/validator.h"
 #include "hetplan/solve/solver.h"
 #include "solve/instances.h"
 
@@ -20,22 +18,12 @@ namespace hetplan {
 namespace {
 
 using testing_instances::Instance;
+using testing_instances::ScheduleViolations;
 using testing_instances::MakeGraph;
 using testing_instances::RandomDagEdges;
 using testing_instances::Serial;
 using testing_instances::Spatial;
 
-// The schedule through ScheduleToJson and the independent validator.
-std::vector<std::string> Violations(const Problem& p, const SolveResult& r) {
-  LoadedModel model;
-  model.graph = *p.graph;
-  model.path = "test.onnx";
-  model.sha256 = "0";
-  Platform platform;
-  platform.name = "test";
-  ScheduleContext ctx{&model, &platform, &p, &r, "partition", {}, {}, {}};
-  return ValidateScheduleJson(ScheduleToJson(ctx)).violations;
-}
 
 // A baseline through the planner facade, as every command calls it.
 Result<SolveResult> RunBaseline(const std::string& name, const Problem& p, const BaselineOptions& o = {}) {
@@ -52,7 +40,7 @@ SolveResult RunChecked(const std::string& name, const Problem& p) {
   EXPECT_EQ(r->solver, name);
   EXPECT_TRUE(r->schedule.has_value()) << name;
   if (r->schedule) {
-    auto v = Violations(p, *r);
+    auto v = ScheduleViolations(p, *r);
     EXPECT_TRUE(v.empty()) << name << ": " << (v.empty() ? "" : v.front());
   }
   return std::move(r).value();
@@ -256,7 +244,7 @@ TEST(PairBaselines, HandCheckedAndValid) {
   for (const SolveResult* r : {&*serial, &*naive}) {
     EXPECT_EQ(r->schedule->ops[1].request, 0);
     EXPECT_EQ(r->schedule->ops[3].request, 1);
-    const auto v = Violations(both, *r);
+    const auto v = ScheduleViolations(both, *r);
     EXPECT_TRUE(v.empty()) << r->solver << ": " << (v.empty() ? "" : v.front());
   }
   // Back to back on one PU: request 1 starts when request 0 has finished.
@@ -326,7 +314,7 @@ void CheckIlpNeverWorse(const Instance& inst, Objective objective, const std::st
       continue;
     }
     ASSERT_TRUE(r->schedule.has_value()) << label << " " << name;
-    auto v = Violations(p, *r);
+    auto v = ScheduleViolations(p, *r);
     EXPECT_TRUE(v.empty()) << label << " " << name << ": " << (v.empty() ? "" : v.front());
     const double value = objective == Objective::kLatency ? r->schedule->makespan_us : *r->schedule->energy_uj;
     EXPECT_LE(ilp->objective, value * (1 + 1e-6) + 1e-9) << label << " " << name;

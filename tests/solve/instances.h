@@ -14,7 +14,9 @@
 
 #include "hetplan/cost/cost_model.h"
 #include "hetplan/graph/op_graph.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/solve/solver.h"
+#include "hetplan/validate/validator.h"
 
 namespace hetplan::testing_instances {
 
@@ -110,6 +112,19 @@ inline void FillRandomCosts(std::mt19937& rng, const std::vector<PuInfo>& pus, d
       }
     }
   }
+}
+
+// The schedule of `r` through the schedule file (ScheduleToJson) and the
+// independent validator: its violations, none when it is valid.
+inline std::vector<std::string> ScheduleViolations(const Problem& p, const SolveResult& r) {
+  LoadedModel model;
+  model.graph = *p.graph;
+  model.path = "test.onnx";
+  model.sha256 = "0";
+  Platform platform;
+  platform.name = "test";
+  ScheduleContext ctx{&model, &platform, &p, &r, "partition", {}, {}, {}};
+  return ValidateScheduleJson(ScheduleToJson(ctx)).violations;
 }
 
 }  // namespace hetplan::testing_instances

@@ -23,6 +23,10 @@ inline constexpr const char* kDefaultProfileCacheDir = ".cache/hetplan";
 
 struct CostInputs {
   std::string costs_path;  // --costs TABLE: for `table` PUs, and instead of profiling where it covers a PU
+  // The same as costs_path for a table already in memory (the Python
+  // bindings' costs=); takes precedence over costs_path. Not owned.
+  const CostTable* table = nullptr;
+  std::string table_label = "cost table";  // names `table` in errors
   ProfileOptions profile;  // for `profile` PUs; threads, provider and cores come from each PU, progress is ignored
   // With two or more `profile` PUs: measure what they cost each other by
   // co-running them (cost/corun_profiler.h; cached next to the profiles),
@@ -58,6 +62,11 @@ struct ResolvedCosts {
   };
   std::vector<Profiled> profiled;
 };
+
+// The PU `hetplan profile --platform` measures: the one called `pu_name`
+// when it is not empty, else the first PU with `cost: profile`. Error when
+// that PU does not take its costs from `cost: profile` (or is absent).
+Result<const ProcessingUnit*> ProfiledPu(const Platform& platform, const std::string& pu_name);
 
 // The cost sources of `platform`'s PUs for `model`. Errors: a table that does
 // not match the model (named), a profiling failure. With `cache`, tables are

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -53,6 +54,16 @@ struct PreparedProblem {
 // sources (app/costs.h) and builds the cost model.
 Result<PreparedProblem> PrepareProblem(const PlanInputs& in, TableCache* cache = nullptr);
 
+// The cost half of PrepareProblem, for a model and a platform already
+// loaded (the Python bindings keep both across calls).
+struct PreparedCosts {
+  CostModel costs;
+  std::vector<std::string> notes;      // as PreparedProblem's
+  std::vector<std::string> run_notes;
+};
+Result<PreparedCosts> PrepareCosts(const LoadedModel& model, const Platform& platform, const CostInputs& in,
+                                   TableCache* cache = nullptr);
+
 struct PlanSpec {
   std::string solver = "exact";  // any name `hetplan solvers` lists (aliases too)
   Objective objective = Objective::kLatency;
@@ -84,6 +95,39 @@ struct PlanOutput {
 // internal error (a bug). Outcomes without a schedule (infeasible, a limit
 // hit before any) are results, not errors.
 Result<PlanOutput> Plan(const PlanSubject& first, const PlanSpec& spec, const PlanSubject* second = nullptr);
+
+// What `hetplan solvers --json` prints for a method: name, family, summary,
+// objectives, requests, spatial_pus, proves_optimality, time_limit,
+// schedule_mode, docs.
+nlohmann::json MethodInfoToJson(const MethodInfo& method);
+
+// A list of methods as dse takes it: "baselines" stands for every
+// one-request baseline; every other name is kept as given (RunDse resolves
+// it and names the unknown ones).
+std::vector<std::string> ExpandSolverNames(const std::vector<std::string>& names);
+
+// `hetplan map`'s modes (docs/mapping.md): BIDENT's sequential and
+// intra-model parallel mapping of one request, and its two-request search.
+enum class MapMode { kSequential, kParallel, kConcurrent };
+Result<MapMode> ParseMapMode(std::string_view text);
+std::string ToString(MapMode mode);
+
+struct MapSettings {
+  MapMode mode = MapMode::kSequential;
+  Objective objective = Objective::kLatency;
+  // Absent: conservative. The concurrent mode accepts only conservative.
+  std::optional<TransferAccounting> accounting;
+  ChainAlgorithm algorithm = ChainAlgorithm::kDp;
+  // The concurrent mode only (errors otherwise):
+  bool second_model = false;  // two models; else the same model twice
+  bool joint = false;         // same model: the joint (i, j) space instead of the aligned one
+  bool lockstep = false;      // joint space: BIDENT's literal transitions only
+  std::vector<CoExecution> coexec;  // co-execution rows beyond the cost tables'
+};
+// The plan a mode makes: method map, map_parallel or map_concurrent with its
+// options, and the method's own references (BIDENT's single-PU totals under
+// its accounting), as `hetplan map` reports them. Errors name the setting.
+Result<PlanSpec> MapPlanSpec(const MapSettings& settings);
 
 // The same with the arguments of earlier releases.
 Result<PlanOutput> PlanPartition(const PreparedProblem& pp, const std::string& solver, Objective objective,

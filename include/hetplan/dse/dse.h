@@ -103,9 +103,14 @@ struct DseSummary {
   std::string host_cpu;
   std::vector<std::string> time_limited_points;  // "model platform overrides solver"
   std::vector<std::string> profile_notes;        // per model: cache hit/miss
+  // DseSpec::solve.interrupt stopped the sweep: the points not run (and any
+  // it cut short, which are not written) are left for `resume`.
+  bool interrupted = false;
 };
 
-// Runs the sweep. Errors (before any point runs): a missing model or
+// Runs the sweep. With DseSpec::solve.interrupt set to true while it runs, the
+// points running stop early and no new point starts (summary.interrupted).
+// Errors (before any point runs): a missing model or
 // platform, an override or sweep value the platform rejects (named), an
 // unknown solver, an existing results file without `resume`, a profiling
 // failure. A point that fails is an outcome, written as a line with status

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hetplan/util/status.h"
 
@@ -92,5 +93,20 @@ struct SolveOptions {
 
 // Checks the common fields and every sub-struct; errors name the option.
 Status ValidateSolveOptions(const SolveOptions& o);
+
+// One row of the options reference (docs/planners.md is generated from
+// these rows and a test fails when the two drift, as HiGHS writes its options
+// reference from code). Defaults are read from a default SolveOptions.
+struct OptionInfo {
+  std::string name;         // as in code: "time_limit_s", "exact.node_limit", ...
+  std::string type;         // "double", "int", "bool", "enum", "string"
+  std::string default_text;
+  std::string applies_to;   // "every method", "exact", "mip", "map, map_parallel", ...
+  std::string cli;          // the command-line flag, or "" when none
+  std::string description;
+};
+std::vector<OptionInfo> SolveOptionTable();
+// The table as Markdown, one row per option.
+std::string SolveOptionTableMarkdown();
 
 }  // namespace hetplan

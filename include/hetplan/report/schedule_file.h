@@ -42,4 +42,12 @@ std::string ScheduleJsonToCsv(const nlohmann::json& schedule);
 // plus one for transfers.
 nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& schedule);
 
+// The schedule file's bytes as every writer writes them (the CLI's --out,
+// dse's --schedules, the Python bindings): one-space indent, final newline.
+std::string ScheduleFileText(const nlohmann::json& schedule);
+// Writes the schedule file, its CSV and its Chrome trace to the paths that
+// are not empty, each atomically; the first error stops.
+Status WriteScheduleOutputs(const nlohmann::json& schedule, const std::string& json_path,
+                            const std::string& csv_path, const std::string& trace_path);
+
 }  // namespace hetplan
