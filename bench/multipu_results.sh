@@ -19,7 +19,9 @@
 #
 # Environment: MODELS_LIST ("resnet50 vit_b_16 yolov5n googlenet"),
 # RUNS (20), WARMUP (3), REPEATS (3), TIME_LIMIT (300, the exact search),
-# CACHE_DIR (.cache/hetplan), NO_HEADER (print only rows).
+# CACHE_DIR (.cache/hetplan), PROFILE_FLAGS (extra flags for the planning
+# commands, e.g. "--warmup 5 --runs 30" for fewer profiler runs per operator
+# than BIDENT's 20 + 200), NO_HEADER (print only rows).
 set -euo pipefail
 
 BIN=${1:-build/hetplan}
@@ -38,7 +40,8 @@ fi
 OUT=${KEEP_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/hetplan_multipu.XXXXXX")}
 mkdir -p "$OUT"
 [[ -n "${KEEP_DIR:-}" ]] || trap 'rm -rf "$OUT"' EXIT
-COMMON=(--platform host-2core --cache-dir "$CACHE_DIR")
+read -r -a EXTRA <<<"${PROFILE_FLAGS:-}"
+COMMON=(--platform host-2core --cache-dir "$CACHE_DIR" "${EXTRA[@]}")
 
 # row MODEL PLAN SCHEDULE SINGLE_US REPORT...: one Markdown row.
 row() {
@@ -70,7 +73,7 @@ EOF
 }
 
 if [[ -z "${NO_HEADER:-}" ]]; then
-  echo "| model | plan | solver | segments | cross-PU hand-offs | predicted ms | measured ms (runs) | error | busy ms cpu0 / cpu1 | speedup vs single core | outputs = unsplit |"
+  echo "| model | plan | solver | segments | cross-PU hand-offs | predicted ms | measured ms (runs) | error | busy ms cpu0 / cpu1 | speedup (vs single core; 2-request rows vs one after the other) | outputs = unsplit |"
   echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
 fi
 for model in "${ZOO[@]}"; do
