@@ -85,13 +85,14 @@ TEST_F(CoRun, EveryPuIsProfiledPinnedAndTheirCostsOnEachOtherAreMeasured) {
     EXPECT_EQ(t.meta.at("cores"), std::to_string(platform_.pus[static_cast<size_t>(platform_.FindPu(pu))].cores[0]));
     EXPECT_EQ(t.meta.at("corun_source"), "measured");
     EXPECT_EQ(t.meta.at("corun_pus"), "cpu0,cpu1");
-    // SF(run, interfere), both ways: at least 1 within noise (the spread of
-    // the solo measurement between rounds, recorded with it; 10 % at least).
+    // SF(run, interfere), both ways: at least 1 within noise (twice the
+    // spread of the solo measurement between rounds, recorded with it; 15 %
+    // at least: two rounds estimate the spread poorly on a loaded machine).
     // Sharing one core, a PU runs at about half speed.
     ASSERT_EQ(t.slowdowns.size(), 2u);
     for (const Slowdown& s : t.slowdowns) {
       const double noise = std::stod(t.meta.at("corun_slowdown_noise." + s.run_pu + "." + s.interfere_pu));
-      EXPECT_GE(s.factor, 1.0 - std::max(0.1, noise)) << s.run_pu << " under " << s.interfere_pu << ", noise " << noise;
+      EXPECT_GE(s.factor, 1.0 - std::max(0.15, 2 * noise)) << s.run_pu << " under " << s.interfere_pu << ", noise " << noise;
       EXPECT_LE(s.factor, 10.0);
       if (!two_cores_) {
         EXPECT_GE(s.factor, 1.3) << "two PUs on one core must slow each other down";
