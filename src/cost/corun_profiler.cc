@@ -509,11 +509,7 @@ std::string CoRunCacheKey(const LoadedModel& m, const std::vector<CoRunPu>& pus,
   std::string text;
   auto add = [&](std::string_view k, const std::string& v) { text += fmt::format("{}={}\n", k, v); };
   add("version", std::string(kCacheVersion));
-  add("model_sha256", m.sha256);
-  for (const TensorInfo& in : m.graph.graph_inputs()) {
-    add("input", fmt::format("{}:{}:{}", in.name, in.dtype, fmt::join(in.shape, "x")));
-  }
-  add("fusion", ToString(m.fusion));
+  text += cost_internal::ModelKeyText(m);
   for (const CoRunPu& pu : pus) add("pu", pu.name + " " + RuntimeText(pu.runtime));
   add("warmup", std::to_string(o.warmup));
   add("runs", std::to_string(o.runs));
@@ -521,9 +517,7 @@ std::string CoRunCacheKey(const LoadedModel& m, const std::vector<CoRunPu>& pus,
   add("representative_ops", std::to_string(o.representative_ops));
   add("coexec", o.coexec ? "true" : "false");
   add("transfer_bytes", fmt::format("{}", fmt::join(o.transfer_bytes, ",")));
-  add("runtime", OnnxRuntimeVersion());
-  add("cpu", CpuModelName());
-  add("host", HostName());
+  text += cost_internal::MachineKeyText();
   return Sha256Hex(text);
 }
 

@@ -590,6 +590,19 @@ Result<std::vector<std::string>> OperatorModels(const LoadedModel& m, const std:
   return out;
 }
 
+std::string ModelKeyText(const LoadedModel& m) {
+  std::string text = fmt::format("model_sha256={}\n", m.sha256);
+  // --shape changes the model without changing its file.
+  for (const TensorInfo& in : m.graph.graph_inputs()) {
+    text += fmt::format("input={}:{}:{}\n", in.name, in.dtype, fmt::join(in.shape, "x"));
+  }
+  return text + fmt::format("fusion={}\n", ToString(m.fusion));
+}
+
+std::string MachineKeyText() {
+  return fmt::format("runtime={}\ncpu={}\nhost={}\n", OnnxRuntimeVersion(), CpuModelName(), HostName());
+}
+
 }  // namespace cost_internal
 
 std::string OnnxRuntimeVersion() {
@@ -632,12 +645,7 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
   std::string text;
   auto add = [&](std::string_view k, const std::string& v) { text += fmt::format("{}={}\n", k, v); };
   add("version", std::string(kCacheVersion));
-  add("model_sha256", m.sha256);
-  // --shape changes the model without changing its file.
-  for (const TensorInfo& in : m.graph.graph_inputs()) {
-    add("input", fmt::format("{}:{}:{}", in.name, in.dtype, fmt::join(in.shape, "x")));
-  }
-  add("fusion", ToString(m.fusion));
+  text += cost_internal::ModelKeyText(m);
   add("pu", pu_name);
   add("threads", std::to_string(o.threads));
   // Only when set, so that the keys of unpinned CPU profiles stay what they were.
@@ -650,9 +658,7 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
   add("runs", std::to_string(o.runs));
   add("model_runs", std::to_string(o.model_runs));
   add("in_context", o.in_context ? "true" : "false");
-  add("runtime", OnnxRuntimeVersion());
-  add("cpu", CpuModelName());
-  add("host", HostName());
+  text += cost_internal::MachineKeyText();
   return Sha256Hex(text);
 }
 

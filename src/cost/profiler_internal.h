@@ -15,6 +15,12 @@ namespace hetplan::cost_internal {
 // ProfileOnnxRuntime times it.
 Result<std::vector<std::string>> OperatorModels(const LoadedModel& m, const std::vector<int>& op_ids);
 
+// The lines of a cache key (ProfileCacheKey, CoRunCacheKey) that name the
+// model as measured (its hash, input shapes, fusion) and the machine (ORT
+// version, CPU model, host name), each "key=value\n".
+std::string ModelKeyText(const LoadedModel& m);
+std::string MachineKeyText();
+
 // "2026-12-01T19:56:10Z": when a table was measured (meta `created`).
 std::string UtcNow();
 
