@@ -559,17 +559,7 @@ Result<CostTable> ProfileCoRun(const LoadedModel& m, const std::vector<CoRunPu>&
   }
   if (!measured.ok()) return measured;
   CostTable t = std::move(measured).value();
-  if (!key.empty()) {
-    t.meta["cache_key"] = key;
-    std::error_code ec;
-    fs::create_directories(o.cache_dir, ec);
-    Status st = ec ? Error(ErrorCode::kIoError, "{}: cannot create the cache folder ({})", o.cache_dir, ec.message())
-                   : SaveCostTable(t, CacheFile(o.cache_dir, key, ".csv").string(),
-                                   CacheFile(o.cache_dir, key, ".json").string());
-    if (!st.ok()) t.meta["cache_error"] = OneLine(st.message());
-    t.meta["cache_file"] = CacheFile(o.cache_dir, key, ".json").string();
-  }
-  t.meta["cache"] = key.empty() ? "off" : "miss";
+  cost_internal::StoreInCache(o.cache_dir, key, &t);
   return t;
 }
 

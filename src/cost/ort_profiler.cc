@@ -599,6 +599,20 @@ std::string ModelKeyText(const LoadedModel& m) {
   return text + fmt::format("fusion={}\n", ToString(m.fusion));
 }
 
+void StoreInCache(const std::string& dir, const std::string& key, CostTable* t) {
+  if (!key.empty()) {
+    t->meta["cache_key"] = key;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    Status st = ec ? Error(ErrorCode::kIoError, "{}: cannot create the cache folder ({})", dir, ec.message())
+                   : SaveCostTable(*t, CacheFile(dir, key, ".csv").string(), CacheFile(dir, key, ".json").string());
+    // A cache that cannot be written costs time later, not correctness now.
+    if (!st.ok()) t->meta["cache_error"] = OneLine(st.message());
+    t->meta["cache_file"] = CacheFile(dir, key, ".json").string();
+  }
+  t->meta["cache"] = key.empty() ? "off" : "miss";
+}
+
 std::string MachineKeyText() {
   return fmt::format("runtime={}\ncpu={}\nhost={}\n", OnnxRuntimeVersion(), CpuModelName(), HostName());
 }
@@ -706,19 +720,7 @@ Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu
   }
   if (!measured.ok()) return measured;
   CostTable t = std::move(measured).value();
-  if (!key.empty()) {
-    t.meta["cache_key"] = key;
-    std::error_code ec;
-    fs::create_directories(o.cache_dir, ec);
-    Status st = ec ? Error(ErrorCode::kIoError, "{}: cannot create the cache folder ({})", o.cache_dir,
-                           ec.message())
-                   : SaveCostTable(t, CacheFile(o.cache_dir, key, ".csv").string(),
-                                   CacheFile(o.cache_dir, key, ".json").string());
-    // A cache that cannot be written costs time later, not correctness now.
-    if (!st.ok()) t.meta["cache_error"] = OneLine(st.message());
-    t.meta["cache_file"] = CacheFile(o.cache_dir, key, ".json").string();
-  }
-  t.meta["cache"] = key.empty() ? "off" : "miss";
+  cost_internal::StoreInCache(o.cache_dir, key, &t);
   return t;
 }
 

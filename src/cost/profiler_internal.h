@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/cost/cost_table.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/util/status.h"
 
@@ -20,6 +21,11 @@ Result<std::vector<std::string>> OperatorModels(const LoadedModel& m, const std:
 // version, CPU model, host name), each "key=value\n".
 std::string ModelKeyText(const LoadedModel& m);
 std::string MachineKeyText();
+
+// Writes a freshly measured `t` to <dir>/<key>.csv and .json (a write error
+// goes to meta cache_error, not to the caller) and sets meta cache_key,
+// cache_file and cache ("miss"; "off" when `key` is empty: no caching).
+void StoreInCache(const std::string& dir, const std::string& key, CostTable* t);
 
 // "2026-12-01T19:56:10Z": when a table was measured (meta `created`).
 std::string UtcNow();
