@@ -8,12 +8,13 @@
 #
 # Defaults: build/hetplan and build/models (make them with `ninja -C build
 # hetplan zoo`). Missing models are skipped with a note. Extra options for
-# every run can be given in HETPLAN_PROFILE_ARGS (e.g. "--fusion activation").
+# every run can be given in HETPLAN_PROFILE_ARGS (e.g. "--fusion activation"),
+# other models in MODELS_LIST (e.g. "resnet18_int8 yolov5n_int8": the INT8 zoo).
 set -euo pipefail
 
 BIN=${1:-build/hetplan}
 MODELS=${2:-build/models}
-ZOO=(resnet18 resnet50 mobilenetv2 vit_b_16 yolov5n)
+read -r -a ZOO <<<"${MODELS_LIST:-resnet18 resnet50 mobilenetv2 vit_b_16 yolov5n}"
 
 if [[ ! -x "$BIN" ]]; then
   echo "profile_zoo: $BIN is not an executable; build it (ninja -C build hetplan) or pass its path" >&2

@@ -6,6 +6,12 @@ python3-onnx):
 
     /usr/bin/python3 models/export.py --out-dir build/models \
         [--models resnet18,resnet50,mobilenetv2,vit_b_16,yolov5n,googlenet] [--force]
+    /usr/bin/python3 models/export.py --out-dir build/models --calibrator build/hetplan_calibrate \
+        --models resnet18_int8,resnet50_int8,mobilenetv2_int8,vit_b_16_int8,yolov5n_int8,resnet18_int8_qop
+
+The *_int8 models are the INT8 zoo (post-training static quantization,
+models/int8.py); the ones quantized over the ONNX graph need the
+hetplan_calibrate binary (models/calibrate.cc) for their activation ranges.
 
 Every model is exported at batch 1 with fixed static input shapes, opset 13,
 in eval() mode, with constant folding, input name "input".  Weights are random
@@ -28,6 +34,9 @@ import warnings
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import int8  # noqa: E402  (models/int8.py: the INT8 zoo)
 
 OPSET = 13
 ALL_MODELS = ["resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n", "googlenet"]
@@ -297,17 +306,22 @@ def main(argv=None):
     ap.add_argument("--models", default=",".join(ALL_MODELS),
                     help="comma-separated subset of: " + ",".join(ALL_MODELS))
     ap.add_argument("--force", action="store_true", help="re-export existing files")
+    ap.add_argument("--calibrator", default="",
+                    help="the hetplan_calibrate binary (INT8 models quantized over their ONNX graph)")
     args = ap.parse_args(argv)
 
     names = [m.strip() for m in args.models.split(",") if m.strip()]
-    unknown = [m for m in names if m not in ZOO]
+    unknown = [m for m in names if m not in ZOO and m not in int8.INT8_ZOO]
     if unknown:
-        ap.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(ALL_MODELS)}")
+        ap.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(ALL_MODELS + int8.INT8_MODELS)}")
     os.makedirs(args.out_dir, exist_ok=True)
     # Turn SIGTERM into SystemExit so the temp file is removed on the way out.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     for name in names:
-        export_one(name, args.out_dir, args.force)
+        if name in int8.INT8_ZOO:
+            int8.export_int8(name, args.out_dir, args.force, args.calibrator, export_one, randomize, OPSET)
+        else:
+            export_one(name, args.out_dir, args.force)
     return 0
 
 

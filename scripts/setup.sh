@@ -7,9 +7,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-testdata
   coinor-libcbc-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
+  libopenmpi-dev openmpi-bin
   python3-torch python3-torchvision python3-onnx
   pybind11-dev python3-dev python3-pytest python3-pandas python3-matplotlib
   python3-pip python3-setuptools python3-wheel python3-venv

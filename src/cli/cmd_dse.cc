@@ -11,6 +11,7 @@
 #include "cli/model_options.h"
 #include "hetplan/app/plan.h"
 #include "hetplan/dse/dse.h"
+#include "hetplan/dse/mpi.h"
 #include "hetplan/solve/solver.h"
 
 namespace hetplan::cli {
@@ -81,7 +82,51 @@ void PrintDseSummary(const DseSummary& s, const std::string& out_path) {
               s.time_limited);
   for (const std::string& p : s.time_limited_points) std::printf("limit     %s\n", p.c_str());
   std::printf("host      %s, %d worker thread%s\n", s.host_cpu.c_str(), s.jobs, s.jobs == 1 ? "" : "s");
+  if (s.ranks > 1) {
+    std::printf("ranks     %d (MPI): rank 0 got %lld messages (%lld results, %.1f KiB), sent %lld, busy %.2f s\n",
+                s.ranks, static_cast<long long>(s.messages_in), static_cast<long long>(s.results_in),
+                s.result_bytes / 1024.0, static_cast<long long>(s.messages_out), s.coordinator_busy_s);
+    for (const std::string& h : s.rank_hosts) std::printf("rank      %s\n", h.c_str());
+  }
+  for (const std::string& n : s.notes) std::printf("note      %s\n", n.c_str());
   std::printf("wall      %.1f s (loading + profiling %.1f s, points %.1f s)\n", s.wall_s, s.profile_s, s.solve_s);
+}
+
+// The points a run could not finish (a rank lost, a hung point, the job
+// ended by a signal): each on stderr, then one error line. On stderr because
+// a job being ended by its launcher has a second or so left, and stderr is
+// not buffered.
+int ReportUnfinished(const DseSummary& s) {
+  for (const std::string& u : s.unfinished) std::fprintf(stderr, "hetplan: dse: %s\n", u.c_str());
+  std::fprintf(stderr,
+               "hetplan: error: dse: %d point%s not finished (%s); rerun the same command with --resume to run "
+               "them\n",
+               s.unfinished_points, s.unfinished_points == 1 ? " was" : "s were",
+               s.interrupted ? "the job was ended by a signal" : "see the lines above");
+  return 1;
+}
+
+// Under mpirun or srun: every rank runs this; rank 0 prints.
+int RunDseUnderMpi(const MpiLaunch& launch, const DseSpec& spec, const std::string& arguments) {
+  auto job = DseMpiJob::Init(launch);
+  if (!job.ok()) return launch.rank == 0 ? ReportError(job.status()) : 2;
+  DseMpiJob& j = **job;
+  const bool coordinator = j.rank() == 0;
+  auto summary = j.Run(spec, DseMpiOptionsFromEnvironment(arguments), coordinator ? TerminalProgress() : nullptr);
+  if (!coordinator) return j.Finish(summary.ok() ? 0 : ReportError(summary.status()));
+  if (!summary.ok()) {
+    if (isatty(fileno(stderr))) std::fprintf(stderr, "\n");
+    return j.Finish(ReportError(summary.status()));
+  }
+  if (summary->interrupted) {
+    ReportUnfinished(*summary);
+    return j.Finish(143);  // as a process ended by SIGTERM
+  }
+  PrintDseSummary(*summary, spec.out_path);
+  std::printf("wrote     %s\n", spec.out_path.c_str());
+  std::fflush(stdout);
+  if (summary->unfinished_points > 0 || !summary->unfinished.empty()) return j.Finish(ReportUnfinished(*summary));
+  return j.Finish(summary->failed > 0 ? 1 : 0);
 }
 
 void RegisterDse(CLI::App& app) {
@@ -116,7 +161,7 @@ void RegisterDse(CLI::App& app) {
   sub->add_option("--schedules", o->schedules, "Folder for each point's schedule file");
   sub->add_option("--fusion", o->fusion, "Operator fusion level: none | activation")->default_val("none");
   AddProfilingFlags(sub, &o->profiling);
-  Register(sub, [o]() -> int {
+  Register(sub, [o, sub]() -> int {
     DseSpec spec;
     spec.models = o->models;
     spec.platforms = o->platforms;
@@ -145,6 +190,9 @@ void RegisterDse(CLI::App& app) {
     spec.out_path = o->out;
     spec.resume = o->resume;
     spec.schedules_dir = o->schedules;
+    if (const MpiLaunch launch = DetectMpiLaunch(); launch.launched) {
+      return RunDseUnderMpi(launch, spec, sub->config_to_str(/*default_also=*/true, /*write_description=*/false));
+    }
     auto summary = RunDse(spec, TerminalProgress());
     if (!summary.ok()) {
       if (isatty(fileno(stderr))) std::fprintf(stderr, "\n");

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "hetplan/report/graph_report.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 
 namespace hetplan::cli {
@@ -29,6 +30,7 @@ void RegisterGraph(CLI::App& app) {
       if (!st.ok()) return ReportError(st);
     }
     std::fputs(GraphSummaryText(*model).c_str(), stdout);
+    for (const auto& line : PlanAssumptionLines(model->assumptions)) std::printf("assumes    %s\n", line.c_str());
     return 0;
   });
 }

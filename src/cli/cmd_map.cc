@@ -52,6 +52,7 @@ int WriteOutputs(const MapOpts& o, const nlohmann::json& s) {
 void PrintHeader(const PreparedProblem& pp, const std::string& basis) {
   std::printf("model     %s (%d operators, fusion %s)\n", pp.model.path.c_str(), pp.model.graph.size(),
               ToString(pp.model.fusion).c_str());
+  for (const auto& line : PlanAssumptionLines(pp.model.assumptions)) std::printf("assumes   %s\n", line.c_str());
   std::printf("platform  %s%s\n", pp.platform.name.c_str(),
               pp.platform.overrides.empty()
                   ? ""

@@ -77,6 +77,7 @@ void RegisterPartition(CLI::App& app) {
     }
     std::printf("model     %s (%d operators, fusion %s)\n", pp->model.path.c_str(), pp->model.graph.size(),
                 ToString(pp->model.fusion).c_str());
+    for (const auto& line : PlanAssumptionLines(pp->model.assumptions)) std::printf("assumes   %s\n", line.c_str());
     std::printf("platform  %s%s\n", pp->platform.name.c_str(),
                 pp->platform.overrides.empty() ? "" : (" with " + fmt::format("{}", fmt::join(pp->platform.overrides, " "))).c_str());
     for (const auto& note : pp->notes) std::printf("costs     %s\n", note.c_str());

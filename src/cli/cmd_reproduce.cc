@@ -32,8 +32,21 @@ void RegisterReproduce(CLI::App& app) {
   sub->add_option("--formulation", *formulation, "Old spelling: strong = --solver exact, paper = --solver mip");
   sub->add_option("--jobs", o->jobs, "Worker threads (0 = all cores)")->default_val(0);
   sub->add_option("--cache-dir", o->cache_dir, "Profile cache folder")->default_val(kDefaultProfileCacheDir);
-  Register(sub, [o, formulation]() -> int {
+  sub->add_option("--precision", o->precision,
+                  "int8: the INT8 zoo (*_int8), as the CIM paper ran its models; fp32: the float zoo")
+      ->default_val("int8")
+      ->check(CLI::IsMember({"int8", "fp32"}));
+  auto fusion = std::make_shared<std::string>("activation");
+  sub->add_option("--fusion", *fusion,
+                  "Operator granularity: activation (one ONNX Runtime kernel per operator, the paper's view) or "
+                  "none (one operator per ONNX node)")
+      ->default_val("activation")
+      ->check(CLI::IsMember({"none", "activation"}));
+  Register(sub, [o, formulation, fusion]() -> int {
     ReproduceOptions opts = *o;
+    auto level = ParseFusionLevel(*fusion);
+    if (!level.ok()) return ReportError(level.status());
+    opts.fusion = *level;
     auto solver = ResolveSolverFlag(opts.solver, *formulation);
     if (!solver.ok()) return ReportError(solver.status());
     opts.solver = *solver;

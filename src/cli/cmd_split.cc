@@ -19,7 +19,7 @@ void RegisterSplit(CLI::App& app) {
   sub->add_option("--out", o->out, "Folder for the sub-models and manifest.json")->required();
   sub->add_option("--model", o->model, "The planned ONNX model, when not at the schedule's model.file");
   sub->add_option("--shape", o->shapes,
-                  "Static shape for a graph input, as given to partition (repeatable), e.g. input=1x3x224x224");
+                  "Override a shape the schedule recorded (model.input_shapes), e.g. input=1x3x224x224 (repeatable)");
   sub->add_flag("--no-check", o->no_check, "Skip the ONNX checker on the sub-models");
   Register(sub, [o]() -> int {
     SplitOptions so;

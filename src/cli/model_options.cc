@@ -13,6 +13,11 @@ void AddModelOptions(CLI::App* sub, ModelOptions* o) {
   sub->add_option("--fusion", o->fusion, "Operator fusion level: none | activation")
       ->default_val("none");
   sub->add_option("--shape", o->shapes, "Static shape for a graph input, e.g. input=1x3x224x224 (repeatable)");
+  sub->add_option("--value", o->values,
+                  "Fix a graph input to a constant, NAME=V[,V...], e.g. sr=16000 (repeatable); it folds like a "
+                  "weight, and profiling, split and run feed it");
+  sub->add_option("--branch", o->branches,
+                  "Plan a data-dependent If as one branch, NODE=then|else (repeatable); the schedule records it");
   sub->add_option("--max-operators", o->max_operators, "Refuse models with more operators")
       ->default_val(100000);
   sub->add_option("--max-model-mib", o->max_model_mib, "Refuse model files larger than this many MiB")
@@ -28,6 +33,14 @@ Result<ImportOptions> MakeImportOptions(const ModelOptions& o) {
   for (const auto& s : o.shapes) {
     HETPLAN_ASSIGN_OR_RETURN(auto kv, ParseShapeOverride(s));
     io.input_shapes[kv.first] = kv.second;
+  }
+  for (const auto& s : o.values) {
+    HETPLAN_ASSIGN_OR_RETURN(auto kv, ParseValueOverride(s));
+    io.input_values[kv.first] = kv.second;
+  }
+  for (const auto& s : o.branches) {
+    HETPLAN_ASSIGN_OR_RETURN(auto kv, ParseBranchOverride(s));
+    io.branches[kv.first] = kv.second;
   }
   return io;
 }

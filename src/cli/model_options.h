@@ -18,6 +18,8 @@ struct ModelOptions {
   std::string path;
   std::string fusion = "none";
   std::vector<std::string> shapes;
+  std::vector<std::string> values;    // --value NAME=V[,V...]
+  std::vector<std::string> branches;  // --branch NODE=then|else
   int max_operators = 100000;
   double max_model_mib = 4096;  // larger files are refused before they are read
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -21,15 +22,12 @@ double LinkBytes(const std::vector<TensorInfo>& tensors, const Link& link) {
   return bytes;
 }
 
-double LinkUs(double bytes, const Link& link) {
-  if (bytes <= 0) return 0.0;
-  return link.latency_us + bytes / (link.bandwidth_gbps * 1e3);  // 1 GB/s = 1e3 bytes/µs
-}
-
 }  // namespace
 
 std::optional<double> RooflineLatencyUs(const Operator& op, const RooflineParams& r) {
   auto peak = r.peak_gflops.find(op.dtype);
+  // uint8 activations (torch's quantized models) run the 8-bit integer kernels.
+  if (peak == r.peak_gflops.end() && op.dtype == "uint8") peak = r.peak_gflops.find("int8");
   if (peak == r.peak_gflops.end()) peak = r.peak_gflops.find("float32");
   if (peak == r.peak_gflops.end() || peak->second <= 0) return std::nullopt;
   // Matrix operators: 2 flops per MAC; elementwise and the rest: one per output element.
@@ -147,8 +145,8 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
         c.set_h2d(v, p, h2d[i]);
         c.set_d2h(v, p, d2h[i]);
       } else if (by_link) {
-        c.set_h2d(v, p, LinkUs(LinkBytes(g.op(v).inputs, *link), *link));
-        c.set_d2h(v, p, LinkUs(LinkBytes(g.op(v).outputs, *link), *link));
+        c.set_h2d(v, p, TransferUs(LinkBytes(g.op(v).inputs, *link), *link));
+        c.set_d2h(v, p, TransferUs(LinkBytes(g.op(v).outputs, *link), *link));
       }
     }
   }
@@ -161,12 +159,14 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
         const Link* link = platform.FindLink(platform.pus[p].name, platform.pus[q].name);
         double us = 0;
         if (link) {
-          int64_t b = 0;
-          if (link->element_bytes) b = *link->element_bytes;
-          else if (platform.pus[p].kind == PuKind::kCim) b = platform.pus[p].cim.element_bytes;
-          else if (platform.pus[q].kind == PuKind::kCim) b = platform.pus[q].cim.element_bytes;
-          else b = edge.elements > 0 ? edge.bytes / edge.elements : 4;
-          us = TransferUs(edge.elements, b, *link);
+          // The tensors' own bytes (edge.bytes counts each at its dtype)
+          // unless the link or a CIM end fixes the element size.
+          std::optional<int64_t> b = link->element_bytes;
+          if (!b && platform.pus[p].kind == PuKind::kCim) b = platform.pus[p].cim.element_bytes;
+          if (!b && platform.pus[q].kind == PuKind::kCim) b = platform.pus[q].cim.element_bytes;
+          const double bytes = b ? static_cast<double>(edge.elements) * static_cast<double>(*b)
+                                 : static_cast<double>(edge.bytes);
+          us = TransferUs(bytes, *link);
         } else if (auto measured = InterpolateTransferUs(handoffs, platform.pus[p].name, platform.pus[q].name,
                                                          static_cast<double>(edge.bytes))) {
           us = *measured;  // a measured hand-off between the two PUs replaces per-operator copies

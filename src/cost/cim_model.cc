@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "hetplan/graph/quantization.h"
+
 namespace hetplan {
 namespace {
 
@@ -24,7 +26,13 @@ constexpr double kBytesPerUsPerGbps = 1e3;  // 1 GB/s = 1e9 B/s = 1e3 B/µs
 
 bool CimSupports(const Operator& op, const CimParams& p) {
   if (!op.has_weight || op.weight_rows <= 0 || op.weight_cols <= 0) return false;
-  return std::find(p.supported_ops.begin(), p.supported_ops.end(), op.type) != p.supported_ops.end();
+  // An operator of another type that computes a standard product (FusedConv
+  // is a Conv, MatMulNBits a MatMul) is matched by that product too, and a
+  // quantized operator (QLinearConv, ...) runs where its float type does.
+  auto listed = [&](std::string_view t) {
+    return !t.empty() && std::find(p.supported_ops.begin(), p.supported_ops.end(), t) != p.supported_ops.end();
+  };
+  return listed(op.type) || listed(op.matrix_op) || listed(FloatOpType(op.type));
 }
 
 int64_t CimCrossbars(const Operator& op, const CimParams& p) {
@@ -39,8 +47,10 @@ int64_t CimCrossbars(const Operator& op, const CimParams& p) {
       cols = CeilDiv(cols, groups);
     }
   }
-  return SatMul(CeilDiv(rows, std::max<int64_t>(p.crossbar_rows, 1)),
-                CeilDiv(cols, std::max<int64_t>(p.crossbar_cols, 1)));
+  // A recurrent operator holds one stacked [W; R] matrix per direction.
+  return SatMul(SatMul(CeilDiv(rows, std::max<int64_t>(p.crossbar_rows, 1)),
+                       CeilDiv(cols, std::max<int64_t>(p.crossbar_cols, 1))),
+                std::max<int64_t>(op.directions, 1));
 }
 
 int64_t CimMvmCount(const Operator& op, const CimParams& p) {
@@ -54,19 +64,41 @@ int64_t CimLoadElements(const Operator& op, const CimParams& p) {
   return std::max<int64_t>(op.input_elements, 0);
 }
 
+namespace {
+
+// b_elem of one tensor: the platform's element_bytes when it sets one, else
+// the tensor's own element size (its dtype's).
+double ElementBytes(const TensorInfo& t, const CimParams& p) {
+  return static_cast<double>(p.element_bytes ? *p.element_bytes : t.element_bytes);
+}
+
+double SumBytes(const std::vector<TensorInfo>& tensors, const CimParams& p) {
+  double bytes = 0;
+  for (const TensorInfo& t : tensors) bytes += ElementBytes(t, p) * static_cast<double>(std::max<int64_t>(t.elements, 0));
+  return bytes;
+}
+
+}  // namespace
+
+double CimLoadBytes(const Operator& op, const CimParams& p) {
+  if (!p.im2col_load) return SumBytes(op.inputs, p);
+  // The im2col'd copy of the activation (the first input) at its element size.
+  const double b = op.inputs.empty() ? 0.0 : ElementBytes(op.inputs.front(), p);
+  return b * static_cast<double>(CimLoadElements(op, p));
+}
+
+double CimStoreBytes(const Operator& op, const CimParams& p) { return SumBytes(op.outputs, p); }
+
 double CimLatencyUs(const Operator& op, const CimParams& p) {
   const double bytes_per_us = p.bandwidth_gbps * kBytesPerUsPerGbps;
-  const double b_elem = static_cast<double>(p.element_bytes);
-  const double load_us = b_elem * static_cast<double>(CimLoadElements(op, p)) / bytes_per_us;
+  const double load_us = CimLoadBytes(op, p) / bytes_per_us;
   const double mvm_us = static_cast<double>(CimMvmCount(op, p)) * p.mvm_latency_ns * 1e-3;
-  const double store_us =
-      b_elem * static_cast<double>(std::max<int64_t>(op.output_elements, 0)) / bytes_per_us;
+  const double store_us = CimStoreBytes(op, p) / bytes_per_us;
   return load_us + mvm_us + store_us;
 }
 
-double TransferUs(int64_t elements, int64_t element_bytes, const Link& link) {
-  if (elements <= 0) return 0;
-  const double bytes = static_cast<double>(elements) * static_cast<double>(element_bytes);
+double TransferUs(double bytes, const Link& link) {
+  if (bytes <= 0) return 0;
   return link.latency_us + bytes / (link.bandwidth_gbps * kBytesPerUsPerGbps);
 }
 

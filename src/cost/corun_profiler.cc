@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "cost/profiler_internal.h"
+#include "hetplan/graph/quantization.h"
 #include "hetplan/util/sha256.h"
 #include "ort/pinning.h"
 #include "ort/session.h"
@@ -417,14 +418,14 @@ std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& dir
 
 Result<CostTable> Measure(const LoadedModel& m, std::vector<Pu>& pus, const CoRunOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
-  const bool all = m.fusion == FusionLevel::kActivation;
+  const std::string graph_optimization = ort::GraphOptimizationFor(m.fusion, IsQuantized(m.graph));
   const std::string folder =
       m.path.empty() ? std::string() : fs::absolute(fs::path(m.path)).parent_path().string();
   for (Pu& pu : pus) {
     HETPLAN_ASSIGN_OR_RETURN(pu.worker, ort::PinnedWorker::Start(pu.runtime.cores));
     const ProfileOptions& r = pu.runtime;
     HETPLAN_ASSIGN_OR_RETURN(pu.options,
-                             ort::MakePuSessionOptions({r.provider, r.provider_options, r.threads, r.cores}, all, folder));
+                             ort::MakePuSessionOptions({r.provider, r.provider_options, r.threads, r.cores}, graph_optimization, folder));
   }
   const size_t k = pus.size();
   const std::vector<int> reps = RepresentativeOps(m, *pus[0].solo, pus[0].name, o.representative_ops);
@@ -473,7 +474,7 @@ Result<CostTable> Measure(const LoadedModel& m, std::vector<Pu>& pus, const CoRu
   meta["model_sha256"] = m.sha256;
   meta["model_file"] = m.path.empty() ? std::string() : fs::path(m.path).filename().string();
   meta["fusion"] = ToString(m.fusion);
-  meta["graph_optimization"] = all ? "all" : "basic";
+  meta["graph_optimization"] = graph_optimization;
   std::vector<std::string> names;
   for (const Pu& pu : pus) {
     names.push_back(pu.name);

@@ -37,6 +37,7 @@
 #include "ort/pinning.h"
 #include "ort/session.h"
 #include "hetplan/graph/dtype.h"
+#include "hetplan/graph/quantization.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 #include "cost/profiler_internal.h"
@@ -73,12 +74,23 @@ Stats Summarise(const std::vector<double>& us) {
 //  - fusion=activation: ORT_ENABLE_ALL, as the CIM paper measures its host
 //    ("all available graph and layout optimizations"); hetplan's fused
 //    operator (Conv+BN+Relu) is then one FusedConv in isolation too.
+//  - a quantized model at fusion=none: ORT_ENABLE_EXTENDED, the lowest
+//    level that fuses DQ → op → Q into ORT's integer kernels (QLinearConv,
+//    QLinearAdd, QGemm, ...), in isolation as in the whole model. An operator
+//    that fusion=none leaves without its QuantizeLinear (torch's
+//    DQ → Conv → Relu → Q puts the Relu in an operator of its own) then runs
+//    as a float kernel alone but inside an integer kernel in the model: the
+//    composition error shows it, and fusion=activation keeps them together.
+std::string GraphOptimization(const LoadedModel& m) {
+  return ort::GraphOptimizationFor(m.fusion, IsQuantized(m.graph));
+}
+
 Result<Ort::SessionOptions> MakeSessionOptions(const LoadedModel& m, const ProfileOptions& o) {
   // Sessions are created from bytes, so external data has no folder of its
   // own: resolve it next to the model file.
   std::string folder = m.path.empty() ? std::string() : fs::absolute(fs::path(m.path)).parent_path().string();
-  return ort::MakePuSessionOptions({o.provider, o.provider_options, o.threads, o.cores},
-                                   m.fusion == FusionLevel::kActivation, folder);
+  return ort::MakePuSessionOptions({o.provider, o.provider_options, o.threads, o.cores}, GraphOptimization(m),
+                                   folder);
 }
 
 using ort::Runner;
@@ -546,7 +558,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   meta["model_sha256"] = m.sha256;
   meta["model_file"] = m.path.empty() ? std::string() : fs::path(m.path).filename().string();
   meta["fusion"] = ToString(m.fusion);
-  meta["graph_optimization"] = m.fusion == FusionLevel::kActivation ? "all" : "basic";
+  meta["graph_optimization"] = GraphOptimization(m);
   meta["pu"] = pu_name;
   meta["host"] = HostName();
   meta["cpu"] = CpuModelName();
@@ -595,6 +607,13 @@ std::string ModelKeyText(const LoadedModel& m) {
   // --shape changes the model without changing its file.
   for (const TensorInfo& in : m.graph.graph_inputs()) {
     text += fmt::format("input={}:{}:{}\n", in.name, in.dtype, fmt::join(in.shape, "x"));
+  }
+  // So do --value and the branches taken.
+  for (const FixedInput& f : m.assumptions.fixed_inputs) {
+    text += fmt::format("value={}:{}\n", f.name, fmt::join(f.values, ","));
+  }
+  for (const BranchChoice& b : m.assumptions.branches) {
+    text += fmt::format("branch={}:{}\n", b.node, b.then ? "then" : "else");
   }
   return text + fmt::format("fusion={}\n", ToString(m.fusion));
 }

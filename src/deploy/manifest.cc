@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "hetplan/graph/dtype.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 
 namespace hetplan {
@@ -153,11 +154,7 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                 {"sha256", m.model_sha256},
                 {"fusion", m.fusion},
                 {"operators", m.model_operators}};
-  if (!m.input_shapes.empty()) {
-    nlohmann::json shapes = nlohmann::json::object();
-    for (const auto& [name, dims] : m.input_shapes) shapes[name] = dims;
-    j["model"]["input_shapes"] = std::move(shapes);
-  }
+  AddPlanAssumptions(m.assumptions, &j["model"]);
   const ManifestSchedule& s = m.schedule;
   j["schedule"] = {{"file", s.file},     {"platform", s.platform},       {"solver", s.solver},
                    {"status", s.status}, {"makespan_us", s.makespan_us}, {"violations", s.violations}};
@@ -264,15 +261,7 @@ Result<Manifest> LoadManifest(const std::string& dir) {
   m.model_sha256 = model.value("sha256", std::string());
   m.fusion = model.value("fusion", std::string("none"));
   m.model_operators = static_cast<int>(IntOr(model, "operators", 0));
-  if (const auto shapes = model.find("input_shapes"); shapes != model.end() && shapes->is_object()) {
-    for (const auto& [name, dims] : shapes->items()) {
-      if (!dims.is_array()) continue;
-      std::vector<int64_t>& out = m.input_shapes[name];
-      for (const auto& d : dims) {
-        if (d.is_number_integer()) out.push_back(d.get<int64_t>());
-      }
-    }
-  }
+  HETPLAN_ASSIGN_OR_RETURN(m.assumptions, ReadPlanAssumptions(model, path));
   if (const auto s = j.find("schedule"); s != j.end() && s->is_object()) {
     m.schedule = {StrOr(*s, "file"),   StrOr(*s, "platform"),         StrOr(*s, "solver"),
                   StrOr(*s, "status"), NumOr(*s, "makespan_us", 0.0), static_cast<int>(IntOr(*s, "violations", 0))};

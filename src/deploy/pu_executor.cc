@@ -74,7 +74,6 @@ class PuThreadExecutor : public Executor {
                                                   const std::map<std::string, const Ort::Value*>& inputs) {
     auto x = std::unique_ptr<PuThreadExecutor>(new PuThreadExecutor(m));
     const std::vector<std::string> used = UsedDevices(m, &x->worker_of_);
-    const bool all = m.graph_optimization == "all";
     std::vector<Ort::SessionOptions> options;
     for (const std::string& device : used) {
       const ort::PuRuntime rt = RuntimeOf(m, device, o.threads);
@@ -83,7 +82,7 @@ class PuThreadExecutor : public Executor {
       HETPLAN_RETURN_IF_ERROR(ort::CheckCores(rt.cores, where + ": cores"));
       HETPLAN_ASSIGN_OR_RETURN(auto worker, ort::PinnedWorker::Start(rt.cores));
       x->workers_.push_back(std::move(worker));
-      HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, ort::MakePuSessionOptions(rt, all));
+      HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, ort::MakePuSessionOptions(rt, m.graph_optimization));
       options.push_back(std::move(so));
     }
     x->segments_of_.resize(used.size());

@@ -27,11 +27,14 @@
 #include <set>
 #include <unordered_map>
 
+#include <onnx/onnx_pb.h>
+
 #include "deploy/run_internal.h"
 #include "ort/session.h"
 #include "hetplan/cost/profiler.h"
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/graph/dtype.h"
+#include "hetplan/graph/onnx_import.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 
@@ -393,11 +396,14 @@ OutputCheck Compare(const std::string& name, const Buffer& got, const Buffer& wa
 
 class Reference {
  public:
+  // `bytes`: the model with the plan's assumed If branches pinned
+  // (PinIfBranches); empty to load `path` as it is.
   static Result<std::unique_ptr<Reference>> Create(Ort::Env& env, const Manifest& m, const std::string& path,
-                                                   const Ort::SessionOptions& so) {
+                                                   const std::string& bytes, const Ort::SessionOptions& so) {
     auto r = std::unique_ptr<Reference>(new Reference());
     try {
-      r->session_ = Ort::Session(env, path.c_str(), so);
+      r->session_ = bytes.empty() ? Ort::Session(env, path.c_str(), so)
+                                  : Ort::Session(env, bytes.data(), bytes.size(), so);
     } catch (const std::exception& e) {
       return Error(ErrorCode::kUnsupported,
                    "{}: ONNX Runtime cannot load the unsplit model {}: {}; pass another "
@@ -405,6 +411,9 @@ class Reference {
                    m.path, path, OneLine(e.what()));
     }
     for (const auto& t : m.inputs) r->in_names_.push_back(t.name);
+    // The inputs the plan fixed with --value are folded into the segments;
+    // the unsplit model is fed them.
+    for (const auto& f : m.assumptions.fixed_inputs) r->in_names_.push_back(f.name);
     for (const auto& t : m.outputs) r->out_names_.push_back(t.name);
     for (const auto& s : r->in_names_) r->in_c_.push_back(s.c_str());
     for (const auto& s : r->out_names_) r->out_c_.push_back(s.c_str());
@@ -445,7 +454,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(Manifest m, LoadManifest(dir));
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const int threads = o.threads > 0 ? o.threads : m.threads;
-  Ort::SessionOptions so = ort::MakeSessionOptions(threads, m.graph_optimization == "all");
+  Ort::SessionOptions so = ort::MakeSessionOptions(threads, m.graph_optimization);
 
   std::vector<std::string> bytes;
   for (const auto& seg : m.segments) {
@@ -462,9 +471,14 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   // Inputs, made once: the same values feed the split and the unsplit model.
   std::mt19937_64 rng(o.seed);
   std::vector<Ort::Value> input_list;
+  input_list.reserve(m.inputs.size() + m.assumptions.fixed_inputs.size());  // `inputs` points into it
   for (const auto& t : m.inputs) input_list.push_back(ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
   std::map<std::string, const Ort::Value*> inputs;
   for (size_t i = 0; i < m.inputs.size(); ++i) inputs.emplace(m.inputs[i].name, &input_list[i]);
+  // After them, for the unsplit model only: the --value inputs.
+  for (const auto& f : m.assumptions.fixed_inputs) {
+    input_list.push_back(ort::ValueTensor(static_cast<ONNXTensorElementDataType>(f.elem_type), f.shape, f.values));
+  }
 
   RunReport r;
   r.dir = dir;
@@ -522,7 +536,24 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
                    "the planned model with --model, or skip the comparison with --no-reference",
                    m.path, path);
     }
-    HETPLAN_ASSIGN_OR_RETURN(ref, Reference::Create(*env, m, path, so));
+    // A plan that assumed If branches is compared with the unsplit model
+    // taking those branches.
+    std::map<std::string, bool> assumed;
+    for (const auto& b : m.assumptions.branches) {
+      if (b.assumed) assumed.emplace(b.node, b.then);
+    }
+    std::string pinned;
+    if (!assumed.empty()) {
+      onnx::ModelProto proto;
+      if (!proto.ParseFromString(model_bytes)) {
+        return Error(ErrorCode::kParseError, "{}: {} is not a valid ONNX model", m.path, path);
+      }
+      if (Status st = PinIfBranches(&proto, assumed); !st.ok()) {
+        return Error(ErrorCode::kInvalidArgument, "{}: {}: {}; re-plan and re-split", m.path, path, st.message());
+      }
+      proto.SerializeToString(&pinned);
+    }
+    HETPLAN_ASSIGN_OR_RETURN(ref, Reference::Create(*env, m, path, pinned, so));
   }
 
   std::vector<Timeline> timelines;

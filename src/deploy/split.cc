@@ -26,10 +26,13 @@
 #include <unordered_set>
 
 #include "hetplan/graph/dtype.h"
+#include "hetplan/graph/quantization.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/validate/validator.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 #include "deploy/split_internal.h"
+#include "ort/session.h"
 
 namespace hetplan {
 namespace {
@@ -363,7 +366,15 @@ class Splitter {
     const onnx::ModelProto& model = *m_.model;
     onnx::ModelProto sub;
     sub.set_ir_version(model.ir_version());
-    *sub.mutable_opset_import() = model.opset_import();
+    // The opsets its nodes use (com.microsoft for ONNX Runtime's fused
+    // operators), not every domain the exporter declared.
+    std::set<std::string> used = {""};
+    for (int i : b.nodes) used.insert(g_.node(i).domain() == "ai.onnx" ? "" : g_.node(i).domain());
+    for (const auto& f : model.functions()) used.insert(f.domain());
+    for (const auto& o : model.opset_import()) {
+      const std::string d = o.domain() == "ai.onnx" ? "" : o.domain();
+      if (used.count(d)) *sub.add_opset_import() = o;
+    }
     *sub.mutable_functions() = model.functions();
     sub.set_producer_name("hetplan-split");
     sub.set_model_version(model.model_version());
@@ -748,14 +759,14 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
   mf.model_sha256 = model.sha256;
   mf.fusion = ToString(model.fusion);
   mf.model_operators = g.size();
-  mf.input_shapes = options.input_shapes;
+  mf.assumptions = model.assumptions;
   mf.schedule = {schedule_label, ps.platform, ps.solver, ps.solver_status, ps.makespan_us, ps.violations};
   int threads = 0;
   for (const auto& d : ps.devices) {
     if (d.kind == "cpu" && d.threads > 0 && threads == 0) threads = d.threads;
   }
   mf.threads = threads > 0 ? threads : 1;
-  mf.graph_optimization = model.fusion == FusionLevel::kActivation ? "all" : "basic";
+  mf.graph_optimization = ort::GraphOptimizationFor(model.fusion, IsQuantized(model.graph));
   for (const auto& d : ps.devices) {
     mf.devices.push_back({d.name, d.kind, d.execution, d.costs, d.executable(), d.configured, d.provider,
                           d.provider_options, d.threads > 0 ? d.threads : 1, d.cores});
@@ -913,6 +924,9 @@ Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const st
   }
   io.fusion = *fusion;
   io.input_shapes = options.input_shapes;
+  // The shapes, values and branches the plan was made with: split needs none repeated.
+  HETPLAN_ASSIGN_OR_RETURN(PlanAssumptions planned, ReadPlanAssumptions(jm, schedule_path));
+  ApplyPlanAssumptions(planned, &io);
   HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(path, io));
   const std::string planned_sha = jm.value("sha256", std::string());
   if (!planned_sha.empty() && planned_sha != model.sha256) {

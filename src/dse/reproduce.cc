@@ -24,7 +24,8 @@ std::string ModelsDir(const ReproduceOptions& o) {
   return HETPLAN_DEFAULT_ZOO_DIR;
 }
 
-// Runs `python export.py --out-dir DIR --models a,b` with output in `log`.
+// Runs `python export.py --out-dir DIR --models a,b [--calibrator C]` with
+// output in `log` (the INT8 models need hetplan_calibrate, built beside hetplan).
 Status ExportModels(const std::string& python, const std::string& dir, const std::vector<std::string>& models,
                     const std::string& log) {
   const std::string script = std::string(HETPLAN_SOURCE_DIR) + "/models/export.py";
@@ -45,7 +46,7 @@ Status ExportModels(const std::string& python, const std::string& dir, const std
       close(fd);
     }
     execl(python.c_str(), python.c_str(), script.c_str(), "--out-dir", dir.c_str(), "--models", list.c_str(),
-          static_cast<char*>(nullptr));
+          "--calibrator", HETPLAN_CALIBRATOR, static_cast<char*>(nullptr));
     _exit(127);
   }
   int status = 0;
@@ -72,6 +73,7 @@ std::string Command(const DseSpec& s) {
     for (Objective o : s.objectives) names.push_back(ToString(o));
     cmd += fmt::format(" --objective {}", fmt::join(names, ","));
   }
+  if (s.import.fusion != FusionLevel::kNone) cmd += " --fusion " + ToString(s.import.fusion);
   cmd += fmt::format(" --time-limit {:g} --warmup {} --runs {} --out {}", s.solve.time_limit_s, s.profile.warmup,
                      s.profile.runs, s.out_path);
   if (!s.schedules_dir.empty()) cmd += " --schedules " + s.schedules_dir;
@@ -91,14 +93,24 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   std::filesystem::create_directories(out, ec);
   if (ec) return Error(ErrorCode::kIoError, "{}: cannot create the folder: {}", o.out_dir, ec.message());
 
-  // The zoo.
+  // The zoo, INT8 (the *_int8 models) unless FP32 is asked for.
+  if (o.precision != "int8" && o.precision != "fp32") {
+    return Error(ErrorCode::kInvalidArgument, "reproduce: precision '{}' is not one of int8, fp32", o.precision);
+  }
   const std::string zoo = ModelsDir(o);
+  auto zoo_names = [&](std::vector<std::string> names) {
+    if (o.precision == "int8") {
+      for (std::string& m : names) m += "_int8";
+    }
+    return names;
+  };
   const std::vector<std::string> klein_models =
-      o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2", "yolov5n"}
-              : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "yolov5n"};
+      zoo_names(o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2", "yolov5n"}
+                        : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "yolov5n"});
   const std::vector<std::string> bident_models =
-      o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2"}
-              : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n"};
+      zoo_names(o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2"}
+                        : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n"});
+  const std::string gantt_model = zoo_names({"resnet18"}).front();
   {
     std::vector<std::string> missing;
     for (const auto* list : {&klein_models, &bident_models}) {
@@ -129,6 +141,7 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
     s.jobs = o.jobs;
     s.out_path = (out / results).string();
     s.resume = o.resume;
+    s.import.fusion = o.fusion;
     if (!o.resume) std::filesystem::remove(s.out_path, ec);
     return s;
   };
@@ -181,7 +194,7 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   DseSpec gantt = base("schedules.jsonl");
   gantt.resume = false;
   std::filesystem::remove(gantt.out_path, ec);
-  gantt.models = {path_of("resnet18")};
+  gantt.models = {path_of(gantt_model)};
   gantt.platforms = {"klein-arm"};
   gantt.overrides = {"cim.crossbars=100", "cim.mvm_latency_ns=50"};
   gantt.solvers = {o.solver};
@@ -212,8 +225,15 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   ri.results = {klein.out_path, bident.out_path};
   ri.out_dir = (out / "report").string();
   ri.schedule_files = schedule_files;
+  ri.run_notes.push_back(fmt::format("produced by `hetplan reproduce{}{}{}` into {}", o.quick ? " --quick" : "",
+                                     o.precision == "int8" ? "" : " --precision " + o.precision,
+                                     o.fusion == FusionLevel::kActivation ? "" : " --fusion " + ToString(o.fusion),
+                                     o.out_dir));
   ri.run_notes.push_back(
-      fmt::format("produced by `hetplan reproduce{}` into {}", o.quick ? " --quick" : "", o.out_dir));
+      o.precision == "int8"
+          ? "models: the INT8 zoo (*_int8, post-training static quantization), as the CIM paper ran them: host "
+            "costs of ONNX Runtime's integer kernels, one byte per element on the bus and in CIM loads and stores"
+          : "models: the FP32 zoo, four bytes per element on the bus and in CIM loads and stores");
   for (const std::string& s : sum.stages) ri.run_notes.push_back(s);
   for (const std::string& c : sum.commands) ri.run_notes.push_back("equivalent: " + c);
   ri.run_notes.push_back(fmt::format(
@@ -234,6 +254,7 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   sum.wall_s = Since(t0);
   sum.stages.push_back(fmt::format("total wall time: {:.1f} s ({:.1f} min)", sum.wall_s, sum.wall_s / 60));
   nlohmann::json j = {{"wall_s", sum.wall_s},     {"quick", o.quick},          {"stages", sum.stages},
+                      {"precision", o.precision}, {"fusion", ToString(o.fusion)},
                       {"commands", sum.commands}, {"report", sum.report_html}, {"host_cpu", sum.klein.host_cpu}};
   HETPLAN_RETURN_IF_ERROR(WriteFileAtomic((out / "reproduce.json").string(), j.dump(1) + "\n"));
   return sum;

@@ -6,11 +6,16 @@
 #include <utility>
 
 #include "graph/graph_builder.h"
+#include "hetplan/graph/quantization.h"
 
 namespace hetplan::internal {
 namespace {
 
-bool IsMvmType(const std::string& t) { return t == "Conv" || t == "Gemm" || t == "MatMul"; }
+// Quantized matrix operators (QLinearConv, ...) fuse as their float type does.
+bool IsMvmType(const std::string& t) {
+  const std::string_view f = FloatOpType(t);
+  return f == "Conv" || f == "Gemm" || f == "MatMul";
+}
 bool IsActivation(const std::string& t) {
   return t == "Relu" || t == "Clip" || t == "HardSwish" || t == "HardSigmoid" || t == "Gelu" ||
          t == "LeakyRelu" || t == "Tanh" || t == "Sigmoid" || t == "Elu" || t == "Selu";
@@ -87,7 +92,7 @@ std::vector<NodeGroup> FuseActivations(const NodeRoles& roles, const std::vector
         if (j < 0 || unit_of[j] >= 0) break;
         const auto& nj = g.node(j);
         const std::string& tj = nj.op_type();
-        if (!bias_done && !bn_done && tj == "Add" && g.node(i).op_type() == "MatMul" &&
+        if (!bias_done && !bn_done && tj == "Add" && FloatOpType(g.node(i).op_type()) == "MatMul" &&
             is_const_input(nj, tail)) {
           bias_done = true;
         } else if (!bn_done && tj == "BatchNormalization") {

@@ -5,10 +5,14 @@
 #include "graph/graph_builder.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <utility>
 
+#include "graph/domains.h"
+#include "graph/qdq.h"
 #include "hetplan/graph/dtype.h"
+#include "hetplan/graph/quantization.h"
 
 namespace hetplan::internal {
 namespace {
@@ -45,7 +49,8 @@ std::string NodeRoles::Resolve(std::string name) const {
   return name;
 }
 
-NodeRoles ClassifyNodes(const onnx::GraphProto& g, const std::unordered_set<std::string>& initializers) {
+NodeRoles ClassifyNodes(const onnx::GraphProto& g, const std::unordered_set<std::string>& initializers,
+                        const std::vector<bool>* aliases) {
   NodeRoles roles;
   roles.graph = &g;
   const int n = g.node_size();
@@ -60,7 +65,7 @@ NodeRoles ClassifyNodes(const onnx::GraphProto& g, const std::unordered_set<std:
     const std::string& t = node.op_type();
     if (t == "Constant") {
       for (const auto& o : node.output()) constant_tensors.insert(o);
-    } else if (t == "Identity" || t == "Dropout") {
+    } else if (t == "Identity" || t == "Dropout" || (aliases != nullptr && (*aliases)[i])) {
       if (node.input_size() >= 1 && node.output_size() >= 1) {
         alias[node.output(0)] = node.input(0);
         if (constant_tensors.count(resolve(node.input(0)))) constant_tensors.insert(node.output(0));
@@ -157,11 +162,15 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
     return Status::Ok();
   };
 
+  // A quantized weight or bias is stored as integers: count those, not its float image.
+  const std::unordered_map<std::string, int> dequantized = DequantizedConstants(roles);
   std::vector<Operator> ops;
   std::vector<Edge> edges;
   for (int u = 0; u < static_cast<int>(groups.size()); ++u) {
-    const auto& unit = groups[u];
+    // The main node first in the group; nodes are listed in execution order.
+    std::vector<int> unit = groups[u];
     const int main_index = unit[0];
+    std::sort(unit.begin(), unit.end());
     const auto& main = g.node(main_index);
     Operator op;
     op.id = u;
@@ -178,21 +187,28 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
         if (raw.empty()) continue;
         std::string in = roles.Resolve(raw);
         if (roles.constant_tensors.count(in)) {
-          auto it = shapes.find(in);
-          if (it != shapes.end() && seen_inputs.insert(in).second) {
+          std::vector<std::string> stored = {in};
+          if (auto dq = dequantized.find(in); dq != dequantized.end()) {
+            stored.clear();
+            for (const auto& s : g.node(dq->second).input()) stored.push_back(roles.Resolve(s));
+          }
+          for (const std::string& c : stored) {
+          auto it = shapes.find(c);
+          if (it != shapes.end() && seen_inputs.insert(c).second) {
             int64_t e = 1;
             for (int64_t d : it->second) {
               if (d > 0 && e > facts.max_tensor_elements / d) {
                 return fail(ErrorCode::kLimitExceeded,
                             fmt::format("{}: constant '{}' (shape [{}]) has more than {} elements; "
                                         "the model is beyond the planner's size limit",
-                                        NodeLabel(node, i), in, fmt::join(it->second, ","),
+                                        NodeLabel(node, i), c, fmt::join(it->second, ","),
                                         facts.max_tensor_elements));
               }
               e *= std::max<int64_t>(d, 1);
             }
-            auto dt = dtypes.find(in);
+            auto dt = dtypes.find(c);
             op.param_bytes += e * TensorElementBytes(dt == dtypes.end() ? onnx::TensorProto::FLOAT : dt->second);
+          }
           }
           continue;
         }
@@ -218,7 +234,7 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
         if (c != roles.consumers.end()) {
           for (int k : c->second) visible = visible || !in_unit.count(k);
         }
-        if (!visible && !(i == unit.back() && o == node.output(0))) continue;
+        if (!visible && !(i == unit.back() && o == node.output(0))) continue;  // unit is sorted: back() runs last
         TensorInfo ti;
         HETPLAN_RETURN_IF_ERROR(tensor_info(o, node, i, &ti));
         op.output_elements += ti.elements;
@@ -248,13 +264,35 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
       for (size_t k = from; k < to && k < v.size(); ++k) p *= v[k];
       return p;
     };
-    if (op.type == "Conv" && main_out && main_out->size() >= 3) {
+    // Products laid out as Conv/Gemm/MatMul (com.microsoft's FusedConv, ...)
+    // share their view; the others are in graph/domains.cc. A quantized
+    // operator of the standard domain (QLinearConv, MatMulInteger, ...) has
+    // the matrix of the float operator it computes, its weight at another input.
+    std::string kind = StandardMatrixKind(main);
+    const bool standard_domain = main.domain().empty() || main.domain() == "ai.onnx";
+    const std::optional<MatrixOperands> operands =
+        standard_domain ? MatrixOperandsOf(main.op_type()) : std::nullopt;
+    if (kind.empty() && operands) kind = std::string(FloatOpType(main.op_type()));
+    const int xi = operands ? operands->activation : 0, wi = operands ? operands->weight : 1;
+    struct Lookup final : ShapeLookup {
+      std::function<const std::vector<int64_t>*(int)> c, s;
+      const std::vector<int64_t>* out = nullptr;
+      const std::vector<int64_t>* const_shape(int k) const override { return c(k); }
+      const std::vector<int64_t>* shape(int k) const override { return s(k); }
+      const std::vector<int64_t>* output_shape() const override { return out; }
+    } lookup;
+    lookup.c = const_shape;
+    lookup.s = shape_of;
+    lookup.out = main_out;
+    if (kind.empty() && SetOtherMatrixView(main, lookup, &op)) {
+      // set by SetOtherMatrixView
+    } else if (kind == "Conv" && main_out && main_out->size() >= 3) {
       op.groups = std::max<int64_t>(1, AttrInt(main, "group", 1));
-      const auto* w = const_shape(1);
-      const auto* ws = w ? w : shape_of(1);
+      const auto* w = const_shape(wi);
+      const auto* ws = w ? w : shape_of(wi);
       // ONNX shape inference does not compare the input's channels with the
       // weight's; a mismatch would be planned with the wrong crossbar count.
-      const auto* x = shape_of(0);
+      const auto* x = shape_of(xi);
       if (x && ws && x->size() >= 2 && ws->size() >= 2 &&
           (*ws)[1] > 0 && (*x)[1] != (*ws)[1] * op.groups) {
         return fail(ErrorCode::kParseError,
@@ -275,10 +313,10 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
           op.n_mvm = (*main_out)[0] * prod(*main_out, 2, main_out->size());
         }
       }
-    } else if (op.type == "Gemm") {
-      const auto* a = shape_of(0);
-      const auto* b = const_shape(1);
-      const auto* bs = b ? b : shape_of(1);
+    } else if (kind == "Gemm") {
+      const auto* a = shape_of(xi);
+      const auto* b = const_shape(wi);
+      const auto* bs = b ? b : shape_of(wi);
       if (a && bs && a->size() == 2 && bs->size() == 2) {
         bool ta = AttrInt(main, "transA", 0) != 0, tb = AttrInt(main, "transB", 0) != 0;
         int64_t m = ta ? (*a)[1] : (*a)[0];
@@ -300,10 +338,10 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
           op.n_mvm = m;
         }
       }
-    } else if (op.type == "MatMul") {
-      const auto* a = shape_of(0);
-      const auto* b = const_shape(1);
-      const auto* bs = b ? b : shape_of(1);
+    } else if (kind == "MatMul") {
+      const auto* a = shape_of(xi);
+      const auto* b = const_shape(wi);
+      const auto* bs = b ? b : shape_of(wi);
       if (a && bs && !a->empty() && bs->size() >= 2 && main_out) {
         int64_t k = (*bs)[bs->size() - 2];
         op.macs = prod(*main_out, 0, main_out->size()) * k;
@@ -315,6 +353,7 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
         }
       }
     }
+    if (op.has_weight && op.matrix_op.empty()) op.matrix_op = kind;
     ops.push_back(std::move(op));
   }
   // Re-number in case an empty unit was skipped.
@@ -361,6 +400,10 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
     if (auto it = shapes.find(roles.Resolve(out.name())); it != shapes.end()) {
       ti.shape = it->second;
       HETPLAN_RETURN_IF_ERROR(count_elements("output", &ti));
+    }
+    if (auto dt = dtypes.find(roles.Resolve(out.name())); dt != dtypes.end()) {  // a quantized model's may be uint8
+      ti.dtype = TensorDtypeName(dt->second);
+      ti.element_bytes = TensorElementBytes(dt->second);
     }
     outputs.push_back(ti);
   }

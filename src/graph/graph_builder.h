@@ -47,11 +47,16 @@ struct NodeRoles {
 };
 
 // Classifies the nodes of `g` (topologically sorted); `initializers` are the
-// names of its initializers.
-NodeRoles ClassifyNodes(const onnx::GraphProto& g, const std::unordered_set<std::string>& initializers);
+// names of its initializers. Nodes marked in `aliases` are treated as
+// Identity is (their output stands for their first input): the float view of
+// a quantized model, in which QuantizeLinear/DequantizeLinear disappear
+// (graph/qdq.h).
+NodeRoles ClassifyNodes(const onnx::GraphProto& g, const std::unordered_set<std::string>& initializers,
+                        const std::vector<bool>* aliases = nullptr);
 
 // Node indices that become one operator; the first is its main node, which
-// gives the operator its type and name.
+// gives the operator its type and name (the others may come before it in
+// execution order: the DequantizeLinear of a quantized operator's input).
 using NodeGroup = std::vector<int>;
 
 // One group per operator node, in node order: no fusion.

@@ -1,6 +1,9 @@
 #include "hetplan/graph/onnx_import.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <queue>
@@ -15,7 +18,11 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "graph/constant_folding.h"
+#include "graph/control_flow.h"
+#include "graph/domains.h"
 #include "graph/graph_builder.h"
+#include "graph/shape_errors.h"
+#include "graph/qdq.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
@@ -69,9 +76,51 @@ Result<std::pair<std::string, std::vector<int64_t>>> ParseShapeOverride(std::str
   return std::make_pair(name, dims);
 }
 
+Result<std::pair<std::string, std::vector<std::string>>> ParseValueOverride(std::string_view text) {
+  auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
+    return Error(ErrorCode::kInvalidArgument, "--value '{}': expected NAME=V[,V...] such as sr=16000", text);
+  }
+  std::string name(text.substr(0, eq));
+  std::vector<std::string> values;
+  std::string_view rest = text.substr(eq + 1);
+  while (true) {
+    auto comma = rest.find(',');
+    std::string tok(rest.substr(0, comma));
+    bool number = false;
+    if (tok == "true" || tok == "false") {
+      number = true;
+    } else if (!tok.empty() && tok.size() < 40) {
+      char* end = nullptr;
+      errno = 0;
+      const double v = std::strtod(tok.c_str(), &end);
+      number = end == tok.c_str() + tok.size() && errno == 0 && std::isfinite(v);
+    }
+    if (!number) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--value '{}': '{}' is not a number (or true/false); use e.g. {}=16000 or {}=1,0,1", text, tok,
+                   name, name);
+    }
+    values.push_back(tok);
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return std::make_pair(name, values);
+}
+
+Result<std::pair<std::string, bool>> ParseBranchOverride(std::string_view text) {
+  auto eq = text.rfind('=');
+  if (eq != std::string_view::npos && eq > 0) {
+    std::string_view which = text.substr(eq + 1);
+    if (which == "then" || which == "else") return std::make_pair(std::string(text.substr(0, eq)), which == "then");
+  }
+  return Error(ErrorCode::kInvalidArgument, "--branch '{}': expected NODE=then or NODE=else, NODE an If's name",
+               text);
+}
+
 namespace {
 
-constexpr int kMaxFoldRounds = 16;
+constexpr int kMaxFoldRounds = 64;
 
 // ONNX 1.12's convolution and pooling shape inference (convPoolShapeInference)
 // trusts its inputs: it indexes past its vectors when the weight's rank
@@ -86,6 +135,9 @@ class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
   const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
                                   const std::string& domain) const override {
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, max_inclusive_version, domain);
+    // Operators ONNX Runtime adds (com.microsoft, graph/domains.h); their
+    // convolutions reach the guarded Conv below through this registry.
+    if (schema == nullptr) return internal::ExtraSchema(key, domain, *this);
     int weight = -1;  // index of the weight input
     if (key == "Conv" || key == "ConvInteger" || key == "ConvTranspose") weight = 1;
     if (key == "QLinearConv") weight = 3;
@@ -147,6 +199,13 @@ class Importer {
   Status TopologicalSort();
   Status InferShapes();
   bool FoldConstants();
+  // Replaces Ifs whose condition is constant (and, with `assumed`, those
+  // --branch names) by their branch; returns whether any was.
+  Result<bool> ResolveIfs(bool assumed);
+  Status CheckInlinedNodes(int first, int count);
+  // A node's domain and type, and that it is no Loop/Scan or other node with a subgraph but an If.
+  Status CheckNode(const onnx::NodeProto& n, int index) const;
+  Status CheckNoIfLeft();
   Status CollectShapes();
   Result<OpGraph> BuildGraph();
 
@@ -164,6 +223,10 @@ class Importer {
   std::unordered_map<std::string, std::vector<int64_t>> shapes_;
   std::unordered_map<std::string, int32_t> dtypes_;
   std::unordered_map<std::string, ConstTensor> constants_;
+  std::vector<FixedInput> fixed_inputs_;
+  std::vector<BranchChoice> branches_;
+  std::set<std::string> unused_branches_;
+  int default_opset_ = 0;
 };
 
 Status Importer::Parse(std::string_view bytes) {
@@ -184,21 +247,16 @@ Status Importer::Parse(std::string_view bytes) {
 }
 
 Status Importer::CheckStructure() {
-  const auto& g = model_->graph();
+  auto& g = *model_->mutable_graph();
+  // Domains are judged by the nodes that use them (below), not by the
+  // imports a model declares: exporters list domains they never use.
   std::unordered_map<std::string, int> opset;
   for (const auto& o : model_->opset_import()) opset[o.domain()] = static_cast<int>(o.version());
-  for (const auto& [domain, version] : opset) {
-    if (!domain.empty() && domain != "ai.onnx") {
-      return Fail(ErrorCode::kUnsupported,
-                  fmt::format("opset domain '{}' is not supported (only the standard ai.onnx domain "
-                              "is); export without custom or vendor operators",
-                              domain));
-    }
-  }
   if (opset.empty()) {
     return Fail(ErrorCode::kParseError, "the model declares no opset_import; re-export it with an opset");
   }
   int version = opset.count("") ? opset[""] : opset["ai.onnx"];
+  default_opset_ = version;
   // Shape inference and the operator check below use the ONNX library's
   // schemas, which would silently stand in for an opset newer than it knows;
   // ONNX Runtime refuses such a model only later, when it is profiled.
@@ -209,6 +267,7 @@ Status Importer::CheckStructure() {
                             "this hetplan supports ({}); re-export the model at opset {} or lower",
                             version, it->second.second, it->second.second));
   }
+  internal::NameIfNodes(&g);
 
   auto not_utf8 = [&](const std::string& what) {
     return Fail(ErrorCode::kParseError,
@@ -240,33 +299,11 @@ Status Importer::CheckStructure() {
   for (const auto& in : g.input()) produced.insert(in.name());
   produced.insert(initializer_names_.begin(), initializer_names_.end());
   std::unordered_set<std::string> node_outputs;
+  bool uses_microsoft = false;
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
-    if (!n.domain().empty() && n.domain() != "ai.onnx") {
-      return Fail(ErrorCode::kUnsupported,
-                  fmt::format("{} is in the unknown domain '{}'; only standard ONNX operators are "
-                              "supported",
-                              NodeLabel(n, i), n.domain()));
-    }
-    if (n.op_type() == "Loop" || n.op_type() == "If" || n.op_type() == "Scan") {
-      return Fail(ErrorCode::kUnsupported,
-                  fmt::format("{} is control flow, which hetplan cannot plan statically; export the "
-                              "model with the loop unrolled or the branch resolved",
-                              NodeLabel(n, i)));
-    }
-    for (const auto& a : n.attribute()) {
-      if (a.has_g() || a.graphs_size() > 0) {
-        return Fail(ErrorCode::kUnsupported,
-                    fmt::format("{} has a subgraph attribute '{}'; subgraphs are not supported",
-                                NodeLabel(n, i), a.name()));
-      }
-    }
-    if (onnx::OpSchemaRegistry::Schema(n.op_type(), version, "") == nullptr) {
-      return Fail(ErrorCode::kUnsupported,
-                  fmt::format("{}: '{}' is not an ONNX operator at opset {}; export with standard "
-                              "operators",
-                              NodeLabel(n, i), n.op_type(), version));
-    }
+    HETPLAN_RETURN_IF_ERROR(CheckNode(n, i));
+    uses_microsoft = uses_microsoft || n.domain() == internal::kMicrosoftDomain;
     for (const auto& out : n.output()) {
       if (out.empty()) continue;
       if (!node_outputs.insert(out).second || produced.count(out)) {
@@ -279,7 +316,11 @@ Status Importer::CheckStructure() {
   }
   produced.insert(node_outputs.begin(), node_outputs.end());
   for (int i = 0; i < g.node_size(); ++i) {
-    for (const auto& in : g.node(i).input()) {
+    std::vector<std::string> reads(g.node(i).input().begin(), g.node(i).input().end());
+    if (g.node(i).op_type() == "If") {
+      for (auto& name : internal::ImplicitInputs(g.node(i))) reads.push_back(std::move(name));
+    }
+    for (const auto& in : reads) {
       if (!in.empty() && !produced.count(in)) {
         return Fail(ErrorCode::kParseError,
                     fmt::format("{} reads tensor '{}', which no node, graph input or initializer "
@@ -287,6 +328,22 @@ Status Importer::CheckStructure() {
                                 NodeLabel(g.node(i), i), in));
       }
     }
+  }
+  if (uses_microsoft && !opset.count(internal::kMicrosoftDomain)) {
+    // ONNX Runtime's tools always declare it; a hand-made model may not.
+    auto* o = model_->add_opset_import();
+    o->set_domain(internal::kMicrosoftDomain);
+    o->set_version(1);
+  }
+  const std::vector<std::string> ifs = internal::IfNames(g);
+  for (const auto& [name, then] : options_.branches) {
+    if (std::find(ifs.begin(), ifs.end(), name) == ifs.end()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--branch names '{}', which is not an If node of the model; {}", name,
+                              ifs.empty() ? std::string("the model has no If")
+                                          : fmt::format("its Ifs are: {}", fmt::join(ifs, ", "))));
+    }
+    unused_branches_.insert(name);
   }
   for (const auto& out : g.output()) {
     if (!produced.count(out.name())) {
@@ -396,8 +453,9 @@ Status Importer::CheckTensorData() {
 
 Status Importer::FixInputShapes() {
   auto* g = model_->mutable_graph();
-  std::set<std::string> unused;
+  std::set<std::string> unused, unused_values;
   for (const auto& [name, dims] : options_.input_shapes) unused.insert(name);
+  for (const auto& [name, values] : options_.input_values) unused_values.insert(name);
   std::vector<std::string> real_inputs;
   for (int i = 0; i < g->input_size(); ++i) {
     auto* in = g->mutable_input(i);
@@ -419,13 +477,20 @@ Status Importer::FixInputShapes() {
       }
       tt->mutable_shape()->clear_dim();
       for (int64_t d : it->second) tt->mutable_shape()->add_dim()->set_dim_value(d);
-      continue;
     }
-    if (!tt->has_shape()) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("graph input '{}' has no shape; give one with --shape {}=1x3x224x224",
-                              in->name(), in->name()));
+    auto value = options_.input_values.find(in->name());
+    if (value != options_.input_values.end()) {
+      unused_values.erase(in->name());
+      const int64_t count = static_cast<int64_t>(value->second.size());
+      // The values' count fixes a symbolic dim of a scalar or vector input.
+      if (tt->has_shape() && tt->shape().dim_size() <= 1) {
+        if (tt->shape().dim_size() == 1 && !tt->shape().dim(0).has_dim_value()) {
+          tt->mutable_shape()->mutable_dim(0)->set_dim_value(count);
+        }
+      }
     }
+    // listed below with the other missing shapes; a --shape is checked with the other tensors
+    if (!tt->has_shape() || it != options_.input_shapes.end()) continue;
     for (int d = 0; d < tt->shape().dim_size(); ++d) {
       const auto& dim = tt->shape().dim(d);
       if (dim.has_dim_value() && dim.dim_value() <= 0) {
@@ -434,13 +499,6 @@ Status Importer::FixInputShapes() {
                                 "real sizes with --shape {}=1x3x224x224",
                                 in->name(), d, dim.dim_value(), in->name()));
       }
-      if (!dim.has_dim_value()) {
-        std::string sym = dim.has_dim_param() ? fmt::format(" ('{}')", dim.dim_param()) : "";
-        return Fail(ErrorCode::kInvalidArgument,
-                    fmt::format("graph input '{}' dim {}{} is symbolic; fix it with --shape "
-                                "{}=1x3x224x224 (your real sizes)",
-                                in->name(), d, sym, in->name()));
-      }
     }
   }
   if (!unused.empty()) {
@@ -448,6 +506,67 @@ Status Importer::FixInputShapes() {
                 fmt::format("--shape names '{}', which is not a graph input; inputs are: {}",
                             *unused.begin(), fmt::join(real_inputs, ", ")));
   }
+  if (!unused_values.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--value names '{}', which is not a graph input; inputs are: {}",
+                            *unused_values.begin(), fmt::join(real_inputs, ", ")));
+  }
+  std::vector<internal::MissingShape> missing = internal::MissingInputShapes(*g, initializer_names_);
+  if (!missing.empty()) return Fail(ErrorCode::kInvalidArgument, internal::MissingShapesMessage(missing));
+
+  // --value: the input becomes an initializer of its own type and shape.
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
+  for (const auto& in : g->input()) {
+    auto value = options_.input_values.find(in.name());
+    if (value == options_.input_values.end() || initializer_names_.count(in.name())) {
+      *kept.Add() = in;
+      continue;
+    }
+    FixedInput fixed;
+    fixed.name = in.name();
+    fixed.elem_type = in.type().tensor_type().elem_type();
+    int64_t elements = 1;
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      fixed.shape.push_back(d.dim_value());
+      elements = elements > internal::kMaxFoldElements ? elements : elements * d.dim_value();
+    }
+    fixed.values = value->second;
+    const auto n = static_cast<int64_t>(fixed.values.size());
+    if (n != elements) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--value {}: the input has shape [{}] ({} elements), the option gives {} value{}",
+                              in.name(), fmt::join(fixed.shape, ","), elements, n, n == 1 ? "" : "s"));
+    }
+    internal::ConstTensor c;
+    c.dtype = fixed.elem_type;
+    c.dims = fixed.shape;
+    c.is_float = IsFloatingDtype(fixed.elem_type);
+    using T = onnx::TensorProto;
+    const std::set<int32_t> supported = {T::FLOAT, T::DOUBLE, T::INT64, T::INT32, T::INT16, T::INT8,
+                                         T::UINT8, T::UINT16, T::UINT32, T::BOOL};
+    if (!supported.count(fixed.elem_type)) {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("--value {}: the input's element type ({}) cannot be given as a value", in.name(),
+                              fixed.elem_type));
+    }
+    for (const auto& tok : fixed.values) {
+      const double v = tok == "true" ? 1.0 : (tok == "false" ? 0.0 : std::strtod(tok.c_str(), nullptr));
+      if (c.is_float) {
+        c.floats.push_back(v);
+        continue;
+      }
+      if (v != std::floor(v) || std::fabs(v) > 9.0e15) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("--value {}: '{}' is not an integer, but the input is {}", in.name(), tok,
+                                DtypeName(fixed.elem_type)));
+      }
+      c.ints.push_back(static_cast<int64_t>(v));
+    }
+    *g->add_initializer() = internal::ToTensorProto(c, in.name());
+    initializer_names_.insert(in.name());
+    fixed_inputs_.push_back(std::move(fixed));
+  }
+  g->mutable_input()->Swap(&kept);
   return Status::Ok();
 }
 
@@ -464,7 +583,12 @@ Status Importer::TopologicalSort() {
   std::vector<int> indeg(n, 0);
   for (int i = 0; i < n; ++i) {
     std::set<int> preds;
-    for (const auto& in : g->node(i).input()) {
+    std::vector<std::string> reads(g->node(i).input().begin(), g->node(i).input().end());
+    // An If's branches read outer values too: it must come after their producers.
+    if (g->node(i).op_type() == "If") {
+      for (auto& name : internal::ImplicitInputs(g->node(i))) reads.push_back(std::move(name));
+    }
+    for (const auto& in : reads) {
       auto it = producer.find(in);
       if (it != producer.end()) preds.insert(it->second);
     }
@@ -524,7 +648,9 @@ Status Importer::InferShapes() {
   // Drop stale value_info so that inference starts from what the nodes say.
   model_->mutable_graph()->clear_value_info();
   try {
-    onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/false);
+    // Data propagation carries Shape → Gather → Concat values into Reshape
+    // and Expand targets before the folder has turned them into constants.
+    onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/true);
     onnx::shape_inference::InferShapes(*model_, SchemaRegistry(), opts);
   } catch (const std::exception& e) {
     std::string what = e.what();
@@ -598,6 +724,9 @@ bool Importer::FoldConstants() {
   for (int i = 0; i < g->node_size(); ++i) {
     if (folded[i]) continue;
     for (const auto& in : g->node(i).input()) needed.insert(in);
+    if (g->node(i).op_type() == "If") {
+      for (const auto& in : internal::ImplicitInputs(g->node(i))) needed.insert(in);
+    }
     *kept.Add() = g->node(i);
   }
   for (int i = 0; i < g->node_size(); ++i) {
@@ -613,11 +742,151 @@ bool Importer::FoldConstants() {
   return true;
 }
 
+Result<bool> Importer::ResolveIfs(bool assumed) {
+  auto* g = model_->mutable_graph();
+  bool changed = false;
+  for (int i = 0; i < g->node_size(); ++i) {
+    const onnx::NodeProto& n = g->node(i);
+    if (n.op_type() != "If" || n.input_size() < 1) continue;
+    const std::string name = n.name(), cond = n.input(0);
+    auto chosen = options_.branches.find(name);
+    BranchChoice choice{name, true, false, cond};
+    // Through Identity aliases (which the folder keeps as nodes) to the value.
+    std::string value = cond;
+    for (int guard = 0; guard < g->node_size() && !constants_.count(value); ++guard) {
+      const onnx::NodeProto* p = nullptr;
+      for (const auto& m : g->node()) {
+        if (m.output_size() > 0 && m.output(0) == value) p = &m;
+      }
+      if (p == nullptr || p->op_type() != "Identity" || p->input_size() < 1) break;
+      value = p->input(0);
+    }
+    auto c = constants_.find(value);
+    if (c != constants_.end() && c->second.size() >= 1) {
+      choice.then = c->second.is_float ? c->second.floats[0] != 0 : c->second.ints[0] != 0;
+      if (chosen != options_.branches.end() && chosen->second != choice.then) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("--branch {}={}: the condition '{}' of {} folds to {}, so the model takes its {} "
+                                "branch; drop the option or give --branch {}={}",
+                                name, chosen->second ? "then" : "else", cond, NodeLabel(n, i),
+                                choice.then ? "true" : "false", choice.then ? "then" : "else", name,
+                                choice.then ? "then" : "else"));
+      }
+    } else if (assumed && chosen != options_.branches.end()) {
+      choice.then = chosen->second;
+      choice.assumed = true;
+    } else {
+      continue;
+    }
+    unused_branches_.erase(name);
+    const int count = internal::InlineIf(g, i, choice.then);
+    branches_.push_back(std::move(choice));
+    for (const auto& t : g->initializer()) initializer_names_.insert(t.name());
+    HETPLAN_RETURN_IF_ERROR(CheckInlinedNodes(i, count));
+    i += count - 1;
+    changed = true;
+  }
+  if (changed) HETPLAN_RETURN_IF_ERROR(TopologicalSort());
+  return changed;
+}
+
+Status Importer::CheckNode(const onnx::NodeProto& n, int i) const {
+  const std::string reason = internal::CheckNodeDomain(n, NodeLabel(n, i), default_opset_, *SchemaRegistry());
+  if (!reason.empty()) return Fail(ErrorCode::kUnsupported, reason);
+  if (n.op_type() == "Loop" || n.op_type() == "Scan") {
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("{} is control flow, which hetplan cannot plan statically; export the "
+                            "model with the loop unrolled or the branch resolved",
+                            NodeLabel(n, i)));
+  }
+  for (const auto& a : n.attribute()) {
+    const bool branch = n.op_type() == "If" && (a.name() == "then_branch" || a.name() == "else_branch");
+    if ((a.has_g() || a.graphs_size() > 0) && !branch) {
+      return Fail(ErrorCode::kUnsupported,
+                  fmt::format("{} has a subgraph attribute '{}'; subgraphs are not supported",
+                              NodeLabel(n, i), a.name()));
+    }
+  }
+  return Status::Ok();
+}
+
+// What CheckStructure checks of the main graph's nodes, for a branch's.
+Status Importer::CheckInlinedNodes(int first, int count) {
+  auto* g = model_->mutable_graph();
+  for (int i = first; i < first + count; ++i) {
+    const auto& n = g->node(i);
+    HETPLAN_RETURN_IF_ERROR(CheckNode(n, i));
+    if (n.domain() == internal::kMicrosoftDomain) {
+      bool declared = false;
+      for (const auto& o : model_->opset_import()) declared = declared || o.domain() == internal::kMicrosoftDomain;
+      if (!declared) {
+        auto* o = model_->add_opset_import();
+        o->set_domain(internal::kMicrosoftDomain);
+        o->set_version(1);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// An If still in the graph once nothing more folds depends on run-time data.
+Status Importer::CheckNoIfLeft() {
+  const auto& g = model_->graph();
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    if (n.op_type() != "If") continue;
+    std::vector<std::string> sources = internal::InputsFeeding(g, n.input(0), initializer_names_);
+    const std::string from = sources.empty() ? std::string("values computed at run time")
+                                             : fmt::format("graph input{} '{}'", sources.size() == 1 ? "" : "s",
+                                                           fmt::join(sources, "', '"));
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("{} is control flow on a condition known only at run time ('{}' depends on {}); plan "
+                            "one branch with --branch {}=then or --branch {}=else{}",
+                            NodeLabel(n, i), n.input(0), from, n.name(), n.name(),
+                            sources.empty() ? "" : ", or fix the input with --value"));
+  }
+  if (!unused_branches_.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--branch names '{}', an If the model never reaches (it sits in a branch that is not "
+                            "taken); drop the option",
+                            *unused_branches_.begin()));
+  }
+  return Status::Ok();
+}
+
 // Nodes to operators, in the stages of graph/graph_builder.h.
 Result<OpGraph> Importer::BuildGraph() {
   const internal::NodeRoles roles = internal::ClassifyNodes(model_->graph(), initializer_names_);
-  std::vector<internal::NodeGroup> groups = internal::UnfusedGroups(roles);
-  if (options_.fusion == FusionLevel::kActivation) groups = internal::FuseActivations(roles, groups);
+  // Every tensor an operator reads or writes needs a static shape; say which
+  // input's shape or value fixes one that has none.
+  const auto& g = model_->graph();
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (!roles.is_op[static_cast<size_t>(i)]) continue;
+    const auto& node = g.node(i);
+    std::vector<std::string> names;
+    for (const auto& in : node.input()) {
+      if (!in.empty() && !roles.constant_tensors.count(roles.Resolve(in))) names.push_back(roles.Resolve(in));
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+      const std::string& o = node.output(k);
+      if (o.empty()) continue;
+      if (k == 0 || roles.consumers.count(o) || roles.graph_outputs.count(o)) names.push_back(o);
+    }
+    for (const auto& name : names) {
+      if (shapes_.count(name)) continue;
+      return Fail(ErrorCode::kUnsupported,
+                  internal::UnknownShapeMessage(g, NodeLabel(node, i), name, shapes_, roles.constant_tensors));
+    }
+  }
+  // A quantized model is grouped as its float model, then its quantization
+  // nodes join their operators (graph/qdq.h).
+  const std::vector<bool> quant = internal::FindQuantizationNodes(roles);
+  const internal::NodeRoles float_view =
+      quant.empty() ? internal::NodeRoles{} : internal::ClassifyNodes(model_->graph(), initializer_names_, &quant);
+  const internal::NodeRoles& view = quant.empty() ? roles : float_view;
+  std::vector<internal::NodeGroup> groups = internal::UnfusedGroups(view);
+  if (options_.fusion == FusionLevel::kActivation) groups = internal::FuseActivations(view, groups);
+  if (!quant.empty()) groups = internal::AttachQuantizationNodes(roles, quant, groups);
   if (static_cast<int>(groups.size()) > options_.max_operators) {
     return Fail(ErrorCode::kLimitExceeded,
                 fmt::format("the model has {} operators, more than the limit of {}; raise "
@@ -642,13 +911,32 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
   HETPLAN_RETURN_IF_ERROR(FixInputShapes());
   HETPLAN_RETURN_IF_ERROR(TopologicalSort());
   HETPLAN_RETURN_IF_ERROR(InferShapes());
-  for (int round = 0; round < kMaxFoldRounds && FoldConstants(); ++round) {
+  // Fold, resolve the Ifs whose condition folded, and infer again until
+  // nothing changes; only then take the branches --branch assumes, so that
+  // an assumption never stands in for a condition the model itself fixes.
+  for (int round = 0; round < kMaxFoldRounds; ++round) {
+    bool changed = FoldConstants();
+    HETPLAN_ASSIGN_OR_RETURN(bool resolved, ResolveIfs(/*assumed=*/false));
+    if (!changed && !resolved) {
+      HETPLAN_ASSIGN_OR_RETURN(resolved, ResolveIfs(/*assumed=*/true));
+      if (!resolved) break;
+    }
+    HETPLAN_RETURN_IF_ERROR(InferShapes());
+  }
+  HETPLAN_RETURN_IF_ERROR(CheckNoIfLeft());
+  // Quantized models (graph/qdq.h): every scale and zero point checked, then
+  // one DequantizeLinear per reader.
+  HETPLAN_RETURN_IF_ERROR(internal::CheckQuantization(model_->graph(), shapes_, dtypes_, label_));
+  if (internal::SplitSharedDequantize(model_->mutable_graph(), initializer_names_)) {
     HETPLAN_RETURN_IF_ERROR(InferShapes());
   }
   auto graph = BuildGraph();
   if (!graph.ok()) return graph.status();
   LoadedModel m{std::move(graph).value(), model_, label_, Sha256Hex(bytes), original_nodes_,
-                folded_nodes_, options_.fusion};
+                folded_nodes_, options_.fusion, {}};
+  m.assumptions.input_shapes = options_.input_shapes;
+  m.assumptions.fixed_inputs = fixed_inputs_;
+  m.assumptions.branches = branches_;
   return m;
 }
 
@@ -662,6 +950,18 @@ Result<LoadedModel> LoadOnnxModelFromBytes(std::string_view bytes, const std::st
   } catch (const std::exception& e) {
     return Error(ErrorCode::kParseError, "{}: could not read the model: {}", label, e.what());
   }
+}
+
+void ApplyPlanAssumptions(const PlanAssumptions& a, ImportOptions* o) {
+  for (const auto& [name, dims] : a.input_shapes) o->input_shapes.emplace(name, dims);
+  for (const auto& f : a.fixed_inputs) o->input_values.emplace(f.name, f.values);
+  for (const auto& b : a.branches) {
+    if (b.assumed) o->branches.emplace(b.node, b.then);
+  }
+}
+
+Status PinIfBranches(onnx::ModelProto* model, const std::map<std::string, bool>& branches) {
+  return internal::PinBranches(model, branches);
 }
 
 Result<LoadedModel> LoadOnnxModel(const std::string& path, const ImportOptions& options) {

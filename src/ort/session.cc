@@ -1,5 +1,9 @@
 #include "ort/session.h"
 
+#include <cstdlib>
+#include <stdexcept>
+#include <type_traits>
+
 #include <onnxruntime_session_options_config_keys.h>
 
 #include <algorithm>
@@ -35,12 +39,20 @@ Result<Ort::Env*> SharedEnv() {
   return env.get();
 }
 
-Ort::SessionOptions MakeSessionOptions(int threads, bool all_optimizations, const std::string& model_folder) {
+std::string GraphOptimizationFor(FusionLevel fusion, bool quantized) {
+  if (fusion == FusionLevel::kActivation) return "all";
+  return quantized ? "extended" : "basic";
+}
+
+Ort::SessionOptions MakeSessionOptions(int threads, const std::string& graph_optimization,
+                                       const std::string& model_folder) {
   Ort::SessionOptions so;
   so.SetIntraOpNumThreads(threads);
   so.SetInterOpNumThreads(1);
   so.SetExecutionMode(ORT_SEQUENTIAL);
-  so.SetGraphOptimizationLevel(all_optimizations ? ORT_ENABLE_ALL : ORT_ENABLE_BASIC);
+  so.SetGraphOptimizationLevel(graph_optimization == "all"        ? ORT_ENABLE_ALL
+                               : graph_optimization == "extended" ? ORT_ENABLE_EXTENDED
+                                                                  : ORT_ENABLE_BASIC);
   so.SetLogSeverityLevel(4);
   if (!model_folder.empty()) {
     so.AddConfigEntry(kOrtSessionOptionsModelExternalInitializersFileFolderPath, model_folder.c_str());
@@ -134,10 +146,10 @@ Status CheckProvider(const std::string& provider, const std::string& where) {
                Ort::GetVersionString(), fmt::join(available, ", "));
 }
 
-Result<Ort::SessionOptions> MakePuSessionOptions(const PuRuntime& pu, bool all_optimizations,
+Result<Ort::SessionOptions> MakePuSessionOptions(const PuRuntime& pu, const std::string& graph_optimization,
                                                  const std::string& model_folder) {
   HETPLAN_RETURN_IF_ERROR(CheckProvider(pu.provider, "session"));
-  Ort::SessionOptions so = MakeSessionOptions(pu.threads, all_optimizations, model_folder);
+  Ort::SessionOptions so = MakeSessionOptions(pu.threads, graph_optimization, model_folder);
   try {
     if (pu.threads > 1 && pu.cores.size() > 1) {
       // One entry per pool thread (ORT's are 1-based logical processor ids).
@@ -196,6 +208,48 @@ Ort::Value ZeroTensor(ONNXTensorElementDataType type, const std::vector<int64_t>
   Ort::AllocatorWithDefaultOptions alloc;
   Ort::Value v = Ort::Value::CreateTensor(alloc, shape.data(), shape.size(), type);
   std::memset(v.GetTensorMutableRawData(), 0, v.GetTensorSizeInBytes());
+  return v;
+}
+
+Ort::Value ValueTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape,
+                       const std::vector<std::string>& values) {
+  Ort::Value v = ZeroTensor(type, shape);
+  const size_t n = v.GetTensorTypeAndShapeInfo().GetElementCount();
+  if (n != values.size()) throw std::invalid_argument("the number of values does not match the shape");
+  void* data = v.GetTensorMutableRawData();
+  auto put = [&](auto* p) {
+    using V = std::remove_pointer_t<decltype(p)>;
+    for (size_t k = 0; k < n; ++k) {
+      const std::string& t = values[k];
+      const double x = t == "true" ? 1.0 : (t == "false" ? 0.0 : std::strtod(t.c_str(), nullptr));
+      if constexpr (std::is_integral_v<V>) {
+        p[k] = t == "true" || t == "false" ? static_cast<V>(x) : static_cast<V>(std::strtoll(t.c_str(), nullptr, 10));
+      } else {
+        p[k] = static_cast<V>(x);
+      }
+    }
+  };
+  switch (type) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: put(static_cast<float*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: put(static_cast<double*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: put(static_cast<int64_t*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: put(static_cast<int32_t*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16: put(static_cast<int16_t*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8: put(static_cast<int8_t*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: put(static_cast<uint8_t*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16: put(static_cast<uint16_t*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32: put(static_cast<uint32_t*>(data)); break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: {
+      auto* p = static_cast<bool*>(data);
+      for (size_t k = 0; k < n; ++k) {
+        const std::string& t = values[k];
+        p[k] = t == "true" || (t != "false" && std::strtod(t.c_str(), nullptr) != 0);
+      }
+      break;
+    }
+    default:
+      throw std::invalid_argument("a value of this element type cannot be given");
+  }
   return v;
 }
 

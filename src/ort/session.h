@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/graph/onnx_import.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan::ort {
@@ -22,13 +23,22 @@ namespace hetplan::ort {
 // ORT's errors come back as exceptions). Created on first use.
 Result<Ort::Env*> SharedEnv();
 
+// ONNX Runtime's graph optimisation level for a model planned at `fusion`,
+// by the name cost tables and manifests record: "basic" for fusion=none (one
+// kernel per ONNX node; see ort_profiler.cc for why), "all" for
+// fusion=activation, and "extended" for a quantized model at fusion=none:
+// the lowest level with ONNX Runtime's QDQ fusion, without which every
+// DQ → Conv → Q runs as a float Conv between a dequantize and a quantize
+// rather than as the integer kernel the model is meant to run.
+std::string GraphOptimizationFor(FusionLevel fusion, bool quantized);
+
 // The session settings every hetplan measurement shares: `threads` intra-op
-// threads, one inter-op thread, sequential execution, and ORT_ENABLE_ALL
-// when `all_optimizations` (fusion=activation plans) else ORT_ENABLE_BASIC
-// (one kernel per ONNX node; see ort_profiler.cc for why). `model_folder`,
-// when given, is where external initializers are looked up (sessions are
-// created from bytes).
-Ort::SessionOptions MakeSessionOptions(int threads, bool all_optimizations, const std::string& model_folder = "");
+// threads, one inter-op thread, sequential execution, and the graph
+// optimisation level named by `graph_optimization` ("basic", "extended",
+// "all"; GraphOptimizationFor). `model_folder`, when given, is where
+// external initializers are looked up (sessions are created from bytes).
+Ort::SessionOptions MakeSessionOptions(int threads, const std::string& graph_optimization,
+                                       const std::string& model_folder = "");
 
 // A PU's ONNX Runtime configuration (docs/platform-format.md: provider,
 // provider_options, threads, cores): what MakePuSessionOptions applies.
@@ -54,7 +64,7 @@ Status CheckProvider(const std::string& provider, const std::string& where);
 // cores[1], cores[2], ... (session.intra_op_thread_affinities; ORT leaves the
 // calling thread to its owner, who pins it with PinCurrentThread). Errors:
 // a provider this ONNX Runtime lacks, options it refuses.
-Result<Ort::SessionOptions> MakePuSessionOptions(const PuRuntime& pu, bool all_optimizations,
+Result<Ort::SessionOptions> MakePuSessionOptions(const PuRuntime& pu, const std::string& graph_optimization,
                                                  const std::string& model_folder = "");
 
 // A zeroed tensor of `type` and `shape` from the default allocator.
@@ -89,6 +99,12 @@ class Runner {
   std::vector<const char*> in_c_, out_c_;
   std::vector<Ort::Value> inputs_;
 };
+
+// A tensor holding `values` (numbers as text, or true/false: a --value)
+// converted to `type`, which must be a float or integer type. Throws
+// Ort::Exception; std::invalid_argument for another type or count.
+Ort::Value ValueTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape,
+                       const std::vector<std::string>& values);
 
 // Linear interpolation between order statistics (numpy's default), so that
 // p10 ≤ median ≤ p90 always holds; 0 for no samples.

@@ -77,7 +77,7 @@ nlohmann::json PlatformToJson(const Platform& p) {
       u["crossbars"] = c.crossbars;
       u["mvm_latency_ns"] = c.mvm_latency_ns;
       u["bandwidth_gbps"] = c.bandwidth_gbps;
-      u["element_bytes"] = c.element_bytes;
+      u["element_bytes"] = c.element_bytes ? nlohmann::json(*c.element_bytes) : nlohmann::json(nullptr);
       u["supported_ops"] = c.supported_ops;
       u["grouped_conv"] = ToString(c.grouped_conv);
       u["im2col_load"] = c.im2col_load;

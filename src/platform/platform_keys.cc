@@ -215,11 +215,15 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
   int64_t* int_field = key == "crossbar_rows"   ? &pu.cim.crossbar_rows
                        : key == "crossbar_cols" ? &pu.cim.crossbar_cols
                        : key == "crossbars"     ? &pu.cim.crossbars
-                       : key == "element_bytes" ? &pu.cim.element_bytes
                                                 : nullptr;
   if (int_field != nullptr) {
     if (Check c = ParseIntText(v, &i)) return c;
     *int_field = i;
+    return std::nullopt;
+  }
+  if (key == "element_bytes") {
+    if (Check c = ParseIntText(v, &i)) return c;
+    pu.cim.element_bytes = i;
     return std::nullopt;
   }
   if (key == "power_w") {

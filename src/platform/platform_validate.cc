@@ -167,8 +167,8 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
         return fail(key("bandwidth_gbps"), fmt::format("must be a finite number > 0, got {}", c.bandwidth_gbps),
                     "give the internal bandwidth in GB/s, e.g. 10.24");
       }
-      if (c.element_bytes <= 0 || c.element_bytes > kMaxElementBytes) {
-        return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, c.element_bytes),
+      if (c.element_bytes && (*c.element_bytes <= 0 || *c.element_bytes > kMaxElementBytes)) {
+        return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, *c.element_bytes),
                     "give bytes per element, e.g. 1 for INT8");
       }
       for (size_t k = 0; k < c.supported_ops.size(); ++k) {

@@ -55,6 +55,8 @@ nlohmann::json GraphToJson(const LoadedModel& m) {
     o["dtype"] = op.dtype;
     if (op.has_weight) {
       o["weight"] = {{"rows", op.weight_rows}, {"cols", op.weight_cols}};
+      if (op.matrix_op != op.type) o["weight"]["product"] = op.matrix_op;  // FusedConv: "Conv"
+      if (op.directions > 1) o["weight"]["directions"] = op.directions;
     } else {
       o["weight"] = nullptr;
     }

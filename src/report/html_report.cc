@@ -242,7 +242,7 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
       "two differ only in the CPU–CIM bus bandwidth (10.24 vs 20.48 GB/s) — not in host speed as in the paper.",
       "CIM and bus costs are analytical (the paper's eqs. 1–4), as in the paper; every schedule comes from the same "
       "cost model and passes the independent validator.",
-      fmt::format("Our operator counts differ from the paper's (no fusion: ResNet-18 has {} operators here vs 38 in "
+      fmt::format("Our operator counts differ from the paper's (at this run's fusion level ResNet-18 has {} operators vs 38 in "
                   "Table I, YOLOv5n {} vs 251), so ILP sizes differ too. The paper solved with Gurobi (600 s limit); "
                   "we use the exact search (`--solver exact`, the default) or the paper's MIP on CBC (`--solver mip`), as "
                   "Table I's formulation column says, with the time limit stated under \"How this was produced\".",

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace hetplan::report_internal {
 namespace {
@@ -77,7 +78,7 @@ std::string PaperHost(const std::string& platform_name) {
 
 std::optional<double> PaperSpeedup(const std::string& host, const std::string& model, int mvm_ns, int crossbars) {
   for (const PaperCurve& c : kPaperCurves) {
-    if (host != c.host || model != c.model || mvm_ns != c.mvm_ns) continue;
+    if (host != c.host || ZooModel(model) != c.model || mvm_ns != c.mvm_ns) continue;
     for (int i = 0; i < 4; ++i) {
       if (kPaperCrossbars[i] == crossbars) return c.speedup[i];
     }
@@ -88,7 +89,7 @@ std::optional<double> PaperSpeedup(const std::string& host, const std::string& m
 std::optional<double> PaperBest(const std::string& host, const std::string& model) {
   std::optional<double> best;
   for (const PaperCurve& c : kPaperCurves) {
-    if (host != c.host || model != c.model) continue;
+    if (host != c.host || ZooModel(model) != c.model) continue;
     for (double v : c.speedup) best = std::max(best.value_or(0.0), v);
   }
   return best;
@@ -205,8 +206,11 @@ std::string ModelLabel(const std::string& m) {
                                                             {"mobilenetv2", "MobileNetV2"},
                                                             {"yolov5n", "YOLOv5n"},
                                                             {"vit_b_16", "ViT-B/16"}};
-  const auto it = kNames.find(m);
-  return it == kNames.end() ? m : it->second;
+  const std::string zoo = ZooModel(m);
+  const auto it = kNames.find(zoo);
+  if (it == kNames.end()) return m;
+  if (zoo == m) return it->second;
+  return it->second + (m.compare(m.size() - 4, 4, "_qop") == 0 ? " (INT8, QOperator)" : " (INT8)");
 }
 
 // BIDENT's two-request comparison (§IV-C, Table II "Concurrent"): every
@@ -326,15 +330,20 @@ Status Fig3Section(const std::vector<nlohmann::json>& rows, const std::vector<co
   if (ilp.empty()) return Status::Ok();
   draft.blocks.push_back(Heading("Speedup vs crossbars and MVM latency, ResNet-18 (CIM paper Fig. 3)"));
   if (draft.draw_figures)
-    HETPLAN_RETURN_IF_ERROR(draft.AddFigure(PlotSpeedupVsCrossbars(rows, "resnet18", draft.partition_method, draft.out_dir), "Fig. 3"));
+    HETPLAN_RETURN_IF_ERROR(draft.AddFigure(PlotSpeedupVsCrossbars(rows, ModelFor(ilp, "resnet18"), draft.partition_method, draft.out_dir), "Fig. 3"));
   std::vector<std::vector<std::string>> table;
   for (const nlohmann::json* r : ilp) {
-    if (Str(*r, "model") != "resnet18") continue;
+    if (ZooModel(Str(*r, "model")) != "resnet18") continue;
     const int xb = ToInt(RowParam(*r, kCrossbarsKey)), ns = ToInt(RowParam(*r, kMvmLatencyKey));
     const auto paper = PaperSpeedup(PaperHost(Str(*r, "platform_name")), "resnet18", ns, xb);
     table.push_back({Str(*r, "platform"), std::to_string(xb), std::to_string(ns), Times(RowNumber(*r, "speedup")),
                      paper ? Times(*paper) : "—", Str(*r, "status")});
   }
+  // Results files list points as they finish (dse runs them in parallel):
+  // sort by platform, crossbars, then MVM latency.
+  std::sort(table.begin(), table.end(), [](const auto& a, const auto& b) {
+    return std::tuple(a[0], std::stoll(a[1]), std::stoll(a[2])) < std::tuple(b[0], std::stoll(b[1]), std::stoll(b[2]));
+  });
   if (!table.empty()) {
     draft.blocks.push_back(Table(
         "ResNet-18 speedup over CPU-only, ours beside the paper's Fig. 3 values.",
@@ -371,9 +380,10 @@ Status Fig5Section(const std::vector<nlohmann::json>& rows, const std::vector<co
                    ReportDraft& draft) {
   std::vector<const nlohmann::json*> yolo;
   for (const nlohmann::json* r : ilp) {
-    if (Str(*r, "model") == "yolov5n") yolo.push_back(r);
+    if (ZooModel(Str(*r, "model")) == "yolov5n") yolo.push_back(r);
   }
-  const std::string split_model = !yolo.empty() ? "yolov5n" : (ilp.empty() ? "" : Str(*ilp.front(), "model"));
+  const std::string split_model =
+      !yolo.empty() ? Str(*yolo.front(), "model") : (ilp.empty() ? "" : Str(*ilp.front(), "model"));
   if (!split_model.empty()) {
     draft.blocks.push_back(
         Heading(fmt::format("Latency split between CPU and CIM, {} (CIM paper Fig. 5)", ModelLabel(split_model))));
@@ -442,7 +452,7 @@ Status TableISection(const std::vector<const nlohmann::json*>& ilp, ReportDraft&
       if (n == 0) continue;
       const PaperIlp* paper = nullptr;
       for (const PaperIlp& t : kPaperTable1) {
-        if (m == t.model && PaperHost(p) == "arm") paper = &t;
+        if (ZooModel(m) == t.model && PaperHost(p) == "arm") paper = &t;
       }
       // The exact search builds no MIP: no variables or constraints to show.
       const bool model_built = vars > 0 || cons > 0;
@@ -474,9 +484,26 @@ std::string Str(const nlohmann::json& row, const char* field) {
 }
 
 // The operator count of `model` in the rows ("?" when absent).
+std::string ZooModel(const std::string& model) {
+  for (const char* suffix : {"_int8_qop", "_int8"}) {
+    const std::string s = suffix;
+    if (model.size() > s.size() && model.compare(model.size() - s.size(), s.size(), s) == 0) {
+      return model.substr(0, model.size() - s.size());
+    }
+  }
+  return model;
+}
+
+std::string ModelFor(const std::vector<const nlohmann::json*>& rows, const std::string& zoo) {
+  for (const nlohmann::json* r : rows) {
+    if (ZooModel(Str(*r, "model")) == zoo) return Str(*r, "model");
+  }
+  return "";
+}
+
 std::string OperatorsOf(const std::vector<nlohmann::json>& rows, const std::string& model) {
   for (const nlohmann::json& r : rows) {
-    if (Str(r, "model") == model && r.contains("operators") && r["operators"].is_number_integer()) {
+    if (ZooModel(Str(r, "model")) == model && r.contains("operators") && r["operators"].is_number_integer()) {
       return std::to_string(r["operators"].get<int64_t>());
     }
   }

@@ -61,7 +61,14 @@ void AddUnique(std::vector<T>& v, const T& x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
-// The operator count of `model` in the rows ("?" when absent).
+// The zoo model a results row names, whatever its precision: the INT8 zoo's
+// "resnet18_int8" and "resnet18_int8_qop" are the paper's "resnet18".
+std::string ZooModel(const std::string& model);
+
+// The first model in `rows` whose ZooModel is `zoo` ("" when none).
+std::string ModelFor(const std::vector<const nlohmann::json*>& rows, const std::string& zoo);
+
+// The operator count of `model` (a ZooModel) in the rows ("?" when absent).
 std::string OperatorsOf(const std::vector<nlohmann::json>& rows, const std::string& model);
 
 // The CIM paper (Klein et al., §V): the headline, Fig. 3, 4 and 5 and

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
+#include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 
 namespace hetplan {
@@ -39,7 +41,124 @@ nlohmann::json MappingBlock(const ScheduleContext& ctx, const std::string& basis
           {"predicted_energy_uj", NumOrNull(m.predicted_energy_uj)}};
 }
 
+// A --value token as JSON: true/false, an integer, or a number.
+nlohmann::json ValueJson(const std::string& tok) {
+  if (tok == "true" || tok == "false") return tok == "true";
+  char* end = nullptr;
+  const long long i = std::strtoll(tok.c_str(), &end, 10);
+  if (end == tok.c_str() + tok.size() && !tok.empty()) return static_cast<int64_t>(i);
+  return std::strtod(tok.c_str(), nullptr);
+}
+
+Result<std::string> ValueText(const nlohmann::json& v) {
+  if (v.is_boolean()) return std::string(v.get<bool>() ? "true" : "false");
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return fmt::format("{}", v.get<double>());
+  return Status(ErrorCode::kParseError, "not a number or boolean");
+}
+
 }  // namespace
+
+void AddPlanAssumptions(const PlanAssumptions& m, nlohmann::json* block) {
+  if (!m.input_shapes.empty()) {
+    nlohmann::json shapes = nlohmann::json::object();
+    for (const auto& [name, dims] : m.input_shapes) shapes[name] = dims;
+    (*block)["input_shapes"] = std::move(shapes);
+  }
+  if (!m.fixed_inputs.empty()) {
+    nlohmann::json values = nlohmann::json::object();
+    for (const FixedInput& f : m.fixed_inputs) {
+      nlohmann::json v = nlohmann::json::array();
+      for (const auto& tok : f.values) v.push_back(ValueJson(tok));
+      values[f.name] = {{"dtype", std::string(DtypeName(f.elem_type))}, {"shape", f.shape}, {"values", std::move(v)}};
+    }
+    (*block)["input_values"] = std::move(values);
+  }
+  if (!m.branches.empty()) {
+    nlohmann::json branches = nlohmann::json::array();
+    for (const BranchChoice& b : m.branches) {
+      branches.push_back({{"node", b.node},
+                          {"branch", b.then ? "then" : "else"},
+                          {"assumed", b.assumed},
+                          {"condition", b.condition}});
+    }
+    (*block)["branches"] = std::move(branches);
+  }
+}
+
+Result<PlanAssumptions> ReadPlanAssumptions(const nlohmann::json& block, const std::string& label) {
+  auto bad = [&](const std::string& key, const std::string& what) {
+    return Error(ErrorCode::kParseError, "{}: model.{}: {}; re-plan with hetplan partition", label, key, what);
+  };
+  PlanAssumptions a;
+  if (!block.is_object()) return a;
+  if (auto it = block.find("input_shapes"); it != block.end()) {
+    if (!it->is_object()) return bad("input_shapes", "not an object");
+    for (const auto& [name, dims] : it->items()) {
+      if (!dims.is_array()) return bad("input_shapes." + name, "not a list of sizes");
+      std::vector<int64_t> d;
+      for (const auto& x : dims) {
+        if (!x.is_number_integer() || x.get<int64_t>() <= 0) return bad("input_shapes." + name, "not a list of sizes");
+        d.push_back(x.get<int64_t>());
+      }
+      a.input_shapes.emplace(name, std::move(d));
+    }
+  }
+  if (auto it = block.find("input_values"); it != block.end()) {
+    if (!it->is_object()) return bad("input_values", "not an object");
+    for (const auto& [name, v] : it->items()) {
+      if (!v.is_object() || !v.contains("values") || !v["values"].is_array() || !v.contains("shape") ||
+          !v["shape"].is_array() || !v.contains("dtype") || !v["dtype"].is_string()) {
+        return bad("input_values." + name, "not {dtype, shape, values}");
+      }
+      FixedInput f;
+      f.name = name;
+      f.elem_type = DtypeFromName(v["dtype"].get<std::string>());
+      if (f.elem_type == 0) return bad("input_values." + name + ".dtype", "not a known dtype");
+      for (const auto& x : v["shape"]) {
+        if (!x.is_number_integer() || x.get<int64_t>() < 0) return bad("input_values." + name + ".shape", "not sizes");
+        f.shape.push_back(x.get<int64_t>());
+      }
+      for (const auto& x : v["values"]) {
+        auto t = ValueText(x);
+        if (!t.ok()) return bad("input_values." + name, t.status().message());
+        f.values.push_back(*t);
+      }
+      a.fixed_inputs.push_back(std::move(f));
+    }
+  }
+  if (auto it = block.find("branches"); it != block.end()) {
+    if (!it->is_array()) return bad("branches", "not a list");
+    for (const auto& b : *it) {
+      if (!b.is_object() || !b.contains("node") || !b["node"].is_string() || !b.contains("branch") ||
+          !b["branch"].is_string() || (b["branch"] != "then" && b["branch"] != "else")) {
+        return bad("branches", "an entry without node and branch then|else");
+      }
+      a.branches.push_back({b["node"].get<std::string>(), b["branch"] == "then", b.value("assumed", false),
+                            b.value("condition", std::string())});
+    }
+  }
+  return a;
+}
+
+std::vector<std::string> PlanAssumptionLines(const PlanAssumptions& m) {
+  std::vector<std::string> lines;
+  for (const FixedInput& f : m.fixed_inputs) {
+    const size_t shown_n = std::min<size_t>(f.values.size(), 8);
+    std::string shown = fmt::format("{}", fmt::join(f.values.begin(), f.values.begin() + static_cast<long>(shown_n), ","));
+    if (f.values.size() > 8) shown += fmt::format(",... ({} values)", f.values.size());
+    lines.push_back(fmt::format("value {} = {} ({}[{}], --value)", f.name, shown, DtypeName(f.elem_type),
+                                fmt::join(f.shape, ",")));
+  }
+  for (const BranchChoice& b : m.branches) {
+    lines.push_back(b.assumed ? fmt::format("branch If '{}': {} (assumed with --branch; its condition '{}' is known "
+                                            "only at run time)",
+                                            b.node, b.then ? "then" : "else", b.condition)
+                              : fmt::format("branch If '{}': {} (its condition '{}' folds to {})", b.node,
+                                            b.then ? "then" : "else", b.condition, b.then ? "true" : "false"));
+  }
+  return lines;
+}
 
 std::string CostBasis(const std::vector<PuInfo>& pus) {
   std::set<std::string> labels;
@@ -66,6 +185,7 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
                 {"sha256", ctx.model->sha256},
                 {"fusion", ToString(ctx.model->fusion)},
                 {"operators", g.size()}};
+  AddPlanAssumptions(ctx.model->assumptions, &j["model"]);
   j["platform"] = PlatformToJson(*ctx.platform);
   j["objective"] = ToString(ctx.problem->objective);
   j["mode"] = ctx.mode;
@@ -146,6 +266,7 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
                                                                   : nlohmann::json(nullptr);
   std::vector<std::string> notes = ctx.notes;
   notes.insert(notes.end(), r.notes.begin(), r.notes.end());
+  for (auto& line : PlanAssumptionLines(ctx.model->assumptions)) notes.push_back(std::move(line));
   j["notes"] = notes;
   return j;
 }
@@ -182,6 +303,23 @@ nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& s) {
                     {"args", {{"name", "transfers"}}}});
   events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
                     {"args", {{"name", "hetplan " + s["model"]["name"].get<std::string>()}}}});
+  // The branches and values the plan assumed, as the process's labels.
+  std::vector<std::string> labels;
+  if (s["model"].contains("branches") && s["model"]["branches"].is_array()) {
+    for (const auto& b : s["model"]["branches"]) {
+      labels.push_back(fmt::format("If {}: {}{}", b.value("node", std::string()), b.value("branch", std::string()),
+                                   b.value("assumed", false) ? " (assumed, --branch)" : " (condition folded)"));
+    }
+  }
+  if (s["model"].contains("input_values") && s["model"]["input_values"].is_object()) {
+    for (const auto& [name, v] : s["model"]["input_values"].items()) {
+      labels.push_back(fmt::format("--value {}={}", name, v.contains("values") ? v["values"].dump() : std::string()));
+    }
+  }
+  if (!labels.empty()) {
+    events.push_back({{"name", "process_labels"}, {"ph", "M"}, {"pid", 1},
+                      {"args", {{"labels", fmt::format("{}", fmt::join(labels, ", "))}}}});
+  }
   std::vector<const nlohmann::json*> by_id;
   for (const auto& o : s["operators"]) {
     size_t id = o["id"].get<size_t>();

@@ -11,6 +11,7 @@
 #include <limits>
 #include <queue>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -18,6 +19,7 @@
 
 #include "hetplan/graph/algorithms.h"
 #include "hetplan/solve/list_schedule.h"
+#include "solve/exact_incumbent.h"
 
 namespace hetplan::exact_internal {
 namespace {
@@ -102,6 +104,28 @@ struct FrontierPoint {
   std::vector<int> pu;     // per local operator
   std::vector<int> order;  // local dispatch order
 };
+
+// The frontier's value at budget b: the shortest length with usage ≤ b.
+double FrontierValueAt(const std::vector<FrontierPoint>& frontier, int64_t b) {
+  double v = kInf;
+  for (const FrontierPoint& p : frontier) {
+    if (p.usage > b) break;
+    v = p.value;
+  }
+  return v;
+}
+
+// Adds `point` to a frontier (sorted by usage, values decreasing) unless a
+// point with no more usage is no longer; drops the points it beats.
+void InsertPoint(std::vector<FrontierPoint>* frontier, const FrontierPoint& point) {
+  if (point.value >= FrontierValueAt(*frontier, point.usage) - Tol(point.value)) return;
+  std::erase_if(*frontier, [&](const FrontierPoint& p) {
+    return p.usage >= point.usage && p.value >= point.value - Tol(point.value);
+  });
+  auto it = std::lower_bound(frontier->begin(), frontier->end(), point.usage,
+                             [](const FrontierPoint& p, int64_t u) { return p.usage < u; });
+  frontier->insert(it, point);
+}
 
 // Nodes spent by the searches of one solve, and where the running search
 // must stop: unlike the deadline, where a node budget stops a search does not
@@ -642,6 +666,18 @@ class AssignmentSearch {
     }
     return Bound(in_.max_budget - Usage());
   }
+  // The root bound of every completion that uses at most u crossbars of the
+  // budget PU, for u = 0..max_budget (kInf below what the segment must use).
+  // Nonincreasing in u.
+  std::vector<double> RootBoundByBudget() {
+    std::vector<double> f(static_cast<size_t>(in_.max_budget) + 1, kInf);
+    for (int i = 0; i < l_.m; ++i) {
+      if (l_.cand[i].empty()) return f;
+    }
+    for (int64_t u = Usage(); u <= in_.max_budget; ++u) f[u] = Bound(u - Usage());
+    for (size_t u = 1; u < f.size(); ++u) f[u] = std::min(f[u], f[u - 1]);
+    return f;
+  }
 
  private:
   size_t Idx(int i, int p) const { return static_cast<size_t>(i) * k_ + p; }
@@ -799,24 +835,8 @@ class AssignmentSearch {
     return true;
   }
 
-  double FrontierValue(int64_t b) const {
-    double v = kInf;
-    for (const FrontierPoint& p : frontier_) {
-      if (p.usage > b) break;
-      v = p.value;
-    }
-    return v;
-  }
-
-  void Insert(const FrontierPoint& point) {
-    if (point.value >= FrontierValue(point.usage) - Tol(point.value)) return;
-    std::erase_if(frontier_, [&](const FrontierPoint& p) {
-      return p.usage >= point.usage && p.value >= point.value - Tol(point.value);
-    });
-    auto it = std::lower_bound(frontier_.begin(), frontier_.end(), point.usage,
-                               [](const FrontierPoint& p, int64_t u) { return p.usage < u; });
-    frontier_.insert(it, point);
-  }
+  double FrontierValue(int64_t b) const { return FrontierValueAt(frontier_, b); }
+  void Insert(const FrontierPoint& point) { InsertPoint(&frontier_, point); }
 
   // Runs the sequencing search on the current (complete) assignment, at most
   // `max_nodes` nodes, with `inherited` proven for every completion, and
@@ -1027,21 +1047,129 @@ void KeepNondominated(std::vector<DpState>* states) {
   *states = std::move(kept);
 }
 
+// A lower bound on the completions a search has not explored, as steps:
+// every one that uses at least `usage` crossbars of the budget PU (and fewer
+// than the next step's) is at least `value` long.
+struct BoundStep {
+  int64_t usage;
+  double value;
+};
+
 struct SearchRecord {
   int entry_pu, exit_pu;
   std::vector<FrontierPoint> frontier;
   bool complete;
-  double open_bound;
+  double open_bound;  // valid at every usage (kInf when complete)
   double slack;
+  std::vector<BoundStep> open;  // the open bound by usage; empty when complete
 };
+
+// The steps of max(open_bound, root[u]) over u (root nonincreasing): a
+// completion with usage u is at least as long as both, because the root
+// bound at budget u holds for every completion within it.
+std::vector<BoundStep> OpenSteps(double open_bound, const std::vector<double>& root) {
+  std::vector<BoundStep> steps;
+  if (open_bound == kInf) return steps;
+  if (root.empty()) return {BoundStep{0, open_bound}};
+  for (size_t u = 0; u < root.size(); ++u) {
+    const double v = std::max(open_bound, root[u]);
+    if (v == kInf) continue;
+    if (steps.empty() || v < steps.back().value) steps.push_back(BoundStep{static_cast<int64_t>(u), v});
+  }
+  return steps;
+}
+
+// Seeds the frontiers of the searches still open with the segments of a
+// local-search schedule of the whole graph (exact_incumbent.h): a schedule
+// of the whole graph is, cut by cut, one frontier point per segment (at a cut
+// every PU is idle and no transfer jumps over it, so each segment's timing
+// relative to its entry is its own). Better incumbents tighten the
+// thresholds of pass 2; the proof never rests on them.
+// Calls f(0..count-1) on `threads` threads (the calling one included); each
+// index once. f must not share mutable state across indices.
+template <typename F>
+void ParallelFor(int threads, size_t count, F f) {
+  const size_t width = std::min<size_t>(std::max(threads, 1), count);
+  if (width <= 1) {
+    for (size_t i = 0; i < count; ++i) f(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < count; i = next++) f(i);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < width; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+}
+
+// A schedule of the whole graph, cut by cut, as one frontier point per
+// segment (at a cut every PU is idle and no transfer jumps over it, so each
+// segment's timing relative to its entry is its own), each added to the
+// matching open search's frontier.
+template <typename Job>
+void SeedFrontiers(const Problem& pr, const Incumbent& inc, const std::vector<Segment>& segments,
+                   const std::vector<std::vector<int>>& jobs_of, int budget_pu, std::vector<Job>* jobs) {
+  const CostModel& c = *pr.costs;
+  const Schedule& s = inc.schedule;
+  std::vector<int> position(pr.graph->size());
+  for (int i = 0; i < static_cast<int>(inc.order.size()); ++i) position[inc.order[i]] = i;
+  for (int si = 0; si < static_cast<int>(segments.size()); ++si) {
+    const Segment& seg = segments[si];
+    const int entry_pu = seg.entry >= 0 ? inc.assignment[seg.entry] : -1;
+    const int exit_pu = seg.has_exit ? inc.assignment[seg.ops.back()] : -1;
+    FrontierPoint point;
+    const double start = seg.entry >= 0 ? s.ops[seg.entry].finish_us : 0.0;
+    for (int v : seg.ops) {
+      point.pu.push_back(inc.assignment[v]);
+      point.value = std::max(point.value, s.ops[v].finish_us - start);
+      if (budget_pu >= 0 && inc.assignment[v] == budget_pu) point.usage += c.crossbars(v, budget_pu);
+    }
+    point.order.resize(seg.ops.size());
+    for (int i = 0; i < static_cast<int>(seg.ops.size()); ++i) point.order[i] = i;
+    std::sort(point.order.begin(), point.order.end(),
+              [&](int x, int y) { return position[seg.ops[x]] < position[seg.ops[y]]; });
+    for (int ji : jobs_of[si]) {
+      Job& job = (*jobs)[ji];
+      if (job.record.complete || job.record.entry_pu != entry_pu || job.record.exit_pu != exit_pu) continue;
+      InsertPoint(&job.record.frontier, point);
+    }
+  }
+}
+
+// Local-search schedules of the whole graph (exact_incumbent.h) at several
+// budgets of the budget PU (its whole capacity and fractions of it), so that
+// the open searches get frontier points at many usages for the DP to combine.
+// Repeatable: a fixed number of moves per budget; `until` only cuts it short.
+std::vector<Incumbent> LocalSearchSchedules(const Problem& pr, const std::vector<std::vector<int>>& cand, int budget_pu,
+                                            Clock::time_point until, const std::atomic<bool>* stop) {
+  const CostModel& c = *pr.costs;
+  int64_t choices = 0;
+  for (const auto& cv : cand) choices += cv.size() > 1 ? 1 : 0;
+  std::vector<int64_t> capacity(c.num_pus(), 0);
+  for (int p = 0; p < c.num_pus(); ++p) capacity[p] = c.pu(p).spatial ? c.pu(p).capacity : 0;
+  constexpr int kLevels = 6;
+  const int levels = budget_pu >= 0 ? kLevels : 1;
+  const int64_t moves = std::min<int64_t>(40 * choices, 20000) / levels;
+  std::vector<Incumbent> found;
+  for (int j = levels; j >= 1; --j) {
+    if (stop != nullptr && stop->load()) break;
+    std::vector<int64_t> cap = capacity;
+    if (budget_pu >= 0) cap[budget_pu] = capacity[budget_pu] * j / levels;
+    const auto now = Clock::now();
+    const auto share = now < until ? now + (until - now) / j : now;
+    if (auto inc = LocalSearchIncumbent(pr, cand, cap, moves, share, stop)) found.push_back(std::move(*inc));
+  }
+  return found;
+}
 
 }  // namespace
 
 SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vector<int>>& cand,
                                    Clock::time_point deadline, double relative_gap, int64_t node_limit,
-                                   const std::atomic<bool>* interrupt) {
-  WorkBudget work;
-  work.interrupt = interrupt;
+                                   const std::atomic<bool>* interrupt, int threads) {
+  threads = std::max(1, threads);
   const OpGraph& g = *pr.graph;
   const CostModel& c = *pr.costs;
   const int n = g.size(), k = c.num_pus();
@@ -1087,8 +1215,11 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     SearchInput in;
     LocalSegment local;
     double root = 0;
+    std::vector<double> root_by_budget;  // filled when a search stays open
     SearchRecord record;
     bool ran = false;
+    int64_t nodes = 0;  // spent by its searches
+    int searches = 0;
   };
   std::vector<Job> jobs;
   std::vector<std::vector<int>> jobs_of(num_segments);
@@ -1109,8 +1240,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
         job.in.max_budget = budget_pu >= 0 ? budget : 0;
         job.in.capacity = capacity;
         job.in.deadline = deadline;
-        job.in.work = &work;
-        job.record = SearchRecord{a, b, {}, false, 0, 0};
+        job.record = SearchRecord{a, b, {}, false, 0, 0, {}};
         jobs_of[si].push_back(static_cast<int>(jobs.size()));
         jobs.push_back(std::move(job));
       }
@@ -1139,10 +1269,15 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     return node_limit > 0 ? std::max<int64_t>(pool, 0) / static_cast<int64_t>(std::max<size_t>(searches, 1))
                           : kNoLimit;
   };
+  // One search of a job with its own node allowance: jobs share nothing
+  // mutable, so they may run on several threads with the same result.
   auto run = [&](Job& job, Clock::time_point until, double tolerance, const std::vector<double>* threshold,
                  int64_t nodes) {
-    work.limit = nodes == kNoLimit ? kNoLimit : work.used + nodes;
+    WorkBudget work;
+    work.interrupt = interrupt;
+    work.limit = nodes;
     SearchInput in = job.in;
+    in.work = &work;
     in.deadline = std::min(until, deadline);
     in.dive_only = Clock::now() > deadline;
     in.tolerance = tolerance;
@@ -1150,10 +1285,19 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     in.initial = &job.record.frontier;
     AssignmentSearch search(in, job.local);
     search.Run();
-    out.stats.nodes += search.nodes();
-    ++out.stats.searches;
+    job.nodes += search.nodes();
+    ++job.searches;
     job.record = SearchRecord{job.in.entry_pu,   job.in.exit_pu,      search.frontier(),
-                              search.complete(), search.open_bound(), search.slack()};
+                              search.complete(), search.open_bound(), search.slack(), {}};
+    if (!search.complete()) {
+      // What the search left open, by crossbars used: the whole budget may
+      // not go to every segment at once (budget_pu < 0: one step).
+      if (budget_pu >= 0 && job.root_by_budget.empty() && budget <= kMaxThresholdColumns) {
+        AssignmentSearch probe(job.in, job.local);
+        job.root_by_budget = probe.RootBoundByBudget();
+      }
+      job.record.open = OpenSteps(job.record.open_bound, job.root_by_budget);
+    }
     job.ran = true;
   };
 
@@ -1187,7 +1331,10 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
             if (budget_pu >= 0 && s.usage + pt.usage > budget) break;
             next_lb.push_back(DpState{b, s.usage + pt.usage, s.time + pt.value - rec.slack, -1, -1, -1});
           }
-          if (rec.open_bound < kInf) next_lb.push_back(DpState{b, s.usage, s.time + rec.open_bound, -1, -1, -1});
+          for (const BoundStep& st : rec.open) {
+            if (budget_pu >= 0 && s.usage + st.usage > budget) break;
+            next_lb.push_back(DpState{b, s.usage + st.usage, s.time + st.value, -1, -1, -1});
+          }
         }
       }
       KeepNondominated(&next_ub);
@@ -1206,7 +1353,23 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   });
   const auto t1 = Clock::now();
   const auto first_share = (deadline - t1) / 3 / std::max<size_t>(1, jobs.size());
-  for (int ji : order) run(jobs[ji], Clock::now() + first_share, 0.0, nullptr, allowance(node_limit / 3, jobs.size()));
+  // The local search for incumbents runs beside the searches when there is
+  // a second thread, alone after pass 2 otherwise; its schedules are added to
+  // the frontiers only when pass 2 too leaves a search open (so graphs the
+  // searches finish never pay for it), and do not depend on when it ran.
+  std::vector<Incumbent> seeds;
+  std::atomic<bool> stop_seeding{false};
+  const auto seed_until = t1 + (deadline - t1) / 8;
+  // Alone, the searches leave the local search its eighth of the time.
+  const auto search_deadline = threads > 1 ? deadline : deadline - (deadline - t1) / 8;
+  std::thread seeder;
+  if (threads > 1 && jobs.size() > 0) {
+    seeder = std::thread([&] { seeds = LocalSearchSchedules(pr, cand, budget_pu, seed_until, &stop_seeding); });
+  }
+  const int64_t first_nodes = allowance(node_limit / 3, jobs.size());
+  ParallelFor(threads > 1 && seeder.joinable() ? threads - 1 : threads, order.size(), [&](size_t i) {
+    run(jobs[order[i]], Clock::now() + first_share, 0.0, nullptr, first_nodes);
+  });
   std::vector<int> again;
   std::vector<bool> segment_again(num_segments, false);
   for (int ji : order) {
@@ -1215,6 +1378,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
       segment_again[jobs[ji].segment] = true;
     }
   }
+  if (again.empty()) stop_seeding = true;
   // The best whole schedule so far: a later search must beat it.
   run_dps();
   double incumbent = kInf;
@@ -1243,9 +1407,10 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
           double& cell = at(to, rec.exit_pu, r + pt.usage);
           cell = std::min(cell, base + pt.value - rec.slack);
         }
-        if (rec.open_bound < kInf) {
-          double& cell = at(to, rec.exit_pu, r);
-          cell = std::min(cell, base + rec.open_bound);
+        for (const BoundStep& st : rec.open) {
+          if (r + st.usage >= cols) break;
+          double& cell = at(to, rec.exit_pu, r + st.usage);
+          cell = std::min(cell, base + st.value);
         }
       }
     };
@@ -1278,7 +1443,10 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
             if (pt.usage > r) break;
             best = std::min(best, pt.value - rec.slack + at(suf[si + 1], rec.exit_pu, r - pt.usage));
           }
-          if (rec.open_bound < kInf) best = std::min(best, rec.open_bound + at(suf[si + 1], rec.exit_pu, r));
+          for (const BoundStep& st : rec.open) {
+            if (st.usage > r) break;
+            best = std::min(best, st.value + at(suf[si + 1], rec.exit_pu, r - st.usage));
+          }
           double& cell = at(suf[si], rec.entry_pu, r);
           cell = std::min(cell, best);
         }
@@ -1300,21 +1468,43 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
       }
     }
     const int hard_segments = static_cast<int>(std::count(segment_again.begin(), segment_again.end(), true));
-    for (size_t r = 0; r < again.size(); ++r) {
-      Job& job = jobs[again[r]];
+    // Equal node shares fixed before the searches start, so that they may run
+    // in parallel with the same result; time shares by the threads.
+    int64_t used = 0;
+    for (const Job& job : jobs) used += job.nodes;
+    const int64_t second_nodes = allowance(node_limit - used, again.size());
+    const auto t2 = Clock::now();
+    const int64_t width = std::max(1, std::min(threads, static_cast<int>(again.size())));
+    ParallelFor(threads, again.size(), [&](size_t r) {
       const auto now = Clock::now();
-      const auto share =
-          now < deadline ? (deadline - now) / static_cast<int64_t>(again.size() - r) : Clock::duration(0);
-      run(job, now + share, tolerance_left / hard_segments, &thresholds[again[r]],
-          allowance(node_limit - work.used, again.size() - r));
-      threshold_slack = std::max(threshold_slack, job.record.slack);
+      const auto share = now < search_deadline ? (search_deadline - t2) * width / static_cast<int64_t>(again.size())
+                                               : Clock::duration(0);
+      run(jobs[again[r]], now + share, tolerance_left / hard_segments, &thresholds[again[r]], second_nodes);
+    });
+    for (int ji : again) threshold_slack = std::max(threshold_slack, jobs[ji].record.slack);
+    bool open = false;
+    for (int ji : again) open = open || !jobs[ji].record.complete;
+    if (!open) stop_seeding = true;
+    if (seeder.joinable()) seeder.join();
+    if (open) {
+      if (threads <= 1) {
+        const auto now = Clock::now();
+        seeds = LocalSearchSchedules(pr, cand, budget_pu, std::min(deadline, std::max(seed_until, now + (deadline - t1) / 8)),
+                                     nullptr);
+      }
+      for (const Incumbent& inc : seeds) SeedFrontiers(pr, inc, segments, jobs_of, budget_pu, &jobs);
     }
     run_dps();
   }
+  if (seeder.joinable()) seeder.join();
   bool complete = true;
-  for (const Job& job : jobs) complete = complete && job.record.complete;
+  for (const Job& job : jobs) {
+    complete = complete && job.record.complete;
+    out.stats.nodes += job.nodes;
+    out.stats.searches += job.searches;
+  }
   // Not finished although time is left: the node budget stopped it.
-  out.stats.interrupted = work.interrupted();
+  out.stats.interrupted = interrupt != nullptr && interrupt->load(std::memory_order_relaxed);
   out.stats.budget_exhausted = !complete && !out.stats.interrupted && node_limit > 0 && Clock::now() <= deadline;
 
   // A completion the thresholds cut off is no better than the incumbent

@@ -65,8 +65,13 @@ struct SearchOutcome {
 // best schedule; the tolerances over all segments add up to at most
 // `relative_gap` times a lower bound on the optimum, so the returned bound
 // proves a relative gap ≤ `relative_gap` (0: exact).
+// `threads` (≥ 1) run independent segment searches, and the local search
+// for incumbents, side by side; each search has its own node allowance, fixed
+// before it starts, so the result does not depend on the thread count unless
+// the deadline stops a search.
 SearchOutcome SolveLatencyBySearch(const Problem& problem, const std::vector<std::vector<int>>& cand,
                                    std::chrono::steady_clock::time_point deadline, double relative_gap,
-                                   int64_t node_limit = 0, const std::atomic<bool>* interrupt = nullptr);
+                                   int64_t node_limit = 0, const std::atomic<bool>* interrupt = nullptr,
+                                   int threads = 1);
 
 }  // namespace hetplan::exact_internal

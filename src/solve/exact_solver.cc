@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "hetplan/solve/solver.h"
 #include "solve/backends.h"
@@ -54,9 +55,13 @@ Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, 
     }
   }
   bool interrupted = false;
+  // Threads for independent segment searches and the local search beside
+  // them (0 = every core); the result does not depend on how many.
+  const int threads =
+      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   auto search = [&](int64_t node_limit) {
-    exact_internal::SearchOutcome out =
-        exact_internal::SolveLatencyBySearch(pr, cand, deadline, options.relative_gap, node_limit, options.interrupt);
+    exact_internal::SearchOutcome out = exact_internal::SolveLatencyBySearch(
+        pr, cand, deadline, options.relative_gap, node_limit, options.interrupt, threads);
     ExactStats& st = *result.exact;
     st.segments = out.stats.segments;
     st.largest_segment = out.stats.largest_segment;

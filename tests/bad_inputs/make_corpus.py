@@ -297,9 +297,59 @@ def onnx_files():
         [helper.make_node("Relu", ["x"], ["r"], name="relu"),
          helper.make_node("FancyOp", ["r"], ["y"], name="fancy", domain="com.vendor.fancy")],
         [tensor_in("x", [1, 4])], [tensor_out("y")]).SerializeToString()
-    files["unknown_opset_domain.onnx"] = model(
+    # Declared but unused: exporters list domains they never use (a control, not an error).
+    files["unused_opset_domains.onnx"] = model(
         [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        [tensor_in("x", [1, 4])], [tensor_out("y")],
+        domains=["com.microsoft", "ai.onnx.ml", "org.pytorch.aten", "com.vendor"]).SerializeToString()
+    files["unknown_microsoft_op.onnx"] = model(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("NotARealOp", ["r"], ["y"], name="mystery", domain="com.microsoft")],
         [tensor_in("x", [1, 4])], [tensor_out("y")], domains=["com.microsoft"]).SerializeToString()
+    files["nchwc_layout.onnx"] = model(
+        [helper.make_node("ReorderInput", ["x"], ["y"], name="reorder", domain="com.microsoft.nchwc")],
+        [tensor_in("x", [1, 8, 4, 4])], [tensor_out("y")], domains=["com.microsoft.nchwc"]).SerializeToString()
+    # An If on a score computed at run time (a two-stage detector), without --branch.
+    then_s = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["t"], name="stage2")], "then", [],
+                               [tensor_out("t")])
+    else_s = helper.make_graph([helper.make_node("Identity", ["x"], ["e"], name="skip")], "else", [],
+                               [tensor_out("e")])
+    files["data_dependent_if.onnx"] = model(
+        [helper.make_node("ReduceMax", ["x"], ["score"], name="score", keepdims=0),
+         helper.make_node("Greater", ["score", "threshold"], ["wake"], name="wake"),
+         helper.make_node("If", ["wake"], ["y"], name="gate", then_branch=then_s, else_branch=else_s)],
+        [tensor_in("x", [1, 4])], [tensor_out("y")],
+        [helper.make_tensor("threshold", TensorProto.FLOAT, [], [0.5])]).SerializeToString()
+    # A Loop inside the branch an If takes: refused once the branch is inlined.
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["lc_in"], ["lc_out"], name="lkeep"),
+         helper.make_node("Relu", ["lv_in"], ["lv_out"], name="lrelu")], "lbody",
+        [tensor_in("li", [], TensorProto.INT64), tensor_in("lc_in", [], TensorProto.BOOL), tensor_in("lv_in", [1, 4])],
+        [tensor_out("lc_out", TensorProto.BOOL), tensor_out("lv_out")])
+    then_l = helper.make_graph([helper.make_node("Loop", ["trips", "", "x"], ["tl"], name="inner_loop", body=loop_body)],
+                               "then", [], [tensor_out("tl")])
+    files["loop_in_taken_branch.onnx"] = model(
+        [helper.make_node("If", ["always"], ["y"], name="outer", then_branch=then_l, else_branch=else_s)],
+        [tensor_in("x", [1, 4])], [tensor_out("y")],
+        [helper.make_tensor("always", TensorProto.BOOL, [], [True]),
+         helper.make_tensor("trips", TensorProto.INT64, [], [3])]).SerializeToString()
+    # Inputs without static shapes at ranks 2 and 4, one dim unnamed: one error lists both.
+    b_in = tensor_in("b", ["n", 3, "h", "w"])
+    b_in.type.tensor_type.shape.dim[3].Clear()
+    files["missing_shapes.onnx"] = model(
+        [helper.make_node("ReduceMean", ["b"], ["bm"], name="bmean", axes=[1, 2, 3], keepdims=0),
+         helper.make_node("ReduceMean", ["a"], ["am"], name="amean", axes=[1], keepdims=0),
+         helper.make_node("Add", ["am", "bm"], ["y"], name="sum")],
+        [tensor_in("a", ["batch", 16000]), b_in], [tensor_out("y")]).SerializeToString()
+    # A sample rate as an input (fixed with --value), and a value that fixes a shape.
+    files["value_input.onnx"] = model(
+        [helper.make_node("Cast", ["sr"], ["srf"], name="cast", to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["x", "srf"], ["y"], name="scale")],
+        [tensor_in("x", [1, 4]), tensor_in("sr", [], TensorProto.INT64)], [tensor_out("y")]).SerializeToString()
+    files["shape_from_input_value.onnx"] = model(
+        [helper.make_node("Reshape", ["x", "target"], ["flat"], name="reshape"),
+         helper.make_node("Relu", ["flat"], ["y"], name="relu")],
+        [tensor_in("x", [1, 4, 6]), tensor_in("target", [2], TensorProto.INT64)], [tensor_out("y")]).SerializeToString()
     files["unknown_op.onnx"] = model(
         [helper.make_node("FooBar", ["x"], ["y"], name="foo")],
         [tensor_in("x", [1, 4])], [tensor_out("y")]).SerializeToString()
@@ -529,6 +579,69 @@ def schedule_files(big):
     return f
 
 
+# --- quantized models (QDQ) ----------------------------------------------------
+
+def qdq_tiny(edit=None):
+    """x → Q → DQ → conv (weight: int8, per-channel DQ) → Q → DQ → y, the
+    form torch.onnx and ONNX Runtime's quantizer write. `edit(parts)` breaks
+    one parameter first; parts maps names to the initializers and nodes."""
+    import numpy as np
+    from onnx import numpy_helper
+    inits = {
+        "x_scale": numpy_helper.from_array(np.array(0.02, dtype=np.float32), "x_scale"),
+        "x_zero_point": numpy_helper.from_array(np.array(128, dtype=np.uint8), "x_zero_point"),
+        "w_quantized": numpy_helper.from_array((np.arange(4 * 3 * 9) % 15 - 7).astype(np.int8).reshape(4, 3, 3, 3),
+                                               "w_quantized"),
+        "w_scale": numpy_helper.from_array(np.array([0.01, 0.02, 0.03, 0.04], dtype=np.float32), "w_scale"),
+        "w_zero_point": numpy_helper.from_array(np.zeros(4, dtype=np.int8), "w_zero_point"),
+        "y_scale": numpy_helper.from_array(np.array(0.05, dtype=np.float32), "y_scale"),
+        "y_zero_point": numpy_helper.from_array(np.array(128, dtype=np.uint8), "y_zero_point"),
+    }
+    nodes = {
+        "quant": helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero_point"], ["xq"], name="quant"),
+        "dequant": helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zero_point"], ["xd"], name="dequant"),
+        "w_dequant": helper.make_node("DequantizeLinear", ["w_quantized", "w_scale", "w_zero_point"], ["w"],
+                                      name="w_dequant", axis=0),
+        "conv0": helper.make_node("Conv", ["xd", "w"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+        "conv0_quant": helper.make_node("QuantizeLinear", ["c", "y_scale", "y_zero_point"], ["cq"],
+                                        name="conv0_quant"),
+        "conv0_dequant": helper.make_node("DequantizeLinear", ["cq", "y_scale", "y_zero_point"], ["y"],
+                                          name="conv0_dequant"),
+    }
+    parts = dict(inits)
+    parts.update(nodes)
+    if edit:
+        edit(parts)
+    return model([parts[k] for k in nodes], [tensor_in("x", [1, 3, 8, 8])], [tensor_out("y")],
+                 [v for v in parts.values() if isinstance(v, TensorProto)]).SerializeToString()
+
+
+def quantized_files():
+    import numpy as np
+    from onnx import numpy_helper
+    f = {"qdq_tiny.onnx": qdq_tiny()}
+
+    def replace(name, array):
+        return lambda p: p.update({name: numpy_helper.from_array(array, name)})
+
+    f["qdq_scale_zero_point_shapes.onnx"] = qdq_tiny(replace("w_zero_point", np.zeros(3, dtype=np.int8)))
+    f["qdq_axis_out_of_range.onnx"] = qdq_tiny(
+        lambda p: p.update(w_dequant=helper.make_node(
+            "DequantizeLinear", ["w_quantized", "w_scale", "w_zero_point"], ["w"], name="w_dequant", axis=4)))
+    f["qdq_zero_scale.onnx"] = qdq_tiny(replace("x_scale", np.array(0.0, dtype=np.float32)))
+    f["qdq_negative_scale.onnx"] = qdq_tiny(replace("w_scale", np.array([0.01, -0.02, 0.03, 0.04], dtype=np.float32)))
+    # A uint8 zero point stored as 300 in int32_data: protobuf holds it, no uint8 can.
+    f["qdq_zero_point_outside_type.onnx"] = qdq_tiny(
+        lambda p: p.update(y_zero_point=helper.make_tensor("y_zero_point", TensorProto.UINT8, [], [300])))
+    # The Q writes uint8 (its zero point's type), the DQ reads it with an int8 zero point.
+    def disagree(p):
+        p["y_zero_point_int8"] = numpy_helper.from_array(np.array(0, dtype=np.int8), "y_zero_point_int8")
+        p["conv0_dequant"] = helper.make_node("DequantizeLinear", ["cq", "y_scale", "y_zero_point_int8"], ["y"],
+                                              name="conv0_dequant")
+    f["qdq_types_disagree.onnx"] = qdq_tiny(disagree)
+    return f
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="folder to write the corpus to (created)")
@@ -537,6 +650,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     files = {}
     files.update(onnx_files())
+    files.update(quantized_files())
     files.update(platform_files(args.big))
     files.update(cost_files(args.big))
     files.update(schedule_files(args.big))

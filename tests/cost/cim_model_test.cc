@@ -7,6 +7,17 @@
 namespace hetplan {
 namespace {
 
+// A tensor of `elements` elements of `dtype` ("uint8": a quantized model's).
+TensorInfo Tensor(const std::string& name, int64_t elements, const std::string& dtype = "uint8") {
+  TensorInfo t;
+  t.name = name;
+  t.shape = {elements};
+  t.elements = elements;
+  t.dtype = dtype;
+  t.element_bytes = dtype == "float32" ? 4 : 1;
+  return t;
+}
+
 // ResNet-18's first conv: weight 64x3x7x7, stride 2, pad 3;
 // input 1x3x224x224, output 1x64x112x112.
 Operator ResNetConv1() {
@@ -20,6 +31,8 @@ Operator ResNetConv1() {
   op.groups = 1;
   op.input_elements = 3 * 224 * 224;    // 150,528
   op.output_elements = 64 * 112 * 112;  // 802,816
+  op.inputs = {Tensor("x", op.input_elements)};  // INT8, as the paper runs it
+  op.outputs = {Tensor("y", op.output_elements)};
   op.kernel_h = op.kernel_w = 7;
   return op;
 }
@@ -36,6 +49,8 @@ Operator Depthwise() {
   op.n_mvm = 112 * 112;
   op.input_elements = 32 * 112 * 112;
   op.output_elements = 32 * 112 * 112;
+  op.inputs = {Tensor("x", op.input_elements)};
+  op.outputs = {Tensor("y", op.output_elements)};
   return op;
 }
 
@@ -46,7 +61,6 @@ CimParams Paper(double bandwidth_gbps = 10.24, double mvm_latency_ns = 50) {
   p.crossbars = 100;
   p.mvm_latency_ns = mvm_latency_ns;
   p.bandwidth_gbps = bandwidth_gbps;
-  p.element_bytes = 1;
   return p;
 }
 
@@ -69,6 +83,30 @@ TEST(CimModel, ResNet18FirstConv) {
   // Two bytes per element double the bus terms only.
   p.element_bytes = 2;
   EXPECT_NEAR(CimLatencyUs(op, p), 29.4 + 627.2 + 156.8, 1e-9);
+}
+
+TEST(CimModel, BytesComeFromEachTensorsType) {
+  CimParams p = Paper();
+  Operator op = ResNetConv1();
+  EXPECT_DOUBLE_EQ(CimLoadBytes(op, p), 150528);
+  EXPECT_DOUBLE_EQ(CimStoreBytes(op, p), 802816);
+  // The float model's conv moves four bytes per element; a conv reading
+  // uint8 and writing float32 (a QDQ Conv whose Relu runs after it) mixes.
+  Operator fp32 = op;
+  fp32.inputs = {Tensor("x", op.input_elements, "float32")};
+  fp32.outputs = {Tensor("y", op.output_elements, "float32")};
+  EXPECT_DOUBLE_EQ(CimLoadBytes(fp32, p), 4.0 * 150528);
+  EXPECT_NEAR(CimLatencyUs(fp32, p), 4 * 14.7 + 627.2 + 4 * 78.4, 1e-9);
+  Operator mixed = op;
+  mixed.outputs = fp32.outputs;
+  EXPECT_NEAR(CimLatencyUs(mixed, p), 14.7 + 627.2 + 4 * 78.4, 1e-9);
+  // Two inputs (an Add-like reader of two tensors) count both.
+  op.inputs.push_back(Tensor("z", 1000, "float32"));
+  EXPECT_DOUBLE_EQ(CimLoadBytes(op, p), 150528 + 4000);
+  // cim.element_bytes, when set, overrides every tensor's size.
+  p.element_bytes = 1;
+  EXPECT_DOUBLE_EQ(CimLoadBytes(fp32, p), 150528);
+  EXPECT_NEAR(CimLatencyUs(fp32, p), 720.3, 1e-9);
 }
 
 TEST(CimModel, CrossbarsTileBothDimensions) {
@@ -142,6 +180,9 @@ TEST(CimModel, Im2colLoad) {
   // Every input vector is loaded: n_mvm * N_v * groups = 12544 * 147.
   EXPECT_EQ(CimLoadElements(op, p), 1843968);
   EXPECT_NEAR(CimLatencyUs(op, p), 1843968.0 / 10240 + 627.2 + 78.4, 1e-9);
+  // At the activation's element size: float32 quadruples the load.
+  op.inputs = {Tensor("x", op.input_elements, "float32")};
+  EXPECT_DOUBLE_EQ(CimLoadBytes(op, p), 4.0 * 1843968);
   Operator dw = Depthwise();
   EXPECT_EQ(CimLoadElements(dw, p), 12544 * 9 * 32);
   p.grouped_conv = GroupedConvMapping::kPerGroup;
@@ -171,6 +212,15 @@ TEST(CimModel, Support) {
   EXPECT_TRUE(CimSupports(ResNetConv1(), p));
   p.supported_ops.clear();
   EXPECT_FALSE(CimSupports(ResNetConv1(), p));
+  // Quantized operators run where their float type does.
+  p.supported_ops = {"Conv", "MatMul"};
+  Operator qconv = ResNetConv1();
+  qconv.type = "QLinearConv";
+  EXPECT_TRUE(CimSupports(qconv, p));
+  matmul.type = "MatMulInteger";
+  EXPECT_TRUE(CimSupports(matmul, p));
+  matmul.type = "QGemm";
+  EXPECT_FALSE(CimSupports(matmul, p));
 }
 
 TEST(CimModel, Saturates) {
@@ -191,14 +241,58 @@ TEST(CimModel, Saturates) {
 
 TEST(Transfer, BandwidthAndLatency) {
   Link link{"cpu", "cim", 10.24, 0, std::nullopt};
-  // Eq. 4: b_elem * N_out / B_shared; ResNet conv1's output as INT8.
-  EXPECT_NEAR(TransferUs(802816, 1, link), 78.4, 1e-9);
-  EXPECT_NEAR(TransferUs(802816, 4, link), 313.6, 1e-9);
+  // Eq. 4: b_elem * N_out / B_shared; ResNet conv1's output as INT8 and as float32.
+  EXPECT_NEAR(TransferUs(802816, link), 78.4, 1e-9);
+  EXPECT_NEAR(TransferUs(4 * 802816, link), 313.6, 1e-9);
   link.latency_us = 3;
-  EXPECT_NEAR(TransferUs(802816, 1, link), 81.4, 1e-9);
+  EXPECT_NEAR(TransferUs(802816, link), 81.4, 1e-9);
   link.bandwidth_gbps = 20.48;
-  EXPECT_NEAR(TransferUs(1000, 2, link), 3 + 2000.0 / 20480, 1e-12);
-  EXPECT_EQ(TransferUs(0, 1, link), 0);
+  EXPECT_NEAR(TransferUs(2000, link), 3 + 2000.0 / 20480, 1e-12);
+  EXPECT_EQ(TransferUs(0, link), 0);
+}
+
+}  // namespace
+}  // namespace hetplan
+
+namespace hetplan {
+namespace {
+
+// LSTM/GRU/RNN (docs/platform-format.md, "Recurrent operators"): [W; R]
+// stacked per direction, one MVM per step and direction, in sequence.
+TEST(CimModel, RecurrentOperatorHoldsOneStackedMatrixPerDirection) {
+  Operator op;
+  op.type = "LSTM";
+  op.matrix_op = "LSTM";
+  op.has_weight = true;
+  op.weight_rows = 200 + 300;  // input 200, hidden 300
+  op.weight_cols = 4 * 300;    // four gates
+  op.directions = 2;
+  op.n_mvm = 50 * 1 * 2;  // 50 steps, batch 1, both directions
+  op.input_elements = 50 * 200;
+  op.output_elements = 50 * 2 * 300;
+  op.inputs = {Tensor("x", op.input_elements)};  // uint8: one byte each
+  op.outputs = {Tensor("y", op.output_elements)};
+  CimParams p = Paper();
+  p.supported_ops = {"Conv", "Gemm", "MatMul", "LSTM"};
+  EXPECT_TRUE(CimSupports(op, p));
+  EXPECT_EQ(CimCrossbars(op, p), 2 * 2 * 5);  // ⌈500/256⌉ · ⌈1200/256⌉ per direction
+  EXPECT_EQ(CimMvmCount(op, p), 100);
+  const double want = 10000.0 / 10240 + 100 * 0.05 + 30000.0 / 10240;
+  EXPECT_NEAR(CimLatencyUs(op, p), want, 1e-9);
+  p.supported_ops = {"Conv"};
+  EXPECT_FALSE(CimSupports(op, p));
+}
+
+// An operator of another type that computes a standard product (com.microsoft's
+// FusedConv) goes where that product may.
+TEST(CimModel, SupportedOpsMatchTheProductAnOperatorComputes) {
+  Operator op = ResNetConv1();
+  op.type = "FusedConv";
+  op.matrix_op = "Conv";
+  CimParams p = Paper();
+  EXPECT_TRUE(CimSupports(op, p));
+  p.supported_ops = {"Gemm"};
+  EXPECT_FALSE(CimSupports(op, p));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "hetplan/deploy/manifest.h"
 
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -56,7 +57,10 @@ Manifest TwoSegments() {
   m.model_sha256 = "abc";
   m.fusion = "activation";
   m.model_operators = 3;
-  m.input_shapes = {{"x", {1, 4}}};
+  m.assumptions.input_shapes = {{"x", {1, 4}}};
+  m.assumptions.fixed_inputs = {{"sr", onnx::TensorProto::INT64, {}, {"16000"}},
+                                {"gains", onnx::TensorProto::FLOAT, {2}, {"0.5", "-2"}}};
+  m.assumptions.branches = {{"gate", true, true, "wake"}, {"sr_if", false, false, "is16k"}};
   m.schedule = {"plan.json", "klein-arm", "ilp", "optimal", 12.5, 0};
   m.threads = 2;
   m.graph_optimization = "all";
@@ -112,6 +116,10 @@ TEST(Manifest, WritesEveryKeyAndReadsItBack) {
   EXPECT_EQ(j["format"], kManifestFormat);
   EXPECT_EQ(j["version"], kManifestVersion);
   EXPECT_EQ(j["model"]["input_shapes"]["x"], nlohmann::json({1, 4}));
+  EXPECT_EQ(j["model"]["input_values"]["sr"]["values"], nlohmann::json::array({16000}));
+  EXPECT_EQ(j["model"]["input_values"]["gains"]["dtype"], "float32");
+  EXPECT_EQ(j["model"]["branches"][0]["assumed"], true);
+  EXPECT_EQ(j["model"]["branches"][1]["branch"], "else");
   EXPECT_EQ(j["devices"][1]["timing"], "modelled");
   EXPECT_EQ(j["outputs"][0]["segment"], 1);
   EXPECT_FALSE(j["inputs"][0].contains("from"));
@@ -150,7 +158,7 @@ TEST(Manifest, ReadsDescriptiveKeysLeniently) {
   EXPECT_EQ(loaded->segments[0].nodes, 0);
   EXPECT_FALSE(loaded->segments[1].unused_outputs);
   EXPECT_EQ(loaded->outputs[0].segment, -1);
-  EXPECT_TRUE(loaded->input_shapes.empty());
+  EXPECT_TRUE(loaded->assumptions.input_shapes.empty());
   EXPECT_EQ(loaded->boundaries, 1);  // counted from the segments, as before
   fs::remove_all(dir);
 }

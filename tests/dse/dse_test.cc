@@ -24,6 +24,7 @@
 #include "hetplan/report/plots.h"
 #include "hetplan/validate/validator.h"
 #include "testing/helpers.h"
+#include "testing/scratch.h"
 
 namespace hetplan {
 namespace {
@@ -34,34 +35,11 @@ const std::string kResnet18 = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
 
 // One temporary folder (and profile cache) for the whole binary: ResNet-18 is
 // profiled once, with few runs.
-const fs::path& TempDir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("hetplan_dse_test_" + std::to_string(getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-// The profile cache is keyed by content, so every test process (ctest runs
-// each test alone) shares one.
-std::string CacheDir() { return (fs::temp_directory_path() / "hetplan_dse_test_cache").string(); }
-
-// Removes the per-process folder at exit.
-class CleanUp : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(TempDir(), ec);
-  }
-};
-[[maybe_unused]] ::testing::Environment* const kCleanUp = ::testing::AddGlobalTestEnvironment(new CleanUp);
-
-std::string Fresh(const std::string& name) {
-  const fs::path p = TempDir() / name;
-  fs::remove_all(p);
-  return p.string();
-}
+const fs::path& TempDir() { return test_util::ScratchDir("hetplan_dse_test_"); }
+[[maybe_unused]] ::testing::Environment* const kCleanUp =
+    ::testing::AddGlobalTestEnvironment(new test_util::RemoveAtExit(TempDir()));
+std::string CacheDir() { return test_util::DseTestCacheDir(); }
+std::string Fresh(const std::string& name) { return test_util::FreshPath(TempDir(), name); }
 
 DseSpec MiniSpec(const std::string& out) {
   DseSpec s;

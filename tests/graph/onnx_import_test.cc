@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -602,7 +603,23 @@ TEST(OnnxImport, RejectsControlFlow) {
     SCOPED_TRACE(op);
     auto m = Tiny();
     AddInput(m, "cond", {}, "", onnx::TensorProto::BOOL);
-    AddNode(m, op, {"cond"}, {"z"}, "flow_" + op);
+    auto& n = AddNode(m, op, {"cond"}, {"z"}, "flow_" + op);
+    if (op == "If") {  // on an input: known only at run time
+      onnx::AttributeProto then_branch;
+      then_branch.set_name("then_branch");
+      then_branch.set_type(onnx::AttributeProto::GRAPH);
+      auto* g = then_branch.mutable_g();
+      g->set_name("then");
+      auto* id = g->add_node();
+      id->set_op_type("Identity");
+      id->add_input("y");
+      id->add_output("t");
+      g->add_output()->set_name("t");
+      g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+      *n.add_attribute() = then_branch;
+      then_branch.set_name("else_branch");
+      *n.add_attribute() = then_branch;
+    }
     EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'flow_" + op + "'", "control flow"}));
   }
   auto m = Tiny();
@@ -614,15 +631,200 @@ TEST(OnnxImport, RejectsControlFlow) {
   EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'sneaky'", "'body'"}));
 }
 
+// --- control flow, values, domains by use -----------------------------------
+
+onnx::AttributeProto GraphAttr(const std::string& name, const onnx::GraphProto& g) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::GRAPH);
+  *a.mutable_g() = g;
+  return a;
+}
+
+// A branch: its nodes (op, inputs, output, name) and its one output.
+onnx::GraphProto Branch(const std::string& name, const std::vector<std::tuple<std::string, Names, std::string,
+                                                                             std::string>>& nodes,
+                        const std::string& output) {
+  onnx::GraphProto g;
+  g.set_name(name);
+  for (const auto& [op, inputs, out, node_name] : nodes) {
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    n->set_name(node_name);
+    for (const auto& i : inputs) n->add_input(i);
+    n->add_output(out);
+  }
+  auto* o = g.add_output();
+  o->set_name(output);
+  o->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  return g;
+}
+
+// x[1,4] → relu → If(flag) { then: If(shape(z)[1] == 4) { sigmoid } else { tanh } ; else: neg } → y,
+// out = y + sigmoid(x). The branches read the outer z, one and four.
+onnx::ModelProto NestedIfs() {
+  auto m = MakeModel(13);
+  AddInput(m, "x", {1, 4});
+  AddInput(m, "flag", {}, "", onnx::TensorProto::BOOL);
+  AddNode(m, "Relu", {"x"}, {"z"}, "relu");
+  auto inner_then = Branch("inner_then", {{"Sigmoid", {"z"}, "s", "sigmoid"}}, "s");
+  auto inner_else = Branch("inner_else", {{"Tanh", {"z"}, "t", "tanh"}}, "t");
+  auto then_g = Branch("then", {{"Shape", {"z"}, "shape", "shape"},
+                                {"Gather", {"shape", "one"}, "width", "width"},
+                                {"Equal", {"width", "four"}, "is4", "is4"}},
+                       "w");
+  AddInt64Initializer(m, "one", {}, {1});
+  AddInt64Initializer(m, "four", {}, {4});
+  auto* inner = then_g.add_node();
+  inner->set_op_type("If");
+  inner->set_name("inner");
+  inner->add_input("is4");
+  inner->add_output("w");
+  *inner->add_attribute() = GraphAttr("then_branch", inner_then);
+  *inner->add_attribute() = GraphAttr("else_branch", inner_else);
+  auto else_g = Branch("else", {{"Neg", {"z"}, "n", "neg"}}, "n");
+  AddNode(m, "If", {"flag"}, {"y"}, "gate", {GraphAttr("then_branch", then_g), GraphAttr("else_branch", else_g)});
+  // The outer graph has an "s" and a node "sigmoid" too: the inlined ones are renamed.
+  AddNode(m, "Sigmoid", {"x"}, {"s"}, "sigmoid");
+  AddNode(m, "Add", {"y", "s"}, {"out"}, "add");
+  AddOutput(m, "out");
+  return m;
+}
+
+TEST(OnnxImport, IfWithAConstantConditionIsReplacedByItsBranchRecursively) {
+  auto m = NestedIfs();
+  ImportOptions o;
+  o.input_values["flag"] = {"true"};
+  auto r = Import(m, o);
+  ASSERT_OK(r);
+  EXPECT_EQ(Types(r->graph), (Names{"Relu", "Sigmoid", "Sigmoid", "Add"}));
+  EXPECT_EQ(r->graph.op(1).name, "inner/sigmoid");  // renamed: the outer graph has a "sigmoid"
+  EXPECT_NE(r->graph.op(1).outputs[0].name, "s");
+  ASSERT_EQ(r->assumptions.branches.size(), 2u);
+  EXPECT_EQ(r->assumptions.branches[0].node, "gate");
+  EXPECT_TRUE(r->assumptions.branches[0].then);
+  EXPECT_FALSE(r->assumptions.branches[0].assumed);
+  EXPECT_EQ(r->assumptions.branches[1].node, "inner");
+  ASSERT_EQ(r->assumptions.fixed_inputs.size(), 1u);
+  EXPECT_EQ(r->assumptions.fixed_inputs[0].name, "flag");
+  EXPECT_EQ(r->graph.graph_inputs().size(), 1u);  // flag is a constant now
+  EXPECT_TRUE(FindEdge(r->graph, 0, 1));
+  EXPECT_TRUE(FindEdge(r->graph, 1, 3));
+
+  o.input_values["flag"] = {"0"};
+  auto e = Import(m, o);
+  ASSERT_OK(e);
+  EXPECT_EQ(Types(e->graph), (Names{"Relu", "Neg", "Sigmoid", "Add"}));
+}
+
+TEST(OnnxImport, DataDependentIfNeedsABranchAndRecordsTheAssumption) {
+  auto m = NestedIfs();
+  EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported,
+                    {"test.onnx", "'gate'", "control flow", "graph input 'flag'", "--branch gate=then"}));
+  ImportOptions o;
+  o.branches["gate"] = false;
+  auto r = Import(m, o);
+  ASSERT_OK(r);
+  EXPECT_EQ(Types(r->graph), (Names{"Relu", "Neg", "Sigmoid", "Add"}));
+  ASSERT_EQ(r->assumptions.branches.size(), 1u);
+  EXPECT_TRUE(r->assumptions.branches[0].assumed);
+  ImportOptions conflict;
+  conflict.input_values["flag"] = {"1"};
+  conflict.branches["gate"] = false;
+  EXPECT_TRUE(Fails(Import(m, conflict), ErrorCode::kInvalidArgument, {"test.onnx", "--branch gate=else", "folds to true"}));
+  ImportOptions typo;
+  typo.branches["gat"] = true;
+  EXPECT_TRUE(Fails(Import(m, typo), ErrorCode::kInvalidArgument, {"test.onnx", "'gat'", "its Ifs are: gate, inner"}));
+  // The unsplit model under the assumption: the If replaced, nothing else changed.
+  auto pinned = m;
+  ASSERT_TRUE(PinIfBranches(&pinned, {{"gate", true}}).ok());
+  int ifs = 0;
+  for (const auto& n : pinned.graph().node()) ifs += n.op_type() == "If";
+  EXPECT_EQ(ifs, 1);  // the nested one came up, still an If
+  EXPECT_FALSE(PinIfBranches(&pinned, {{"nowhere", true}}).ok());
+}
+
+TEST(OnnxImport, ValuesFoldLikeInitializers) {
+  auto m = MakeModel(13);
+  AddInput(m, "x", {1, 4});
+  AddInput(m, "scale", {-1}, "n");
+  AddNode(m, "Mul", {"x", "scale"}, {"y"}, "mul");
+  AddOutput(m, "y");
+  ImportOptions o;
+  o.input_values["scale"] = {"0.5", "1", "2", "4"};
+  auto r = Import(m, o);
+  ASSERT_OK(r);
+  ASSERT_EQ(r->assumptions.fixed_inputs.size(), 1u);
+  EXPECT_EQ(r->assumptions.fixed_inputs[0].shape, (Dims{4}));  // the symbolic dim from the count
+  EXPECT_EQ(r->graph.op(0).param_bytes, 16);
+  ImportOptions bad;
+  bad.input_values["scale"] = {"1"};
+  bad.input_shapes["scale"] = {4};
+  EXPECT_TRUE(Fails(Import(m, bad), ErrorCode::kInvalidArgument, {"test.onnx", "--value scale", "gives 1 value"}));
+  EXPECT_TRUE(ParseValueOverride("sr=16000").ok());
+  EXPECT_TRUE(ParseValueOverride("m=true,false,1").ok());
+  EXPECT_FALSE(ParseValueOverride("sr=").ok());
+  EXPECT_FALSE(ParseValueOverride("sr=1,,2").ok());
+  EXPECT_FALSE(ParseValueOverride("sr=nan").ok());
+  EXPECT_TRUE(ParseBranchOverride("a/b=then").ok());
+  EXPECT_FALSE(ParseBranchOverride("a=maybe").ok());
+}
+
+TEST(OnnxImport, EverySymbolicInputIsListedWithItsOwnRank) {
+  auto m = MakeModel(13);
+  AddInput(m, "audio", {-1, 16000}, "batch");
+  AddInput(m, "image", {-1, 3, 8, 8}, "N");
+  m.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->Clear();
+  AddNode(m, "ReduceMean", {"audio"}, {"a"}, "a", {IntsAttr("axes", {1}), IntAttr("keepdims", 0)});
+  AddNode(m, "ReduceMean", {"image"}, {"b"}, "b", {IntsAttr("axes", {1, 2, 3}), IntAttr("keepdims", 0)});
+  AddNode(m, "Add", {"a", "b"}, {"y"}, "add");
+  AddOutput(m, "y");
+  EXPECT_TRUE(Fails(Import(m), ErrorCode::kInvalidArgument,
+                    {"test.onnx", "2 graph inputs need a static shape", "'audio' dim 0 ('batch') is symbolic: --shape audio=1x16000",
+                     "'image' dim 0 ('N'), dim 2 (unnamed) are symbolic: --shape image=1x3x1x8"}));
+}
+
+TEST(OnnxImport, MicrosoftOperatorsAreImportedWithTheirShapes) {
+  auto m = MakeModel(13);
+  auto* o = m.add_opset_import();
+  o->set_domain("com.microsoft");
+  o->set_version(1);
+  AddInput(m, "x", {1, 3, 8, 8});
+  AddInitializer(m, "w", {4, 3, 3, 3});
+  AddNode(m, "FusedConv", {"x", "w"}, {"c"}, "fused", {IntsAttr("pads", {1, 1, 1, 1})}).set_domain("com.microsoft");
+  AddNode(m, "Flatten", {"c"}, {"f"}, "flatten");
+  AddInitializer(m, "w2", {256, 10});
+  AddNode(m, "FusedMatMul", {"f", "w2"}, {"mm"}, "fmm").set_domain("com.microsoft");
+  AddNode(m, "Gelu", {"mm"}, {"y"}, "gelu").set_domain("com.microsoft");
+  AddOutput(m, "y");
+  auto r = Import(m);
+  ASSERT_OK(r);
+  EXPECT_EQ(Types(r->graph), (Names{"FusedConv", "Flatten", "FusedMatMul", "Gelu"}));
+  EXPECT_EQ(r->graph.op(0).outputs[0].shape, (Dims{1, 4, 8, 8}));
+  EXPECT_EQ(Mvm(r->graph.op(0)), (Dims{27, 4, 64, 64 * 4 * 27}));
+  EXPECT_EQ(r->graph.op(0).matrix_op, "Conv");
+  EXPECT_EQ(Mvm(r->graph.op(2)), (Dims{256, 10, 1, 2560}));
+  EXPECT_EQ(r->graph.op(3).outputs[0].shape, (Dims{1, 10}));
+  // Also without the declared import, and through the guarded Conv checks.
+  m.mutable_opset_import()->RemoveLast();
+  EXPECT_TRUE(Import(m).ok());
+  m.mutable_graph()->mutable_node(0)->add_attribute()->CopyFrom(IntsAttr("strides", {1, 0}));
+  EXPECT_TRUE(Fails(Import(m), ErrorCode::kParseError, {"test.onnx", "'strides'"}));
+}
+
 TEST(OnnxImport, RejectsNonStandardOperators) {
   auto custom = Tiny();
   AddNode(custom, "MyOp", {"y"}, {"z"}, "custom").set_domain("com.example");
   EXPECT_TRUE(Fails(Import(custom), ErrorCode::kUnsupported, {"test.onnx", "'custom'", "'com.example'"}));
+  // A domain is judged by the nodes that use it: declared and unused is fine.
   auto vendor = Tiny();
   auto* o = vendor.add_opset_import();
   o->set_domain("com.vendor");
   o->set_version(1);
-  EXPECT_TRUE(Fails(Import(vendor), ErrorCode::kUnsupported, {"test.onnx", "'com.vendor'", "export without"}));
+  EXPECT_TRUE(Import(vendor).ok());
+  auto ms = Tiny();
+  AddNode(ms, "NotARealOp", {"y"}, {"z"}, "mystery").set_domain("com.microsoft");
+  EXPECT_TRUE(Fails(Import(ms), ErrorCode::kUnsupported, {"test.onnx", "'mystery'", "'com.microsoft'", "'NotARealOp'"}));
   auto unknown = Tiny();
   AddNode(unknown, "FooBar", {"y"}, {"z"}, "foo");
   EXPECT_TRUE(Fails(Import(unknown), ErrorCode::kUnsupported, {"test.onnx", "'foo'", "'FooBar'", "opset 13"}));
@@ -637,7 +839,14 @@ TEST(OnnxImport, RejectsOutputWithoutStaticShape) {
   AddNode(m, "Relu", {"flat"}, {"y"}, "relu");
   AddOutput(m, "y");
   EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported,
-                    {"test.onnx", "'reshape'", "'flat'", "no static shape", "--shape"}));
+                    {"test.onnx", "'reshape'", "'flat'", "no static shape", "graph input 'target'",
+                     "--value target=V,V"}));
+  // The value it names fixes it.
+  ImportOptions o;
+  o.input_values["target"] = {"4", "6"};
+  auto r = Import(m, o);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->graph.op(0).outputs[0].shape, (Dims{4, 6}));
 }
 
 // --- sizes and limits -----------------------------------------------------------

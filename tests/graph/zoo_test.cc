@@ -4,8 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "hetplan/cost/cim_model.h"
 #include "hetplan/graph/algorithms.h"
 #include "hetplan/graph/onnx_import.h"
+#include "hetplan/graph/quantization.h"
 
 namespace hetplan {
 namespace {
@@ -90,6 +96,107 @@ TEST(Zoo, MobileNetV2DepthwiseGroups) {
   }
   EXPECT_EQ(depthwise, 17);
 }
+
+// --- the INT8 zoo (models/int8.py): the float model's operators, INT8 tensors --------------
+
+struct Int8Case {
+  const char* model;
+  const char* fp32;  // the float model it quantizes
+  FusionLevel fusion;
+  int onnx_nodes;
+  int operators;
+  int edges;
+  int int8_edges;  // edges whose tensors are all 8-bit
+};
+
+class ZooInt8Test : public ::testing::TestWithParam<Int8Case> {};
+
+// What an operator is to the CIM: its float type, matrix and MVM count.
+using MatrixRow = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>;
+
+std::vector<MatrixRow> Matrices(const OpGraph& g) {
+  std::vector<MatrixRow> rows;
+  for (const Operator& op : g.operators()) {
+    if (!op.has_weight) continue;
+    rows.emplace_back(std::string(FloatOpType(op.type)), op.weight_rows, op.weight_cols, op.n_mvm, op.groups);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+TEST_P(ZooInt8Test, HasTheFloatModelsOperatorsWithInt8Tensors) {
+  const Int8Case& c = GetParam();
+  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/" + c.model + ".onnx";
+  ASSERT_TRUE(std::filesystem::exists(path))
+      << path << " is missing: build the `zoo` target (./test.sh does), and `zoo_int8` for the Slow/ cases";
+  ImportOptions o;
+  o.fusion = c.fusion;
+  auto q = LoadOnnxModel(path, o);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  auto f = LoadOnnxModel(std::string(HETPLAN_ZOO_DIR) + "/" + c.fp32 + ".onnx", o);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  const OpGraph& g = q->graph;
+  EXPECT_EQ(q->onnx_nodes, c.onnx_nodes);
+  EXPECT_EQ(g.size(), c.operators);
+  EXPECT_EQ(g.size(), f->graph.size()) << "the float model's operator count";
+  EXPECT_EQ(static_cast<int>(g.edges().size()), c.edges);
+  EXPECT_EQ(CountParallelPairs(g), CountParallelPairs(f->graph));
+  EXPECT_EQ(Phases(g).size(), Phases(f->graph).size());
+  EXPECT_TRUE(IsQuantized(g));
+  // Same weight matrices, MVM counts and hence crossbars as the float model.
+  EXPECT_EQ(Matrices(g), Matrices(f->graph));
+  CimParams cim;
+  int64_t crossbars_q = 0, crossbars_f = 0;
+  for (const Operator& op : g.operators()) crossbars_q += CimSupports(op, cim) ? CimCrossbars(op, cim) : 0;
+  for (const Operator& op : f->graph.operators()) crossbars_f += CimSupports(op, cim) ? CimCrossbars(op, cim) : 0;
+  EXPECT_EQ(crossbars_q, crossbars_f);
+  EXPECT_GT(crossbars_q, 0);
+  // Every matrix operator computes on integers; the tensors between operators are 8-bit.
+  int int8_edges = 0;
+  for (const Operator& op : g.operators()) {
+    if (!op.has_weight) continue;
+    const bool integer = std::any_of(op.node_types.begin(), op.node_types.end(), [](const std::string& t) {
+      return t == "DequantizeLinear" || t.rfind("QLinear", 0) == 0;
+    });
+    EXPECT_TRUE(integer) << op.name;
+  }
+  for (const Edge& e : g.edges()) int8_edges += e.bytes == e.elements ? 1 : 0;
+  EXPECT_EQ(int8_edges, c.int8_edges);
+  for (const Operator& op : g.operators()) {
+    for (const auto* list : {&op.inputs, &op.outputs}) {
+      for (const TensorInfo& t : *list) {
+        EXPECT_GT(t.elements, 0) << op.name << " " << t.name;
+        EXPECT_EQ(t.element_bytes, t.dtype == "float32" ? 4 : t.dtype == "int32" ? 4 : 1) << op.name << " " << t.name;
+      }
+    }
+  }
+}
+
+std::string Int8CaseName(const ::testing::TestParamInfo<Int8Case>& info) {
+  return std::string(info.param.model) + "_" + ToString(info.param.fusion);
+}
+
+// The models of the `zoo` target, one per route: torch, ONNX graph, QOperator.
+INSTANTIATE_TEST_SUITE_P(
+    Zoo, ZooInt8Test,
+    ::testing::Values(Int8Case{"resnet18_int8", "resnet18", FusionLevel::kNone, 516, 49, 56, 39},
+                      Int8Case{"resnet18_int8", "resnet18", FusionLevel::kActivation, 516, 40, 47, 39},
+                      Int8Case{"yolov5n_int8", "yolov5n", FusionLevel::kNone, 776, 235, 319, 280},
+                      Int8Case{"yolov5n_int8", "yolov5n", FusionLevel::kActivation, 776, 121, 148, 109},
+                      Int8Case{"resnet18_int8_qop", "resnet18", FusionLevel::kNone, 119, 49, 56, 56},
+                      Int8Case{"resnet18_int8_qop", "resnet18", FusionLevel::kActivation, 119, 40, 47, 47}),
+    Int8CaseName);
+
+// Those of `zoo_int8` (minutes to export here, so labelled `slow`).
+INSTANTIATE_TEST_SUITE_P(
+    Slow, ZooInt8Test,
+    ::testing::Values(Int8Case{"resnet50_int8", "resnet50", FusionLevel::kNone, 1238, 122, 137, 88},
+                      Int8Case{"resnet50_int8", "resnet50", FusionLevel::kActivation, 1238, 89, 104, 88},
+                      Int8Case{"mobilenetv2_int8", "mobilenetv2", FusionLevel::kNone, 1128, 100, 109, 74},
+                      Int8Case{"mobilenetv2_int8", "mobilenetv2", FusionLevel::kActivation, 1128, 65, 74, 74},
+                      Int8Case{"vit_b_16_int8", "vit_b_16", FusionLevel::kNone, 1730, 616, 725, 428},
+                      Int8Case{"vit_b_16_int8", "vit_b_16", FusionLevel::kActivation, 1730, 520, 617, 392}),
+    Int8CaseName);
 
 }  // namespace
 }  // namespace hetplan

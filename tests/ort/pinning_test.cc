@@ -104,7 +104,7 @@ TEST(Pinning, OrtPoolThreadsGoToTheirCores) {
   const auto before = ThreadAffinities();
   std::unique_ptr<ort::Runner> runner;
   ASSERT_TRUE(ort::RunPinned(pu_cores, [&] {
-                auto so = ort::MakePuSessionOptions({"cpu", {}, 2, pu_cores}, false);
+                auto so = ort::MakePuSessionOptions({"cpu", {}, 2, pu_cores}, "basic");
                 ASSERT_TRUE(so.ok()) << so.status().message();
                 auto r = ort::Runner::Create(**env, bytes, *so, 1);
                 ASSERT_TRUE(r.ok()) << r.status().message();
@@ -138,7 +138,7 @@ TEST(Pinning, AMissingProviderIsOneLineListingTheAvailableOnes) {
   for (const std::string& name : available) EXPECT_HAS(msg, name);
   EXPECT_EQ(msg.find('\n'), std::string::npos);
   // Making session options for it fails the same way, never by an exception.
-  auto so = ort::MakePuSessionOptions({"cuda", {{"device_id", "0"}}, 1, {}}, false);
+  auto so = ort::MakePuSessionOptions({"cuda", {{"device_id", "0"}}, 1, {}}, "basic");
   EXPECT_FALSE(so.ok());
 }
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -91,7 +92,7 @@ TEST(PlatformParse, FullExample) {
   EXPECT_EQ(cim.cim.crossbars, 100);
   EXPECT_DOUBLE_EQ(cim.cim.mvm_latency_ns, 50);
   EXPECT_DOUBLE_EQ(cim.cim.bandwidth_gbps, 10.24);
-  EXPECT_EQ(cim.cim.element_bytes, 1);
+  EXPECT_EQ(cim.cim.element_bytes, std::optional<int64_t>(1));
   EXPECT_EQ(cim.cim.supported_ops, (std::vector<std::string>{"Conv", "Gemm", "MatMul"}));
   EXPECT_EQ(cim.cim.grouped_conv, GroupedConvMapping::kPerGroup);
   EXPECT_TRUE(cim.cim.im2col_load);
@@ -413,13 +414,14 @@ TEST(Presets, KleinArmMatchesThePaper) {
   EXPECT_EQ(cim.cim.crossbars, 100);
   EXPECT_DOUBLE_EQ(cim.cim.mvm_latency_ns, 50);
   EXPECT_DOUBLE_EQ(cim.cim.bandwidth_gbps, 10.24);
-  EXPECT_EQ(cim.cim.element_bytes, 1);
-  EXPECT_EQ(cim.cim.supported_ops, (std::vector<std::string>{"Conv", "Gemm", "MatMul"}));
+  // b_elem is each tensor's own element size (1 for the *_int8 models).
+  EXPECT_FALSE(cim.cim.element_bytes.has_value());
+  EXPECT_EQ(cim.cim.supported_ops, (std::vector<std::string>{"Conv", "Gemm", "MatMul", "LSTM", "GRU", "RNN"}));
   const Link* link = p.FindLink("cpu", "cim");
   ASSERT_NE(link, nullptr);
   EXPECT_DOUBLE_EQ(link->bandwidth_gbps, 10.24);
   EXPECT_DOUBLE_EQ(link->latency_us, 0);
-  EXPECT_EQ(link->element_bytes, 1);
+  EXPECT_FALSE(link->element_bytes.has_value());
 }
 
 TEST(Presets, KleinX86MatchesThePaper) {
@@ -619,16 +621,16 @@ TEST(PlatformToJson, KeyFields) {
   EXPECT_EQ(j["cim"]["crossbars"], 25);
   EXPECT_EQ(j["cim"]["mvm_latency_ns"], 50.0);
   EXPECT_EQ(j["cim"]["bandwidth_gbps"], 10.24);
-  EXPECT_EQ(j["cim"]["element_bytes"], 1);
+  EXPECT_TRUE(j["cim"]["element_bytes"].is_null());
   EXPECT_EQ(j["cim"]["grouped_conv"], "block_diagonal");
   EXPECT_EQ(j["cim"]["im2col_load"], false);
-  EXPECT_EQ(j["cim"]["supported_ops"], nlohmann::json::array({"Conv", "Gemm", "MatMul"}));
+  EXPECT_EQ(j["cim"]["supported_ops"], nlohmann::json::array({"Conv", "Gemm", "MatMul", "LSTM", "GRU", "RNN"}));
   ASSERT_EQ(j["links"].size(), 1u);
   EXPECT_EQ(j["links"][0]["a"], "cpu");
   EXPECT_EQ(j["links"][0]["b"], "cim");
   EXPECT_EQ(j["links"][0]["bandwidth_gbps"], 10.24);
   EXPECT_EQ(j["links"][0]["latency_us"], 0.0);
-  EXPECT_EQ(j["links"][0]["element_bytes"], 1);
+  EXPECT_TRUE(j["links"][0]["element_bytes"].is_null());
   // Text round trip keeps every value.
   EXPECT_EQ(nlohmann::json::parse(j.dump()), j);
 

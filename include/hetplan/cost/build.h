@@ -20,9 +20,10 @@ struct CostSources {
 };
 
 // Transfer on edge e between PUs p ≠ q:
-//  - a link between them: latency_us + elements·b / bandwidth, with b the
-//    link's element_bytes, else the CIM end's element_bytes (b_elem, eq. 4),
-//    else the tensor's own element size;
+//  - a link between them: latency_us + bytes / bandwidth, the bytes being
+//    the edge's tensors at their own element sizes (b_elem of eq. 4: 1 for
+//    the int8/uint8 tensors of a quantized model), unless the link or the
+//    CIM end sets element_bytes for every element;
 //  - no link: the table's d2h of the producer (when p is an accelerator) plus
 //    h2d of the consumer (when q is an accelerator): BIDENT's shared-memory SoC.
 Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, const CostSources& sources);

@@ -38,14 +38,21 @@ int64_t CimMvmCount(const Operator& op, const CimParams& p);
 // overlapping windows counted again), independent of the mapping.
 int64_t CimLoadElements(const Operator& op, const CimParams& p);
 
-// Eqs. 2-3: T_acc = b_elem*N_in/B_cim + N_mvm*T_mvm + b_elem*N_out/B_cim in
-// µs, with N_out = op.output_elements. Independent of the crossbar count
-// (the crossbars of one operator work in parallel).
+// b_elem·N_in and b_elem·N_out of eq. 3 in bytes, each tensor at its own
+// element size (1 byte for the int8/uint8 tensors of a quantized model, 4
+// for float32) unless the platform sets cim.element_bytes for all of them.
+// With im2col_load the load is CimLoadElements at the first input's size.
+double CimLoadBytes(const Operator& op, const CimParams& p);
+double CimStoreBytes(const Operator& op, const CimParams& p);
+
+// Eqs. 2-3: T_acc = load bytes/B_cim + N_mvm*T_mvm + store bytes/B_cim in
+// µs. Independent of the crossbar count (the crossbars of one operator work
+// in parallel).
 double CimLatencyUs(const Operator& op, const CimParams& p);
 
-// Eq. 4 plus a fixed latency: latency_us + elements*element_bytes/bandwidth.
-// The caller picks element_bytes (cost/build.h: the link's when set, else
-// the CIM end's, else the tensor's own). 0 for elements <= 0.
-double TransferUs(int64_t elements, int64_t element_bytes, const Link& link);
+// Eq. 4 plus a fixed latency: latency_us + bytes/bandwidth, 0 for no bytes.
+// The caller counts the bytes (cost/build.h: each tensor at its own element
+// size unless the link or the CIM end sets element_bytes).
+double TransferUs(double bytes, const Link& link);
 
 }  // namespace hetplan

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/graph/onnx_import.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan {
@@ -75,7 +76,9 @@ struct Manifest {
   std::string dir, path;  // the folder and its manifest.json (LoadManifest)
   std::string model_name, model_file, model_sha256, fusion;
   int model_operators = 0;
-  std::map<std::string, std::vector<int64_t>> input_shapes;  // --shape, when given to split
+  // The shapes, values and branches the plan was made with (the schedule's);
+  // run feeds the values to the unsplit model and runs it on the assumed branches.
+  PlanAssumptions assumptions;
   ManifestSchedule schedule;
   int threads = 1;
   std::string graph_optimization = "basic";

@@ -68,8 +68,8 @@ std::vector<bool> TimedCuts(const OpGraph& g, const std::vector<int>& device_of,
 struct SplitOptions {
   // Overrides the schedule's model.file (the SHA-256 must still match).
   std::string model_path;
-  // Static shapes for symbolic graph inputs, as given to `partition --shape`
-  // (the schedule file does not record them).
+  // Static shapes for symbolic graph inputs. The schedule records those it
+  // was planned with (model.input_shapes); these override them.
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Run onnx::checker::check_model on every sub-model.
   bool check = true;

@@ -16,6 +16,7 @@
 // other workers run the rest.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -103,18 +104,37 @@ struct DseSummary {
   std::string host_cpu;
   std::vector<std::string> time_limited_points;  // "model platform overrides solver"
   std::vector<std::string> profile_notes;        // per model: cache hit/miss
-  // DseSpec::solve.interrupt stopped the sweep: the points not run (and any
-  // it cut short, which are not written) are left for `resume`.
+  std::vector<std::string> notes;                // about this run (e.g. a results file that cannot be locked)
+  // The sweep was stopped before every point ran: DseSpec::solve.interrupt
+  // (the points not run, and any it cut short, which are not written, are
+  // left for `resume`), or under MPI a signal (SIGTERM/SIGINT: the launcher
+  // ending the job after a rank died, or the user; `unfinished` lists the
+  // points in flight then).
   bool interrupted = false;
+
+  // Under MPI (dse/mpi.h); one rank: the defaults.
+  int ranks = 1;
+  std::vector<std::string> rank_hosts;  // per rank: "host (N threads)"
+  // Points not written because the rank holding them was lost (died, or
+  // stopped answering) or the point overran its time limit; one line per
+  // event, naming the rank and the points. `--resume` reruns them.
+  std::vector<std::string> unfinished;
+  int unfinished_points = 0;
+  // Rank 0's traffic: messages received and sent (heartbeats included),
+  // result messages from other ranks and their bytes, seconds its main
+  // thread spent handling results and dealing points.
+  int64_t messages_in = 0, messages_out = 0, results_in = 0, result_bytes = 0;
+  double coordinator_busy_s = 0;
 };
 
 // Runs the sweep. With DseSpec::solve.interrupt set to true while it runs, the
 // points running stop early and no new point starts (summary.interrupted).
 // Errors (before any point runs): a missing model or
 // platform, an override or sweep value the platform rejects (named), an
-// unknown solver, an existing results file without `resume`, a profiling
-// failure. A point that fails is an outcome, written as a line with status
-// "error" (rerun on resume) — never an error of RunDse.
+// unknown solver, an existing results file without `resume`, a results file
+// locked by another running sweep, a profiling failure. A point that fails is
+// an outcome, written as a line with status "error" (rerun on resume) — never
+// an error of RunDse.
 Result<DseSummary> RunDse(const DseSpec& spec, const DseProgressFn& progress = {});
 
 // The results file: one JSON object per line. A line that does not parse (a

@@ -25,6 +25,17 @@ struct ReproduceOptions {
   int jobs = 0;
   double time_limit_s = -1;  // ILP limit per point; < 0: 10 s (quick: 5 s)
   std::string solver = "exact";  // the grid's partitioning method: exact, or mip (the paper's MIP on CBC)
+  // "int8": the zoo's *_int8 models, quantized as the CIM paper ran them
+  // (its host costs are INT8 kernels, its bus and CIM move one byte per
+  // element); "fp32": the float models (four bytes per element).
+  std::string precision = "int8";
+  // The operator granularity, for both precisions. activation: an operator
+  // is what ONNX Runtime runs as one kernel (Conv+activation; for INT8 the
+  // whole DQ → Conv → Relu → Q unit, one QLinearConv), profiled with all
+  // graph optimizations as the paper profiles its host. none: one operator
+  // per ONNX node (an INT8 Conv whose Relu is split off then runs as a float
+  // Conv when timed alone).
+  FusionLevel fusion = FusionLevel::kActivation;
   DseProgressFn progress;
   std::function<void(const std::string&)> stage;  // called with a line when a stage starts or ends
 };

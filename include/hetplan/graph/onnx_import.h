@@ -1,7 +1,9 @@
-// ONNX model → OpGraph. Reads the file, checks its structure, fixes symbolic
-// input dims from --shape, runs ONNX shape inference, folds constant shape
-// subgraphs (Shape → Gather → Concat → Reshape …) until every tensor an
-// operator touches has a static shape, then groups nodes into operators at the
+// ONNX model → OpGraph. Reads the file, checks its structure (domains by
+// use), fixes symbolic input dims from --shape and input values from
+// --value, runs ONNX shape inference with data propagation, folds constant
+// shape subgraphs (Shape → Gather → Concat → Reshape …) and replaces Ifs
+// whose branch is known by that branch, until every tensor an operator
+// touches has a static shape, then groups nodes into operators at the
 // requested fusion level.
 #pragma once
 
@@ -33,6 +35,13 @@ struct ImportOptions {
   FusionLevel fusion = FusionLevel::kNone;
   // Static shapes for graph inputs with symbolic dims ("--shape input=1x3x224x224").
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Graph inputs fixed to a constant ("--value sr=16000"): the values as
+  // written, read at the input's element type. The input becomes an
+  // initializer, so it folds like one.
+  std::map<std::string, std::vector<std::string>> input_values;
+  // Data-dependent Ifs planned as one branch ("--branch NODE=then|else"):
+  // node name → true for then.
+  std::map<std::string, bool> branches;
   // Limits: a model beyond them is refused with a clear error.
   int64_t max_file_bytes = int64_t{4} << 30;
   int max_operators = 100000;
@@ -41,6 +50,41 @@ struct ImportOptions {
 
 // Parses "input=1x3x224x224" into (name, dims).
 Result<std::pair<std::string, std::vector<int64_t>>> ParseShapeOverride(std::string_view text);
+// Parses "sr=16000" or "mask=1,0,1" into (name, values); values are numbers,
+// true or false.
+Result<std::pair<std::string, std::vector<std::string>>> ParseValueOverride(std::string_view text);
+// Parses "NODE=then" or "NODE=else" into (node, then?).
+Result<std::pair<std::string, bool>> ParseBranchOverride(std::string_view text);
+
+// A graph input fixed by --value, as the plan used it.
+struct FixedInput {
+  std::string name;
+  int32_t elem_type = 0;             // ONNX element type of the input
+  std::vector<int64_t> shape;        // static
+  std::vector<std::string> values;   // as given, one per element
+};
+
+// An If the importer replaced by one of its branches.
+struct BranchChoice {
+  std::string node;       // the If's name (unnamed Ifs get "If_<index>", control_flow.h)
+  bool then = true;       // which branch
+  bool assumed = false;   // true: chosen with --branch (data-dependent); false: the condition folded
+  std::string condition;  // the condition tensor
+};
+
+// The inputs and branches a model was imported with: a schedule records
+// them (docs/schedule-format.md), split re-imports with them and run feeds
+// the values to the unsplit model.
+struct PlanAssumptions {
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // --shape
+  std::vector<FixedInput> fixed_inputs;                      // --value, in graph-input order
+  std::vector<BranchChoice> branches;                        // every If resolved, in resolution order
+  bool empty() const { return input_shapes.empty() && fixed_inputs.empty() && branches.empty(); }
+};
+// Adds to `options` what re-imports the model as planned: the shapes and
+// values, and the branches that were assumed (the others fold again by
+// themselves). An option already in `options` wins.
+void ApplyPlanAssumptions(const PlanAssumptions& a, ImportOptions* options);
 
 struct LoadedModel {
   OpGraph graph;
@@ -52,11 +96,19 @@ struct LoadedModel {
   int onnx_nodes = 0;      // nodes in the file's main graph
   int folded_nodes = 0;    // nodes removed by constant folding
   FusionLevel fusion = FusionLevel::kNone;
+  // What the model was imported with, so that a plan can record it and
+  // split/run need none of it repeated.
+  PlanAssumptions assumptions;
 };
 
 Result<LoadedModel> LoadOnnxModel(const std::string& path, const ImportOptions& options = {});
 // Same, from bytes already in memory; `label` names the source in errors.
 Result<LoadedModel> LoadOnnxModelFromBytes(std::string_view bytes, const std::string& label,
                                            const ImportOptions& options = {});
+
+// `model` with the Ifs of `branches` (node name → true for then) replaced by
+// their branch and nothing else changed: the unsplit model as a plan that
+// assumed those branches runs it. Error: a name that is no If of the model.
+Status PinIfBranches(onnx::ModelProto* model, const std::map<std::string, bool>& branches);
 
 }  // namespace hetplan

@@ -50,6 +50,14 @@ struct Operator {
   int64_t n_mvm = 0;
   int64_t groups = 1;
   int64_t kernel_h = 1, kernel_w = 1;
+  // Recurrent operators (LSTM, GRU, RNN): one weight matrix per direction;
+  // n_mvm counts every time step of every direction.
+  int64_t directions = 1;
+  // The standard matrix product the operator computes when its own type is
+  // another ("Conv" for com.microsoft's FusedConv, "MatMul" for MatMulNBits,
+  // "LSTM" for LSTM): what a platform's supported_ops is matched against
+  // besides `type`. Empty for operators without a weight matrix.
+  std::string matrix_op;
 
   int64_t param_bytes = 0;  // all constant inputs (weights, biases, BN params)
   int64_t macs = 0;         // multiply-accumulates of the main node (0 if none)

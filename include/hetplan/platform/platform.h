@@ -41,8 +41,10 @@ struct CimParams {
   int64_t crossbars = 100;      // C: the crossbar budget; 0 = nothing fits
   double mvm_latency_ns = 50;   // T_mvm
   double bandwidth_gbps = 10.24;  // B_cim, internal load/store bandwidth
-  int64_t element_bytes = 1;    // b_elem (1 = INT8)
-  std::vector<std::string> supported_ops = {"Conv", "Gemm", "MatMul"};
+  // b_elem for every tensor the CIM loads and stores; absent = each tensor's
+  // own element size (1 for the int8/uint8 tensors of a quantized model).
+  std::optional<int64_t> element_bytes;
+  std::vector<std::string> supported_ops = {"Conv", "Gemm", "MatMul", "LSTM", "GRU", "RNN"};
   GroupedConvMapping grouped_conv = GroupedConvMapping::kBlockDiagonal;
   bool im2col_load = false;     // load the im2col'd input instead of the raw input
 };
@@ -82,7 +84,7 @@ struct Link {
   std::string a, b;
   double bandwidth_gbps = 0;
   double latency_us = 0;
-  std::optional<int64_t> element_bytes;  // bytes per transferred element; absent = chosen by the cost model
+  std::optional<int64_t> element_bytes;  // bytes per transferred element; absent = each tensor's own
 };
 
 struct Platform {

@@ -36,6 +36,17 @@ std::string CostBasis(const std::vector<PuInfo>& pus);
 inline constexpr const char* kNondeterministicFields[] = {"solver.seconds"};
 
 nlohmann::json ScheduleToJson(const ScheduleContext& ctx);
+
+// What a model was planned with, as a schedule's (and a deployment
+// manifest's) model block records it (docs/schedule-format.md):
+// "input_shapes" (--shape), "input_values" (--value) and "branches" (every
+// If resolved). Keys with nothing to say are left out.
+void AddPlanAssumptions(const PlanAssumptions& a, nlohmann::json* model_block);
+// The inverse; errors name `label` and the key.
+Result<PlanAssumptions> ReadPlanAssumptions(const nlohmann::json& model_block, const std::string& label);
+// One line per value and branch, for notes and printed summaries:
+// "value sr = 16000 (int64[1], --value)", "branch If 'gate': then (assumed with --branch; ...)".
+std::vector<std::string> PlanAssumptionLines(const PlanAssumptions& a);
 // One row per operator: id,name,type,device,start_us,finish_us,cost_us,crossbars.
 std::string ScheduleJsonToCsv(const nlohmann::json& schedule);
 // Chrome trace event format (Perfetto, chrome://tracing): one track per PU

@@ -1,0 +1,416 @@
+// Models as exporters write them (issue 24): tests/exporters/make_models.py
+// writes one per pattern, ONNX Runtime's optimizer saves the com.microsoft
+// one, and each goes through what a user does — import with the options a
+// user would give, partition to a schedule that passes `hetplan validate`,
+// split and run with outputs equal to the unsplit model's — through the real
+// binary. A second test compares every tensor's shape after import with the
+// shape ONNX Runtime computes when it runs the model.
+#include <onnxruntime_cxx_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include "hetplan/graph/onnx_import.h"
+#include "robustness/run_binary.h"
+
+namespace hetplan {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadText;
+using testing::RunHetplan;
+using testing::TempDir;
+
+struct ModelCase {
+  std::string name, file;
+  std::vector<std::string> options;  // what a user gives hetplan for it
+};
+
+const std::vector<ModelCase>& Cases() {
+  static const std::vector<ModelCase> cases = {
+      {"unused_domains", "unused_domains.onnx", {}},
+      {"paddle_shape_chain", "paddle_shape_chain.onnx", {"--shape", "x=1x3x16x16"}},
+      {"vad", "vad.onnx", {"--shape", "input=1x512", "--value", "sr=16000"}},
+      {"kws_two_stage", "kws_two_stage.onnx", {"--branch", "second_stage=then"}},
+      {"ms_fused", "ms_fused.onnx", {}},
+      {"ms_contrib", "ms_contrib.onnx", {}},
+      {"symbolic_inputs", "symbolic_inputs.onnx", {"--shape", "audio=1x1600", "--shape", "image=1x3x8x8"}},
+  };
+  return cases;
+}
+
+// The options as ImportOptions (the CLI's parsing, without the CLI).
+ImportOptions ImportOptionsOf(const ModelCase& c) {
+  ImportOptions o;
+  for (size_t k = 0; k + 1 < c.options.size(); k += 2) {
+    const std::string& flag = c.options[k];
+    const std::string& value = c.options[k + 1];
+    if (flag == "--shape") {
+      auto kv = ParseShapeOverride(value);
+      EXPECT_TRUE(kv.ok());
+      if (kv.ok()) o.input_shapes[kv->first] = kv->second;
+    } else if (flag == "--value") {
+      auto kv = ParseValueOverride(value);
+      EXPECT_TRUE(kv.ok());
+      if (kv.ok()) o.input_values[kv->first] = kv->second;
+    } else if (flag == "--branch") {
+      auto kv = ParseBranchOverride(value);
+      EXPECT_TRUE(kv.ok());
+      if (kv.ok()) o.branches[kv->first] = kv->second;
+    }
+  }
+  return o;
+}
+
+Ort::Env& Env() {
+  static Ort::Env env(ORT_LOGGING_LEVEL_FATAL, "hetplan-exporters-test");
+  return env;
+}
+
+// What ONNX Runtime's graph optimizer writes at the extended level (the
+// level that rewrites into com.microsoft operators without NCHWc layouts).
+std::string SaveOrtOptimized(const fs::path& source, const fs::path& target) {
+  try {
+    Ort::SessionOptions so;
+    so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_EXTENDED);
+    so.SetOptimizedModelFilePath(target.c_str());
+    Ort::Session session(Env(), source.c_str(), so);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return fs::exists(target) ? "" : "ONNX Runtime wrote no optimized model";
+}
+
+class Exporters : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir("exporters");
+    error_ = new std::string();
+    const std::string cmd = std::string("/usr/bin/python3 ") + HETPLAN_TEST_DATA_DIR +
+                            "/exporters/make_models.py --out '" + dir_->path.string() + "' >/dev/null 2>&1";
+    if (int rc = std::system(cmd.c_str()); rc != 0) {
+      *error_ = "make_models.py failed: " + cmd;
+      return;
+    }
+    *error_ = SaveOrtOptimized(dir_->path / "ms_fused_source.onnx", dir_->path / "ms_fused.onnx");
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    delete error_;
+  }
+  void SetUp() override { ASSERT_EQ(*error_, ""); }
+  static std::string File(const std::string& name) { return (dir_->path / name).string(); }
+
+  static inline TempDir* dir_ = nullptr;
+  static inline std::string* error_ = nullptr;
+};
+
+std::vector<std::string> Cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST_F(Exporters, OnnxRuntimesOptimizerWroteMicrosoftOperators) {
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(ReadText(File("ms_fused.onnx"))));
+  std::set<std::string> ms;
+  for (const auto& n : m.graph().node()) {
+    if (n.domain() == "com.microsoft") ms.insert(n.op_type());
+  }
+  EXPECT_TRUE(ms.count("FusedConv")) << "ONNX Runtime did not fuse Conv+Relu";
+  EXPECT_TRUE(ms.count("SkipLayerNormalization")) << "ONNX Runtime did not fuse Add+LayerNorm";
+  EXPECT_TRUE(ms.count("BiasGelu") || ms.count("Gelu")) << "ONNX Runtime did not fuse the erf GELU";
+  EXPECT_TRUE(ms.count("FusedMatMul")) << "ONNX Runtime did not fuse Transpose+MatMul";
+
+  // The matrix products keep their weight, so the CIM can take them.
+  auto loaded = LoadOnnxModel(File("ms_fused.onnx"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  bool fused_conv = false;
+  for (const Operator& op : loaded->graph.operators()) {
+    if (op.type != "FusedConv") continue;
+    fused_conv = true;
+    EXPECT_TRUE(op.has_weight);
+    EXPECT_EQ(op.matrix_op, "Conv");
+    EXPECT_EQ(op.weight_rows, 3 * 3 * 3);
+    EXPECT_EQ(op.weight_cols, 4);
+    EXPECT_EQ(op.n_mvm, 8 * 8);
+  }
+  EXPECT_TRUE(fused_conv);
+  auto contrib = LoadOnnxModel(File("ms_contrib.onnx"));
+  ASSERT_TRUE(contrib.ok()) << contrib.status().message();
+  bool nbits = false;
+  for (const Operator& op : contrib->graph.operators()) {
+    if (op.type != "MatMulNBits") continue;
+    nbits = true;
+    EXPECT_TRUE(op.has_weight);
+    EXPECT_EQ(op.matrix_op, "MatMul");
+    EXPECT_EQ(op.weight_rows, 64);
+    EXPECT_EQ(op.weight_cols, 32);
+    EXPECT_EQ(op.n_mvm, 8);
+  }
+  EXPECT_TRUE(nbits);
+}
+
+TEST_F(Exporters, RecurrentOperatorsHaveTheirStackedWeightMatrix) {
+  const ModelCase& c = Cases()[2];
+  auto m = LoadOnnxModel(File(c.file), ImportOptionsOf(c));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  int lstms = 0;
+  for (const Operator& op : m->graph.operators()) {
+    if (op.type != "LSTM") continue;
+    ++lstms;
+    // W [1, 4·16, 8], R [1, 4·16, 16]; the 512 samples framed by a stride-16 conv give 31 steps.
+    EXPECT_TRUE(op.has_weight);
+    EXPECT_EQ(op.matrix_op, "LSTM");
+    EXPECT_EQ(op.weight_rows, 8 + 16);
+    EXPECT_EQ(op.weight_cols, 64);
+    EXPECT_EQ(op.directions, 1);
+    EXPECT_EQ(op.n_mvm, 31);
+  }
+  EXPECT_EQ(lstms, 1) << "the 16 kHz, 512-sample branch has one LSTM";
+  ASSERT_EQ(m->assumptions.branches.size(), 3u);
+  EXPECT_EQ(m->assumptions.branches[0].node, "sr_if");
+  EXPECT_TRUE(m->assumptions.branches[0].then);
+  EXPECT_FALSE(m->assumptions.branches[0].assumed);
+  for (const auto& b : m->assumptions.branches) EXPECT_TRUE(b.then) << b.node;
+}
+
+// Import → partition → validate → split → run, each model with its options.
+TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) {
+  TempDir work("exporters-work");
+  for (const ModelCase& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const std::string schedule = work / (c.name + ".json"), trace = work / (c.name + ".trace.json");
+    const std::string split_dir = work / (c.name + "_split");
+    auto part = RunHetplan(Cat({"partition", File(c.file)},
+                               Cat(c.options, {"--platform", "klein-arm", "--warmup", "1", "--runs", "3",
+                                               "--cache-dir", work / "cache", "--out", schedule, "--trace", trace})),
+                           testing::WithTimeout(300));
+    ASSERT_EQ(part.exit_code, 0) << part.err << part.out;
+    EXPECT_NE(part.out.find("validate  ok"), std::string::npos) << part.out;
+    auto val = RunHetplan({"validate", schedule});
+    EXPECT_EQ(val.exit_code, 0) << val.out << val.err;
+    // split and run are given none of the options: the schedule has them.
+    auto split = RunHetplan({"split", schedule, "--out", split_dir}, testing::WithTimeout(120));
+    ASSERT_EQ(split.exit_code, 0) << split.err;
+    auto run = RunHetplan({"run", split_dir, "--runs", "2", "--warmup", "1"}, testing::WithTimeout(120));
+    ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+    EXPECT_NE(run.out.find("outputs    match the unsplit model"), std::string::npos) << run.out;
+    // Each sub-model declares the opsets its nodes use, and no other.
+    const auto manifest = nlohmann::json::parse(ReadText(fs::path(split_dir) / "manifest.json"));
+    for (const auto& seg : manifest["segments"]) {
+      onnx::ModelProto sub;
+      ASSERT_TRUE(sub.ParseFromString(ReadText(fs::path(split_dir) / seg["file"].get<std::string>())));
+      std::set<std::string> declared, used = {""};
+      for (const auto& o : sub.opset_import()) declared.insert(o.domain());
+      for (const auto& n : sub.graph().node()) used.insert(n.domain());
+      EXPECT_EQ(declared, used) << seg["file"];
+    }
+
+    const auto s = nlohmann::json::parse(ReadText(schedule));
+    const auto t = nlohmann::json::parse(ReadText(trace));
+    std::string labels;
+    for (const auto& e : t["traceEvents"]) {
+      if (e.value("name", "") == "process_labels") labels = e["args"]["labels"].get<std::string>();
+    }
+    if (c.name == "vad") {
+      EXPECT_EQ(s["model"]["input_values"]["sr"]["values"], nlohmann::json::array({16000}));
+      EXPECT_EQ(s["model"]["input_shapes"]["input"], nlohmann::json::array({1, 512}));
+      EXPECT_EQ(s["model"]["branches"][0]["node"], "sr_if");
+      EXPECT_EQ(s["model"]["branches"][0]["branch"], "then");
+      EXPECT_EQ(s["model"]["branches"][0]["assumed"], false);
+      EXPECT_NE(labels.find("If sr_if: then (condition folded)"), std::string::npos) << labels;
+      EXPECT_NE(part.out.find("assumes   value sr = 16000"), std::string::npos) << part.out;
+    }
+    if (c.name == "kws_two_stage") {
+      ASSERT_EQ(s["model"]["branches"].size(), 1u);
+      EXPECT_EQ(s["model"]["branches"][0]["node"], "second_stage");
+      EXPECT_EQ(s["model"]["branches"][0]["assumed"], true);
+      EXPECT_NE(labels.find("If second_stage: then (assumed, --branch)"), std::string::npos) << labels;
+      EXPECT_NE(part.out.find("assumes   branch If 'second_stage': then (assumed with --branch"), std::string::npos)
+          << part.out;
+      bool noted = false;
+      for (const auto& n : s["notes"]) noted = noted || n.get<std::string>().find("second_stage") != std::string::npos;
+      EXPECT_TRUE(noted);
+    }
+  }
+}
+
+// --- shapes: hetplan's against ONNX Runtime's ----------------------------------
+
+// Every tensor of `m`'s main graph that `keep` accepts becomes a graph output,
+// typed as `types` says.
+std::string ExposeAll(onnx::ModelProto m, const std::map<std::string, int32_t>& types) {
+  std::set<std::string> outputs;
+  for (const auto& o : m.graph().output()) outputs.insert(o.name());
+  for (const auto& n : m.graph().node()) {
+    for (const auto& o : n.output()) {
+      auto it = types.find(o);
+      if (o.empty() || outputs.count(o) || it == types.end()) continue;
+      auto* vi = m.mutable_graph()->add_output();
+      vi->set_name(o);
+      vi->mutable_type()->mutable_tensor_type()->set_elem_type(it->second);
+      outputs.insert(o);
+    }
+  }
+  m.mutable_graph()->clear_value_info();
+  std::string bytes;
+  m.SerializeToString(&bytes);
+  return bytes;
+}
+
+// Runs `bytes` with ONNX Runtime (no graph optimisation, so every node runs
+// as written) and returns every output's shape. `values` feed inputs by name;
+// others are random floats / zero integers of the shapes given.
+std::map<std::string, std::vector<int64_t>> OrtShapes(const std::string& bytes,
+                                                      const std::map<std::string, std::vector<int64_t>>& input_shapes,
+                                                      const std::vector<FixedInput>& values) {
+  Ort::SessionOptions so;
+  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_DISABLE_ALL);
+  so.SetIntraOpNumThreads(1);
+  Ort::Session session(Env(), bytes.data(), bytes.size(), so);
+  Ort::AllocatorWithDefaultOptions alloc;
+  std::vector<std::string> in_names, out_names;
+  std::vector<Ort::Value> in;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (size_t i = 0; i < session.GetInputCount(); ++i) {
+    in_names.emplace_back(session.GetInputNameAllocated(i, alloc).get());
+    Ort::TypeInfo type_info = session.GetInputTypeInfo(i);  // `info` points into it
+    auto info = type_info.GetTensorTypeAndShapeInfo();
+    std::vector<int64_t> shape = info.GetShape();
+    if (auto it = input_shapes.find(in_names.back()); it != input_shapes.end()) shape = it->second;
+    auto fixed = std::find_if(values.begin(), values.end(), [&](const FixedInput& f) { return f.name == in_names.back(); });
+    if (fixed != values.end()) shape = fixed->shape;
+    Ort::Value v = Ort::Value::CreateTensor(alloc, shape.data(), shape.size(), info.GetElementType());
+    const size_t n = v.GetTensorTypeAndShapeInfo().GetElementCount();
+    if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+      auto* p = v.GetTensorMutableData<float>();
+      for (size_t k = 0; k < n; ++k) p[k] = fixed != values.end() ? std::stof(fixed->values[k]) : uniform(rng);
+    } else if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) {
+      auto* p = v.GetTensorMutableData<int64_t>();
+      for (size_t k = 0; k < n; ++k) p[k] = fixed != values.end() ? std::stoll(fixed->values[k]) : 0;
+    } else {
+      std::memset(v.GetTensorMutableRawData(), 0, v.GetTensorSizeInBytes());
+    }
+    in.push_back(std::move(v));
+  }
+  for (size_t i = 0; i < session.GetOutputCount(); ++i) out_names.emplace_back(session.GetOutputNameAllocated(i, alloc).get());
+  std::vector<const char*> in_c, out_c;
+  for (const auto& s : in_names) in_c.push_back(s.c_str());
+  for (const auto& s : out_names) out_c.push_back(s.c_str());
+  auto out = session.Run(Ort::RunOptions{}, in_c.data(), in.data(), in.size(), out_c.data(), out_c.size());
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < out.size(); ++i) shapes[out_names[i]] = out[i].GetTensorTypeAndShapeInfo().GetShape();
+  return shapes;
+}
+
+TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
+  for (const ModelCase& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const ImportOptions options = ImportOptionsOf(c);
+    auto m = LoadOnnxModel(File(c.file), options);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    // hetplan's shapes: every tensor of the imported graph with a static shape.
+    std::map<std::string, std::vector<int64_t>> mine;
+    std::map<std::string, int32_t> types;
+    const auto& g = m->model->graph();
+    std::set<std::string> graph_inputs;
+    for (const auto& vi : g.input()) graph_inputs.insert(vi.name());
+    for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
+      for (const auto& vi : *list) {
+        const auto& tt = vi.type().tensor_type();
+        types[vi.name()] = tt.elem_type();
+        std::vector<int64_t> dims;
+        bool known = tt.has_shape();
+        for (const auto& d : tt.shape().dim()) {
+          known = known && d.has_dim_value();
+          dims.push_back(d.dim_value());
+        }
+        if (known) mine[vi.name()] = dims;
+      }
+    }
+    for (const Operator& op : m->graph.operators()) {
+      for (const auto* ts : {&op.inputs, &op.outputs}) {
+        for (const auto& t : *ts) {
+          ASSERT_TRUE(mine.count(t.name)) << t.name;
+          EXPECT_EQ(mine[t.name], t.shape) << t.name;
+        }
+      }
+    }
+    ASSERT_GT(mine.size(), 3u);
+    // ONNX Runtime running the imported model, every tensor an output.
+    const auto ort_imported = OrtShapes(ExposeAll(*m->model, types), options.input_shapes, {});
+    int compared = 0;
+    for (const auto& [name, dims] : mine) {
+      if (graph_inputs.count(name)) continue;  // given, not computed
+      auto it = ort_imported.find(name);
+      ASSERT_NE(it, ort_imported.end()) << name;
+      EXPECT_EQ(dims, it->second) << name << " after import vs ONNX Runtime";
+      ++compared;
+    }
+    // And running the model as the exporter wrote it: the tensors of its main
+    // graph that survive import (branch tensors live in subgraphs there).
+    onnx::ModelProto original;
+    ASSERT_TRUE(original.ParseFromString(ReadText(File(c.file))));
+    std::map<std::string, bool> assumed;
+    for (const auto& b : m->assumptions.branches) {
+      if (b.assumed) assumed[b.node] = b.then;
+    }
+    ASSERT_TRUE(PinIfBranches(&original, assumed).ok());
+    const auto ort_original = OrtShapes(ExposeAll(original, types), options.input_shapes, m->assumptions.fixed_inputs);
+    int in_original = 0;
+    for (const auto& [name, dims] : ort_original) {
+      auto it = mine.find(name);
+      if (it == mine.end()) continue;
+      EXPECT_EQ(it->second, dims) << name << " after import vs ONNX Runtime on the original model";
+      ++in_original;
+    }
+    EXPECT_GT(compared, 3);
+    EXPECT_GT(in_original, 0);
+  }
+}
+
+// The options a user would give are needed, and each error names the fix.
+TEST_F(Exporters, WithoutTheirOptionsTheErrorsNameTheFix) {
+  auto symbolic = RunHetplan({"graph", File("symbolic_inputs.onnx")});
+  EXPECT_EQ(symbolic.exit_code, 2);
+  EXPECT_NE(symbolic.err.find("2 graph inputs need a static shape"), std::string::npos) << symbolic.err;
+  EXPECT_NE(symbolic.err.find("--shape audio=1x1600"), std::string::npos) << symbolic.err;
+  EXPECT_NE(symbolic.err.find("'image' dim 0 ('N'), dim 2 (unnamed) are symbolic: --shape image=1x3x1x8"),
+            std::string::npos)
+      << symbolic.err;
+  auto kws = RunHetplan({"graph", File("kws_two_stage.onnx")});
+  EXPECT_NE(kws.exit_code, 0);
+  EXPECT_NE(kws.err.find("'second_stage'"), std::string::npos) << kws.err;
+  EXPECT_NE(kws.err.find("--branch second_stage=then"), std::string::npos) << kws.err;
+  auto vad = RunHetplan({"graph", File("vad.onnx"), "--shape", "input=1x512"});
+  EXPECT_NE(vad.exit_code, 0);
+  EXPECT_NE(vad.err.find("'sr_if'"), std::string::npos) << vad.err;
+  EXPECT_NE(vad.err.find("graph input 'sr'"), std::string::npos) << vad.err;
+  EXPECT_NE(vad.err.find("--value"), std::string::npos) << vad.err;
+  auto wrong = RunHetplan({"graph", File("vad.onnx"), "--shape", "input=1x512", "--value", "sr=16000", "--branch",
+                           "sr_if=else"});
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_NE(wrong.err.find("folds to true"), std::string::npos) << wrong.err;
+  // Another length takes the other nested branch: no LSTM then.
+  ImportOptions shorter;
+  shorter.input_shapes["input"] = {1, 256};
+  shorter.input_values["sr"] = {"16000"};
+  auto other = LoadOnnxModel(File("vad.onnx"), shorter);
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  for (const Operator& op : other->graph.operators()) EXPECT_NE(op.type, "LSTM");
+}
+
+}  // namespace
+}  // namespace hetplan

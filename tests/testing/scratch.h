@@ -1,0 +1,50 @@
+// A per-process scratch folder for tests that write files (results files,
+// schedules, logs), removed when the test binary ends; and the profile cache
+// that the dse tests share (keyed by content, so every test process, ctest
+// running each test alone, can use one).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+namespace hetplan::test_util {
+
+// <temp>/<prefix><pid>, created on first use; one per test binary (the first
+// call's prefix names it).
+inline const std::filesystem::path& ScratchDir(const std::string& prefix) {
+  static const std::filesystem::path dir = [&] {
+    std::filesystem::path d = std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+// Removes `dir` at exit (register with ::testing::AddGlobalTestEnvironment).
+class RemoveAtExit : public ::testing::Environment {
+ public:
+  explicit RemoveAtExit(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// `dir`/`name`, with whatever a previous test left there removed.
+inline std::string FreshPath(const std::filesystem::path& dir, const std::string& name) {
+  const std::filesystem::path p = dir / name;
+  std::filesystem::remove_all(p);
+  return p.string();
+}
+
+inline std::string DseTestCacheDir() {
+  return (std::filesystem::temp_directory_path() / "hetplan_dse_test_cache").string();
+}
+
+}  // namespace hetplan::test_util
