@@ -35,6 +35,9 @@ struct ProfilingFlags {
   std::string cache_dir = kDefaultProfileCacheDir;
   bool no_cache = false;
   bool no_corun = false;
+  // The co-run profiler's timed runs per block and rounds (CoRunOptions).
+  int corun_runs = CoRunOptions{}.runs;
+  int corun_rounds = CoRunOptions{}.rounds;
 };
 void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f);
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f);
