@@ -21,7 +21,10 @@
 # RUNS (20), WARMUP (3), REPEATS (3), TIME_LIMIT (300, the exact search),
 # CACHE_DIR (.cache/hetplan), PROFILE_FLAGS (extra flags for the planning
 # commands, e.g. "--warmup 5 --runs 30" for fewer profiler runs per operator
-# than BIDENT's 20 + 200), NO_HEADER (print only rows).
+# than BIDENT's 20 + 200; "--corun-runs 3 --corun-rounds 1" for a short co-run
+# profile), NO_HEADER (print only rows). A quick check that it works:
+#   MODELS_LIST=googlenet RUNS=2 WARMUP=1 REPEATS=1 TIME_LIMIT=5 CACHE_DIR=$(mktemp -d) \
+#     PROFILE_FLAGS="--warmup 1 --runs 3 --corun-runs 3 --corun-rounds 1" bench/multipu_results.sh
 set -euo pipefail
 
 BIN=${1:-build/hetplan}
