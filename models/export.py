@@ -253,10 +253,13 @@ def randomize(model):
             t.add_(torch.randn_like(t) * 0.02)
 
 
-def export_one(name, out_dir, force):
+def export_one(name, out_dir, force, zoo=None, opset=OPSET):
+    """Exports zoo[name] = (builder, input shape or list of shapes, output names[, input names])."""
     import onnx
 
-    builder, shape, output_names = ZOO[name]
+    builder, shape, output_names, *rest = (zoo or ZOO)[name]
+    shapes = shape if isinstance(shape, list) else [shape]
+    input_names = rest[0] if rest else ["input"]
     path = os.path.join(out_dir, name + ".onnx")
     if os.path.exists(path) and not force:
         print(f"{name:12s} exists, skipped ({path})", flush=True)
@@ -266,7 +269,7 @@ def export_one(name, out_dir, force):
     model = builder()
     randomize(model)
     model.eval()
-    x = torch.randn(*shape)
+    xs = tuple(torch.randn(*sh) for sh in shapes)
 
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".onnx.tmp", dir=out_dir)
     os.close(fd)
@@ -276,11 +279,11 @@ def export_one(name, out_dir, force):
             # Grad stays enabled: it keeps nn.MultiheadAttention (ViT) off its
             # fused fast path, which the ONNX exporter cannot handle.
             torch.onnx.export(
-                model, (x,), tmp,
+                model, xs, tmp,
                 export_params=True,
-                opset_version=OPSET,
+                opset_version=opset,
                 do_constant_folding=True,
-                input_names=["input"],
+                input_names=input_names,
                 output_names=output_names,
                 training=torch.onnx.TrainingMode.EVAL,
             )
@@ -311,14 +314,19 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     names = [m.strip() for m in args.models.split(",") if m.strip()]
-    unknown = [m for m in names if m not in ZOO and m not in int8.INT8_ZOO]
+    import families  # BIDENT's workload families (models/families.py), which builds on this module
+    unknown = [m for m in names if m not in ZOO and m not in int8.INT8_ZOO and m not in families.ALL_FAMILIES]
     if unknown:
-        ap.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(ALL_MODELS + int8.INT8_MODELS)}")
+        ap.error(f"unknown model(s): {', '.join(unknown)}; known: "
+                 f"{', '.join(ALL_MODELS + int8.INT8_MODELS + families.ALL_FAMILIES)}")
     os.makedirs(args.out_dir, exist_ok=True)
     # Turn SIGTERM into SystemExit so the temp file is removed on the way out.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     for name in names:
-        if name in int8.INT8_ZOO:
+        if name in families.ALL_FAMILIES:
+            families.main(["--out-dir", args.out_dir, "--models", name, "--calibrator", args.calibrator] +
+                          (["--force"] if args.force else []))
+        elif name in int8.INT8_ZOO:
             int8.export_int8(name, args.out_dir, args.force, args.calibrator, export_one, randomize, OPSET)
         else:
             export_one(name, args.out_dir, args.force)

@@ -28,6 +28,7 @@ the torch route, nothing between QuantStub and DeQuantStub (torch fuses each
 ReLU into its Conv or Add kernel).
 """
 
+import collections
 import contextlib
 import json
 import os
@@ -277,18 +278,29 @@ def quantize_onnx(src_path, dst_path, calibrator, float_nodes=(), qoperator=Fals
         return helper.make_node("DequantizeLinear", [qname[t], sname[t], zname[t]], [out],
                                 name=out + "_DequantizeLinear")
 
+    # A weight read by several nodes (a layer applied at every time step) is
+    # quantized once; a bias depends on its reader's input scale, so a shared
+    # one is quantized per reader, under the reader's name.
+    readers = collections.Counter(t for n in graph.node for t in n.input)
+    weights = {}
+
     def quantize_weight(n, k, axis):
-        w = numpy_helper.to_array(inits[n.input[k]]).astype(np.float32)
-        q, s = weight_params(w, axis)
         base = n.input[k]
-        return (add_init(base + "_quantized", q), add_init(base + "_scale", s),
-                add_init(base + "_zero_point", np.zeros(s.shape, dtype=np.int8)), s)
+        if (base, axis) not in weights:
+            w = numpy_helper.to_array(inits[base]).astype(np.float32)
+            q, s = weight_params(w, axis)
+            weights[(base, axis)] = (add_init(base + "_quantized", q), add_init(base + "_scale", s),
+                                     add_init(base + "_zero_point", np.zeros(s.shape, dtype=np.int8)), s)
+        return weights[(base, axis)]
+
+    def bias_base(n, k):
+        return n.input[k] if readers[n.input[k]] == 1 else f"{n.input[k]}_{n.name}"
 
     def quantize_bias(n, k, x_scale, w_scale):
         b = numpy_helper.to_array(inits[n.input[k]]).astype(np.float64)
         s = (np.float64(x_scale) * w_scale.astype(np.float64)).astype(np.float32)
         q = np.clip(np.round(b / s), -2**31, 2**31 - 1).astype(np.int32)
-        base = n.input[k]
+        base = bias_base(n, k)
         return (add_init(base + "_quantized", q), add_init(base + "_scale", s),
                 add_init(base + "_zero_point", np.zeros(s.shape, dtype=np.int32)))
 
@@ -329,13 +341,15 @@ def quantize_onnx(src_path, dst_path, calibrator, float_nodes=(), qoperator=Fals
             if n.op_type in ("Conv", "Gemm") or (n.op_type == "MatMul" and n.input[1] in inits):
                 trans_b = next((a.i for a in n.attribute if a.name == "transB"), 0)
                 axis = 0 if n.op_type == "Conv" or (n.op_type == "Gemm" and trans_b) else 1
+                first_use = (n.input[1], axis) not in weights
                 wq, ws, wz, wscale = quantize_weight(n, 1, axis)
                 inputs[1] = n.input[1] + "_dequantized"
-                nodes.append(helper.make_node("DequantizeLinear", [wq, ws, wz], [inputs[1]],
-                                              name=inputs[1] + "_DequantizeLinear", axis=axis))
+                if first_use:
+                    nodes.append(helper.make_node("DequantizeLinear", [wq, ws, wz], [inputs[1]],
+                                                  name=inputs[1] + "_DequantizeLinear", axis=axis))
                 if n.op_type != "MatMul" and len(n.input) > 2 and n.input[2] in inits:
                     bq, bs, bz = quantize_bias(n, 2, params[n.input[0]][0], wscale)
-                    inputs[2] = n.input[2] + "_dequantized"
+                    inputs[2] = bias_base(n, 2) + "_dequantized"
                     nodes.append(helper.make_node("DequantizeLinear", [bq, bs, bz], [inputs[2]],
                                                   name=inputs[2] + "_DequantizeLinear", axis=0))
             nodes.append(copy_node(n, inputs, outputs))
@@ -385,8 +399,9 @@ def written_atomically(path):
             os.unlink(tmp)
 
 
-def export_int8(name, out_dir, force, calibrator, export_fp32, randomize, opset):
-    route, base = INT8_ZOO[name]
+def export_int8(name, out_dir, force, calibrator, export_fp32, randomize, opset, zoo=None):
+    """Writes <out_dir>/<name>.onnx; `zoo` maps name -> (route, FP32 base model), INT8_ZOO by default."""
+    route, base = (zoo or INT8_ZOO)[name]
     path = os.path.join(out_dir, name + ".onnx")
     if os.path.exists(path) and not force:
         print(f"{name:18s} exists, skipped ({path})", flush=True)

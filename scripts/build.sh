@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds hetplan in build/ (or $HETPLAN_BUILD_DIR) with Ninja.
+# Arguments go to `cmake --build` (./test.sh: `--target all zoo`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD_DIR="${HETPLAN_BUILD_DIR:-build}"
@@ -9,4 +10,4 @@ EXTRA=()
 if [[ ! -f "$BUILD_DIR/build.ninja" ]] || ((${#EXTRA[@]})); then
   cmake -S . -B "$BUILD_DIR" -G Ninja "${EXTRA[@]+"${EXTRA[@]}"}" >/dev/null
 fi
-cmake --build "$BUILD_DIR" -j"$(nproc)"
+cmake --build "$BUILD_DIR" -j"$(nproc)" "$@"

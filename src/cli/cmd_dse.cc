@@ -133,7 +133,7 @@ void RegisterDse(CLI::App& app) {
   auto* sub = app.add_subcommand("dse", "Sweep models × platforms × parameter ranges × solvers into a results file");
   struct Opts {
     std::vector<std::string> models, platforms, sets, sweeps;
-    std::string solvers = "exact", objectives = "latency", out, schedules, fusion = "none";
+    std::string solvers = "exact", objectives = "latency", out, schedules, fusion = "none", pairs = "self";
     std::optional<double> latency_cap;
     ProfilingFlags profiling;
     SolveFlags solve;
@@ -152,6 +152,11 @@ void RegisterDse(CLI::App& app) {
                   "Comma list of methods (hetplan solvers lists them: exact, mip, map, map_parallel, "
                   "map_concurrent, greedy, ..., single:<pu>), or 'baselines' for every one-request baseline")
       ->default_val("exact");
+  sub->add_option("--pairs", o->pairs,
+                  "Two-request methods: 'self' plans each model with itself, 'all' every unordered pair of models, "
+                  "each with itself included (BIDENT's pair study: n models, n(n+1)/2 pairs)")
+      ->default_val("self")
+      ->check(CLI::IsMember({"self", "all"}));
   sub->add_option("--objective", o->objectives, "latency, energy or latency,energy")->default_val("latency");
   sub->add_option("--latency-cap", o->latency_cap, "With the energy objective: makespan ≤ this (µs)");
   sub->add_option("--out", o->out, "Results file, one JSON line per point")->required();
@@ -190,6 +195,7 @@ void RegisterDse(CLI::App& app) {
     spec.out_path = o->out;
     spec.resume = o->resume;
     spec.schedules_dir = o->schedules;
+    spec.all_pairs = o->pairs == "all";
     if (const MpiLaunch launch = DetectMpiLaunch(); launch.launched) {
       return RunDseUnderMpi(launch, spec, sub->config_to_str(/*default_also=*/true, /*write_description=*/false));
     }

@@ -63,7 +63,7 @@ void RegisterReproduce(CLI::App& app) {
     std::printf("report    %s\n          %s\n", r->report_html.c_str(), r->report_md.c_str());
     std::printf("wall      %.1f s (%.1f min) on %s, all stages included\n", r->wall_s, r->wall_s / 60,
                 r->klein.host_cpu.c_str());
-    return r->klein.failed + r->bident.failed > 0 ? 1 : 0;
+    return r->klein.failed + r->bident.failed + r->pairs.failed > 0 ? 1 : 0;
   });
 }
 

@@ -479,7 +479,9 @@ class Coordinator {
         continue;
       }
       const bool limited = FindSolver(pt.solver)->info().time_limit;
-      todo.push_back({i, dse::EstimatedSeconds(spec, pt, s_.sh.models[pt.model].graph.size()), dse::InCbcLane(pt),
+      const int ops = s_.sh.models[pt.model].graph.size();
+      const int mean_ops = pt.second < 0 ? ops : (ops + s_.sh.models[pt.second].graph.size()) / 2;  // per request
+      todo.push_back({i, dse::EstimatedSeconds(spec, pt, mean_ops), dse::InCbcLane(pt),
                       limited ? spec.solve.time_limit_s : -1.0});
     }
     prog_.phase = DseProgress::Phase::kSolving;

@@ -46,12 +46,15 @@ std::string SchedulePath(const DseSpec& spec, const std::string& key) {
 }
 
 std::string KeyOf(const Shared& sh, const DsePoint& pt) {
-  return PointKey(sh.models[pt.model].sha256, sh.spec->platforms[pt.platform], pt.overrides, pt.solver,
+  const std::string& first = sh.models[pt.model].sha256;
+  return PointKey(pt.second < 0 ? first : first + "+" + sh.models[pt.second].sha256, sh.spec->platforms[pt.platform], pt.overrides, pt.solver,
                   pt.objective);
 }
 
 std::string Describe(const Shared& sh, const DsePoint& pt) {
-  return fmt::format("{} {} {} {}{}", ModelName(sh.models[pt.model].path), sh.spec->platforms[pt.platform],
+  const std::string model = ModelName(sh.models[pt.model].path) +
+                            (pt.second < 0 ? "" : "+" + ModelName(sh.models[pt.second].path));
+  return fmt::format("{} {} {} {}{}", model, sh.spec->platforms[pt.platform],
                      fmt::join(pt.overrides, " "), pt.solver,
                      pt.objective == Objective::kLatency ? "" : " (" + ToString(pt.objective) + ")");
 }
@@ -85,12 +88,19 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
   const MethodInfo& info = MethodOf(pt).info();
   const auto t0 = Clock::now();
   nlohmann::json line;
-  line["key"] = PointKey(model.sha256, spec.platforms[pt.platform], pt.overrides, pt.solver, pt.objective);
+  line["key"] = KeyOf(sh, pt);
   line["model"] = ModelName(model.path);
   line["model_file"] = model.path;
   line["model_sha256"] = model.sha256;
   line["operators"] = model.graph.size();
   line["edges"] = model.graph.edges().size();
+  const LoadedModel* second = pt.second < 0 ? nullptr : &sh.models[pt.second];
+  if (second != nullptr) {  // the second request of a pair study's point
+    line["second_model"] = ModelName(second->path);
+    line["second_model_file"] = second->path;
+    line["second_model_sha256"] = second->sha256;
+    line["second_operators"] = second->graph.size();
+  }
   line["platform"] = spec.platforms[pt.platform];
   line["platform_name"] = platform.name;
   line["overrides"] = pt.overrides;
@@ -124,7 +134,20 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
     ps.latency_cap_us = pt.objective == Objective::kEnergy ? spec.latency_cap_us : std::nullopt;
     ps.options = spec.solve;
     const PlanSubject subject{&model, &platform, &*costs, &resolved.notes};
-    auto plan = Plan(subject, ps);
+    std::optional<CostModel> second_costs;
+    std::optional<PlanSubject> second_subject;
+    if (second != nullptr) {
+      const ResolvedCosts& r2 = sh.costs.at({pt.second, vk});
+      auto c2 = BuildCostModel(second->graph, platform, r2.sources);
+      if (!c2.ok()) return fail("error", c2.status().message());
+      second_costs.emplace(std::move(c2).value());
+      second_subject.emplace(PlanSubject{second, &platform, &*second_costs, &r2.notes});
+      for (const PuInfo& pu : second_costs->pus()) {
+        if (basis.value(pu.name, "") != pu.cost_label) basis[pu.name] = basis.value(pu.name, "") + " + " + pu.cost_label;
+      }
+      line["cost_basis"] = basis;
+    }
+    auto plan = Plan(subject, ps, second_subject ? &*second_subject : nullptr);
     if (!plan.ok()) {
       const ErrorCode code = plan.status().code();
       return fail(code == ErrorCode::kInfeasible    ? "infeasible"

@@ -74,6 +74,7 @@ std::string Command(const DseSpec& s) {
     cmd += fmt::format(" --objective {}", fmt::join(names, ","));
   }
   if (s.import.fusion != FusionLevel::kNone) cmd += " --fusion " + ToString(s.import.fusion);
+  if (s.all_pairs) cmd += " --pairs all";
   cmd += fmt::format(" --time-limit {:g} --warmup {} --runs {} --out {}", s.solve.time_limit_s, s.profile.warmup,
                      s.profile.runs, s.out_path);
   if (!s.schedules_dir.empty()) cmd += " --schedules " + s.schedules_dir;
@@ -110,10 +111,15 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   const std::vector<std::string> bident_models =
       zoo_names(o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2"}
                         : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n"});
+  // BIDENT's pair study: the zoo and its workload families (models/families.py).
+  const std::vector<std::string> pair_models = zoo_names(
+      o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2", "kan", "hyena"}
+              : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n", "llama_layer",
+                                         "mamba", "hyena", "kan", "snn_vgg9", "bitnet", "vla_pipeline"});
   const std::string gantt_model = zoo_names({"resnet18"}).front();
   {
     std::vector<std::string> missing;
-    for (const auto* list : {&klein_models, &bident_models}) {
+    for (const auto* list : {&klein_models, &bident_models, &pair_models}) {
       for (const std::string& m : *list) {
         if (!std::filesystem::exists(std::filesystem::path(zoo) / (m + ".onnx"), ec) &&
             std::find(missing.begin(), missing.end(), m) == missing.end()) {
@@ -190,6 +196,24 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
     stage(sum.stages.back());
   }
 
+  // 2b. BIDENT's pair study: every pair of models as two requests at once.
+  DseSpec pairs = base("pairs.jsonl");
+  for (const std::string& m : pair_models) pairs.models.push_back(path_of(m));
+  pairs.platforms = {"soc-example"};
+  pairs.solvers = {"map_concurrent"};
+  for (const std::string& s : SolverNames(MethodFamily::kBaseline, 2)) pairs.solvers.push_back(s);
+  pairs.all_pairs = true;
+  sum.commands.push_back(Command(pairs));
+  {
+    const auto ts = Clock::now();
+    stage("pair study: " + sum.commands.back());
+    HETPLAN_ASSIGN_OR_RETURN(sum.pairs, RunDse(pairs, o.progress));
+    sum.stages.push_back(fmt::format("BIDENT's pair study (soc-example, roofline costs): {} points over {} models in "
+                                     "{:.1f} s",
+                                     sum.pairs.points, pair_models.size(), Since(ts)));
+    stage(sum.stages.back());
+  }
+
   // 3. Schedules for the Gantt charts.
   DseSpec gantt = base("schedules.jsonl");
   gantt.resume = false;
@@ -222,7 +246,7 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   sum.stages.push_back(
       fmt::format("everything before drawing the report: {:.1f} s ({:.1f} min)", before_report, before_report / 60));
   ReportInputs ri;
-  ri.results = {klein.out_path, bident.out_path};
+  ri.results = {klein.out_path, bident.out_path, pairs.out_path};
   ri.out_dir = (out / "report").string();
   ri.schedule_files = schedule_files;
   ri.run_notes.push_back(fmt::format("produced by `hetplan reproduce{}{}{}` into {}", o.quick ? " --quick" : "",

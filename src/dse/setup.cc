@@ -30,6 +30,14 @@ Status CheckSpec(DseSpec* spec) {
     if (!resolved.ok()) return Error(ErrorCode::kInvalidArgument, "dse: {}", resolved.status().message());
     s = resolved->canonical;
   }
+  if (spec->all_pairs) {
+    if (std::none_of(spec->solvers.begin(), spec->solvers.end(),
+                     [](const std::string& s) { return FindSolver(s)->info().requests == 2; })) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "dse: --pairs all needs a two-request method; add e.g. --solvers pair:map,pair_serial,"
+                   "pair_naive_multi_pu (hetplan solvers lists them)");
+    }
+  }
   std::set<std::string> seen_keys;
   for (const SweepAxis& axis : spec->sweeps) {
     if (!seen_keys.insert(axis.key).second) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "hetplan/dse/dse.h"
+#include "hetplan/solve/solver.h"
 
 namespace hetplan {
 namespace {
@@ -77,6 +78,14 @@ std::vector<DsePoint> ExpandPoints(const DseSpec& spec) {
             }
             pt.objective = objective;
             pt.solver = solver;
+            const Solver* method = FindSolver(solver);
+            if (spec.all_pairs && method != nullptr && method->info().requests == 2) {
+              for (size_t j = m; j < spec.models.size(); ++j) {
+                pt.second = j == m ? -1 : static_cast<int>(j);  // with itself: the same point as without all_pairs
+                points.push_back(pt);
+              }
+              continue;
+            }
             points.push_back(std::move(pt));
           }
         }

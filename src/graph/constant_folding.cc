@@ -521,6 +521,34 @@ std::optional<ConstTensor> Tile(const ConstTensor& x, const std::vector<int64_t>
   return out;
 }
 
+// perm empty: the axes reversed (the ONNX default).
+std::optional<ConstTensor> Transpose(const ConstTensor& x, std::vector<int64_t> perm) {
+  const size_t rank = x.dims.size();
+  if (perm.empty()) {
+    for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+  }
+  if (perm.size() != rank) return std::nullopt;
+  std::vector<int64_t> dims(rank);
+  std::vector<bool> seen(rank, false);
+  for (size_t k = 0; k < rank; ++k) {
+    if (perm[k] < 0 || perm[k] >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(perm[k])]) {
+      return std::nullopt;
+    }
+    seen[static_cast<size_t>(perm[k])] = true;
+    dims[k] = x.dims[static_cast<size_t>(perm[k])];
+  }
+  ConstTensor out = Empty(x.dtype, dims);
+  out.is_float = x.is_float;
+  const auto in_strides = Strides(x.dims), out_strides = Strides(dims);
+  const int64_t n = x.size();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = 0;
+    for (size_t k = 0; k < rank; ++k) src += ((i / out_strides[k]) % dims[k]) * in_strides[static_cast<size_t>(perm[k])];
+    PushFrom(out, x, src);
+  }
+  return out;
+}
+
 std::optional<ConstTensor> Range(const ConstTensor& start, const ConstTensor& limit, const ConstTensor& delta) {
   if (start.size() != 1 || limit.size() != 1 || delta.size() != 1) return std::nullopt;
   ConstTensor out = Empty(start.dtype, {});
@@ -829,6 +857,7 @@ std::optional<std::vector<ConstTensor>> EvaluateNode(
     if (!shape) return std::nullopt;
     return one(Expand(x, *shape));
   }
+  if (op == "Transpose") return one(Transpose(x, AttrInts(node, "perm").value_or(std::vector<int64_t>{})));
   if (op == "Tile") {
     auto repeats = int_list(1);
     if (!repeats) return std::nullopt;

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -305,6 +306,95 @@ TEST(Dse, PairSolversOnASoc) {
       EXPECT_TRUE(r["energy_saving_vs_serial"].is_number()) << r.dump();
     }
   }
+}
+
+TEST(Sweep, AllPairsPlansEveryUnorderedPairOnce) {
+  DseSpec s;
+  s.models = {"a.onnx", "b.onnx", "c.onnx", "d.onnx"};
+  s.platforms = {"soc-example"};
+  s.solvers = {"map", "map_concurrent", "pair_serial"};
+  s.all_pairs = true;
+  const auto pts = ExpandPoints(s);
+  // 4 one-request points, and 4·5/2 = 10 pairs (4 of a model with itself)
+  // for each of 2 pair methods.
+  ASSERT_EQ(pts.size(), 4u + 2 * 10);
+  std::set<std::tuple<int, int, std::string>> pairs;
+  for (const DsePoint& pt : pts) {
+    if (pt.solver == "map") {
+      EXPECT_EQ(pt.second, -1);
+      continue;
+    }
+    EXPECT_TRUE(pt.second == -1 || pt.second > pt.model);  // unordered: each pair once
+    EXPECT_TRUE(pairs.insert({pt.model, pt.second < 0 ? pt.model : pt.second, pt.solver}).second);
+  }
+  EXPECT_EQ(pairs.size(), 20u);
+  s.all_pairs = false;  // each model with itself
+  for (const DsePoint& pt : ExpandPoints(s)) EXPECT_EQ(pt.second, -1);
+  EXPECT_EQ(ExpandPoints(s).size(), 4u * 3);
+}
+
+TEST(Sweep, AllPairsNeedsAPairMethod) {
+  DseSpec s = MiniSpec(Fresh("pairs_refused.jsonl"));
+  s.platforms = {"soc-example"};
+  s.sweeps.clear();
+  s.all_pairs = true;
+  s.models.push_back(std::string(HETPLAN_ZOO_DIR) + "/kan.onnx");
+  s.solvers = {"map"};
+  auto r = RunDse(s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("needs a two-request method"), std::string::npos) << r.status().message();
+  EXPECT_FALSE(fs::exists(s.out_path));
+}
+
+TEST(Dse, PairStudyPlansEveryPairTogetherAndResumes) {
+  if (!ZooPresent()) GTEST_SKIP() << "zoo not built";
+  const std::string kan = std::string(HETPLAN_ZOO_DIR) + "/kan.onnx", hyena = std::string(HETPLAN_ZOO_DIR) +
+                                                                            "/hyena.onnx";
+  DseSpec spec = MiniSpec(Fresh("pair_study.jsonl"));
+  spec.models = {kResnet18, kan, hyena};
+  spec.platforms = {"soc-example"};
+  spec.sweeps.clear();
+  spec.solvers = {"map_concurrent", "pair_serial", "pair_naive_multi_pu"};
+  spec.all_pairs = true;
+  auto summary = RunDse(spec);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->ran, 6 * 3);
+  EXPECT_EQ(summary->failed, 0);
+  auto rows = ReadDseResults(spec.out_path);
+  ASSERT_TRUE(rows.ok());
+  std::set<std::string> keys, pairs;
+  for (const nlohmann::json& r : rows->rows) {
+    ASSERT_TRUE(r["valid"].get<bool>()) << r.dump();
+    EXPECT_TRUE(keys.insert(r["key"].get<std::string>()).second);
+    const bool itself = !r.contains("second_model");  // a model with itself: keyed as without --pairs all
+    if (!itself) {
+      EXPECT_NE(r["model"], r["second_model"]);
+    }
+    pairs.insert(r["model"].get<std::string>() + "+" + r.value("second_model", r["model"].get<std::string>()));
+    int placed = 0;
+    for (const auto& [name, d] : r["devices"].items()) placed += d["operators"].get<int>();
+    EXPECT_EQ(placed, r["operators"].get<int>() + r.value("second_operators", r["operators"].get<int>()));
+    EXPECT_NE(r["key"].get<std::string>().find(itself ? r["model_sha256"].get<std::string>() + "|"
+                                                       : r["model_sha256"].get<std::string>() + "+" +
+                                                             r["second_model_sha256"].get<std::string>()),
+              std::string::npos);
+    const double makespan = r["makespan_us"].get<double>();
+    if (r["solver"] == "pair_serial") {
+      EXPECT_NEAR(makespan, r["best_serial_us"].get<double>(), 1e-6 * makespan);
+    }
+    if (r["solver"] == "map_concurrent") {
+      // BIDENT's search has both baselines' plans in its space.
+      EXPECT_LE(makespan, r["best_serial_us"].get<double>() * (1 + 1e-9)) << r.dump();
+      EXPECT_LE(makespan, r["naive_multi_pu_us"].get<double>() * (1 + 1e-9)) << r.dump();
+    }
+  }
+  EXPECT_EQ(pairs, (std::set<std::string>{"resnet18+resnet18", "resnet18+kan", "resnet18+hyena", "kan+kan",
+                                          "kan+hyena", "hyena+hyena"}));
+  spec.resume = true;  // the pair keys resume like any other
+  auto again = RunDse(spec);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->ran, 0);
+  EXPECT_EQ(again->resumed, 18);
 }
 
 // ---------------------------------------------------------------------------

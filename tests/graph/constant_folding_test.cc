@@ -97,6 +97,23 @@ TEST(ConstantFolding, SliceInBothForms) {
   EXPECT_EQ(c->ints, (std::vector<int64_t>{5, 6, 7, 9, 10, 11}));
 }
 
+// torch.onnx writes F.pad's pads as Concat → Reshape → Slice(step −1) →
+// Transpose → Reshape → Cast when it does not fold them itself (Hyena).
+TEST(ConstantFolding, TransposeWithAndWithoutPerm) {
+  const auto m = I({2, 3}, {0, 1, 2, 3, 4, 5});
+  auto t = Eval(Node("Transpose", {"m"}), {{"m", m}});  // no perm: axes reversed
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->dims, (Dims{3, 2}));
+  EXPECT_EQ(t->ints, (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
+  const auto x = F({2, 1, 3}, {1, 2, 3, 4, 5, 6});
+  auto p = Eval(Node("Transpose", {"x"}).Ints("perm", {2, 0, 1}), {{"x", x}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->dims, (Dims{3, 2, 1}));
+  EXPECT_EQ(p->floats, (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  EXPECT_FALSE(Eval(Node("Transpose", {"x"}).Ints("perm", {0, 0, 1}), {{"x", x}}));  // not a permutation
+  EXPECT_FALSE(Eval(Node("Transpose", {"x"}).Ints("perm", {1, 0}), {{"x", x}}));     // wrong rank
+}
+
 TEST(ConstantFolding, CastTruncatesAndRoundsToFloat32) {
   auto i = Eval(Node("Cast", {"x"}).Int("to", T::INT64), {{"x", F({3}, {2.7, -2.7, 1.0})}});
   ASSERT_TRUE(i);

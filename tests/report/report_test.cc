@@ -193,6 +193,54 @@ TEST_F(ReportTest, ReportHasFiguresTablesAndPaperValues) {
   EXPECT_NE(html.find("<img src=\"fig4_speedup_models_50ns.png\""), std::string::npos);
 }
 
+// A two-request row of the pair study (dse --pairs all): `b` empty for a
+// model with itself.
+nlohmann::json PairRow(const std::string& a, const std::string& b, const std::string& solver, double vs_serial,
+                       double vs_naive) {
+  const double makespan = 1000;
+  nlohmann::json r = {{"key", a + "+" + b + "|" + solver}, {"model", a}, {"platform", "soc-example"},
+                      {"solver", solver}, {"objective", "latency"}, {"status", "optimal"}, {"requests", 2},
+                      {"makespan_us", makespan}, {"best_serial_us", makespan * vs_serial},
+                      {"speedup_vs_serial", vs_serial}, {"naive_multi_pu_us", makespan * vs_naive},
+                      {"cost_basis", {{"cpu", "analytical"}}}};
+  if (!b.empty()) r["second_model"] = b;
+  return r;
+}
+
+TEST_F(ReportTest, PairStudyHasItsGeometricMeansAndFigure) {
+  if (!GnuplotAvailable()) GTEST_SKIP() << "gnuplot not installed";
+  const fs::path results = dir_ / "pairs.jsonl";
+  {
+    std::ofstream f(results);
+    // Speedups 1, 2, 4 and 8 over serial: geo-mean 2.83×; over naive 0.5, 1, 2, 4: 1.41×.
+    f << PairRow("a", "", "map_concurrent", 1, 0.5).dump() << "\n"
+      << PairRow("a", "b", "map_concurrent", 2, 1).dump() << "\n"
+      << PairRow("b", "", "map_concurrent", 4, 2).dump() << "\n"
+      << PairRow("a", "c", "map_concurrent", 8, 4).dump() << "\n"
+      << PairRow("a", "b", "pair_serial", 1, 0.5).dump() << "\n";
+  }
+  ReportInputs in;
+  in.results = {results.string()};
+  in.out_dir = (dir_ / "report").string();
+  auto out = WriteReport(in);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const std::string md = Slurp(out->markdown_path);
+  EXPECT_NE(md.find("BIDENT's pair study"), std::string::npos) << md;
+  EXPECT_NE(md.find("| map_concurrent | 4 | 2.83× | 1.00×–8.00× | 1.41× | 0 | 3.42×"), std::string::npos) << md;
+  EXPECT_NE(md.find("| pair_serial | 1 | 1.00×"), std::string::npos) << md;
+  bool drawn = false;
+  for (const Figure& f : out->figures) {
+    if (f.stem != "fig7_pairs_soc-example_map_concurrent") continue;
+    drawn = true;
+    ExpectFigure(dir_ / "report", f);
+    const std::string data = Slurp(dir_ / "report" / f.data);
+    // Sorted by the speedup over serial: a+a first, a+c last.
+    EXPECT_LT(data.find("a+a"), data.find("a+b"));
+    EXPECT_LT(data.find("b+b"), data.find("a+c"));
+  }
+  EXPECT_TRUE(drawn);
+}
+
 TEST_F(ReportTest, TablesOnlyAndErrors) {
   const fs::path results = dir_ / "results.jsonl";
   {

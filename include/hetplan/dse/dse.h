@@ -57,6 +57,10 @@ struct DseSpec {
   std::string out_path;       // the results file (JSON lines)
   bool resume = false;        // keep the points already in out_path and run only the others
   std::string schedules_dir;  // when set, each point's schedule file is written there
+  // Two-request methods (MethodInfo::requests == 2): false plans each model
+  // with itself; true plans every unordered pair, a model with itself
+  // included (BIDENT's pair study: its 19 configurations give 190 pairs).
+  bool all_pairs = false;
 };
 
 // A point of the product. `overrides` = the spec's, then one value per axis.
@@ -67,13 +71,15 @@ struct DsePoint {
   std::map<std::string, std::string> params;  // sweep key → value
   Objective objective = Objective::kLatency;
   std::string solver;
+  int second = -1;  // two requests under all_pairs: the second model (> model); -1 = `model` again
 };
 
 // In a fixed order: model, platform, sweep axes (the first varies slowest),
 // objective, solver.
 std::vector<DsePoint> ExpandPoints(const DseSpec& spec);
 
-// The resume key: model hash, platform as given, overrides, solver, objective.
+// The resume key: model hash ("<first>+<second>" for a pair of two models),
+// platform as given, overrides, solver, objective.
 std::string PointKey(const std::string& model_sha256, const std::string& platform,
                      const std::vector<std::string>& overrides, const std::string& solver, Objective objective);
 

@@ -45,7 +45,7 @@ struct ReproduceSummary {
   std::vector<std::string> stages;    // "klein grid: 128 points, 1234.5 s", ...
   std::vector<std::string> commands;  // the equivalent hetplan commands
   std::string report_html, report_md;
-  DseSummary klein, bident;
+  DseSummary klein, bident, pairs;
 };
 
 // Errors: a zoo model missing and not exportable, profiling or sweep errors,

@@ -60,6 +60,13 @@ Result<Figure> PlotSolversSideBySide(const std::vector<nlohmann::json>& rows, co
                                      const std::vector<std::string>& solvers, const std::string& metric,
                                      const std::string& ylabel, const std::string& stem, const std::string& dir);
 // A Gantt chart of one schedule file: a row per device, a box per operator.
+// BIDENT's Fig. 7: the pair study (dse --pairs all) on one platform for one
+// two-request method: per model pair its speedup over homogeneous serial
+// execution and over naive multi-PU placement, pairs sorted by the first, on
+// a log axis with both geometric means and the paper's (3.42×, 2.28×).
+// kNotFound when no row matches.
+Result<Figure> PlotPairStudy(const std::vector<nlohmann::json>& rows, const std::string& platform,
+                             const std::string& solver, const std::string& dir);
 Result<Figure> PlotGantt(const nlohmann::json& schedule, const std::string& stem, const std::string& dir);
 
 }  // namespace hetplan
