@@ -5,7 +5,7 @@ Run with Debian's interpreter (it has python3-torch, python3-torchvision and
 python3-onnx):
 
     /usr/bin/python3 models/export.py --out-dir build/models \
-        [--models resnet18,resnet50,mobilenetv2,vit_b_16,yolov5n] [--force]
+        [--models resnet18,resnet50,mobilenetv2,vit_b_16,yolov5n,googlenet] [--force]
     /usr/bin/python3 models/export.py --out-dir build/models --calibrator build/hetplan_calibrate \
         --models resnet18_int8,resnet50_int8,mobilenetv2_int8,vit_b_16_int8,yolov5n_int8,resnet18_int8_qop
 
@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import int8  # noqa: E402  (models/int8.py: the INT8 zoo)
 
 OPSET = 13
-ALL_MODELS = ["resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n"]
+ALL_MODELS = ["resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n", "googlenet"]
 
 
 # --------------------------------------------------------------------------
@@ -206,6 +206,16 @@ def _torchvision(name):
     return fn(weights=None)  # never download anything
 
 
+def _googlenet():
+    """torchvision GoogLeNet (Inception v1): nine Inception modules of four
+    parallel branches each, the zoo's model with wide parallel branches.
+    No auxiliary classifiers (inference), no input re-normalisation, and
+    torch's default initialisation (init_weights=False skips the slow
+    truncated-normal one; randomize() jitters it like every zoo model)."""
+    import torchvision.models as tvm
+    return tvm.googlenet(weights=None, aux_logits=False, transform_input=False, init_weights=False)
+
+
 # name -> (builder, input shape, output names)
 ZOO = {
     "resnet18": (lambda: _torchvision("resnet18"), (1, 3, 224, 224), ["output"]),
@@ -213,6 +223,7 @@ ZOO = {
     "mobilenetv2": (lambda: _torchvision("mobilenetv2"), (1, 3, 224, 224), ["output"]),
     "vit_b_16": (lambda: _torchvision("vit_b_16"), (1, 3, 224, 224), ["output"]),
     "yolov5n": (YOLOv5, (1, 3, 640, 640), ["p3", "p4", "p5"]),
+    "googlenet": (_googlenet, (1, 3, 224, 224), ["output"]),
 }
 
 

@@ -14,6 +14,32 @@ std::string Meta(const CostTable& t, const char* key, const char* fallback) {
   return it == t.meta.end() ? fallback : it->second;
 }
 
+// Co-runs the measured PUs (cached on disk like their profiles and in
+// `tables`) and adds the rows to each one's table.
+Status AddCoRun(const LoadedModel& model, const std::vector<CoRunPu>& pus, const CostInputs& in, TableCache& tables,
+                ResolvedCosts& out) {
+  CoRunOptions co = in.corun_options;
+  co.cache_dir = in.profile.cache_dir;
+  std::vector<std::string> names;
+  for (const CoRunPu& pu : pus) names.push_back(pu.name);
+  const std::string label = fmt::format("{}", fmt::join(names, "+"));
+  const std::string key = "corun:" + CoRunCacheKey(model, pus, co);
+  const CostTable* t = tables.Find(key);
+  if (t == nullptr) {
+    if (in.progress) co.progress = [&in, &label](int done, int total) { in.progress(label, done, total); };
+    const auto t0 = std::chrono::steady_clock::now();
+    HETPLAN_ASSIGN_OR_RETURN(CostTable measured, ProfileCoRun(model, pus, co));
+    t = &tables.Put(key, std::move(measured));
+    out.profiled.push_back({label, 0, Meta(*t, "cache", "off"),
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+  }
+  out.notes.push_back(fmt::format("{}: slowdown, co-execution and hand-off costs measured by co-running with {} on {}",
+                                  label, Meta(*t, "runtime", "onnxruntime"), Meta(*t, "cpu", "this host")));
+  out.run_notes.push_back(fmt::format("{}: co-run profile cache {}", label, Meta(*t, "cache", "off")));
+  for (const CoRunPu& pu : pus) MergeCoRun(*t, &out.sources.tables[pu.name]);
+  return Status::Ok();
+}
+
 }  // namespace
 
 const CostTable* TableCache::Find(const std::string& key) const {
@@ -62,14 +88,23 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
     HETPLAN_ASSIGN_OR_RETURN(user_table, load(in.costs_path));
   }
 
+  auto covered = [&](const ProcessingUnit& pu) {
+    return user_table != nullptr && model.graph.size() > 0 && user_table->Find(model.graph.op(0).name, pu.name);
+  };
+  // Every PU to profile must be one this machine can run, before any is profiled.
+  std::vector<std::string> to_profile;
+  for (const ProcessingUnit& pu : platform.pus) {
+    if (pu.cost_source == CostSource::kProfile && !covered(pu)) to_profile.push_back(pu.name);
+  }
+  HETPLAN_RETURN_IF_ERROR(CheckPuRuntimes(platform, to_profile));
+  std::vector<CoRunPu> measured;  // profiled here, as they will run
   for (const ProcessingUnit& pu : platform.pus) {
     if (pu.cost_source == CostSource::kProfile) {
-      if (user_table != nullptr && model.graph.size() > 0 && user_table->Find(model.graph.op(0).name, pu.name)) {
+      if (covered(pu)) {
         out.sources.tables[pu.name] = *user_table;
         continue;
       }
-      ProfileOptions po = in.profile;
-      po.threads = pu.threads;
+      ProfileOptions po = ForPu(in.profile, pu);
       po.progress = nullptr;
       const std::string key = ProfileCacheKey(model, pu.name, po);
       const CostTable* t = tables.Find(key);
@@ -83,11 +118,17 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
         out.profiled.push_back({pu.name, pu.threads, Meta(*t, "cache", "off"),
                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
       }
-      out.notes.push_back(fmt::format("{}: measured with {} on {} ({} thread{})", pu.name,
+      out.notes.push_back(fmt::format("{}: measured with {} on {} ({} thread{}{}{})", pu.name,
                                       Meta(*t, "runtime", "onnxruntime"), Meta(*t, "cpu", "this host"), pu.threads,
-                                      pu.threads == 1 ? "" : "s"));
+                                      pu.threads == 1 ? "" : "s",
+                                      po.provider == "cpu" ? std::string() : ", provider " + po.provider,
+                                      po.cores.empty() ? std::string()
+                                                       : fmt::format(", pinned to core{} {}", po.cores.size() == 1 ? "" : "s",
+                                                                     fmt::join(po.cores, ","))));
       out.run_notes.push_back(fmt::format("{}: profile cache {}", pu.name, Meta(*t, "cache", "off")));
       out.sources.tables[pu.name] = *t;
+      po.cache_dir.clear();
+      measured.push_back({pu.name, po, t});
     } else if (pu.cost_source == CostSource::kTable) {
       if (user_table != nullptr) {
         out.sources.tables[pu.name] = *user_table;
@@ -99,6 +140,7 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
       out.notes.push_back(fmt::format("{}: analytical costs ({})", pu.name, ToString(pu.cost_source)));
     }
   }
+  if (in.corun && measured.size() >= 2) HETPLAN_RETURN_IF_ERROR(AddCoRun(model, measured, in, tables, out));
   return out;
 }
 

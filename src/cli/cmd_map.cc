@@ -39,7 +39,7 @@ PlanInputs MakeInputs(const MapOpts& o, const std::string& model, const std::str
   in.platform = o.platform;
   in.overrides = o.sets;
   in.costs.costs_path = costs;
-  in.costs.profile = MakeProfileOptions(o.profiling);
+  ApplyProfilingFlags(o.profiling, &in.costs);
   in.costs.progress = TerminalProfileProgress();
   return in;
 }

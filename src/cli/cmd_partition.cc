@@ -46,7 +46,7 @@ void RegisterPartition(CLI::App& app) {
     in.platform = o->platform;
     in.overrides = o->sets;
     in.costs.costs_path = o->costs;
-    in.costs.profile = MakeProfileOptions(o->profiling);
+    ApplyProfilingFlags(o->profiling, &in.costs);
     in.costs.progress = TerminalProfileProgress();
     auto objective = ParseObjective(o->objective);
     if (!objective.ok()) return ReportError(objective.status());

@@ -81,6 +81,7 @@ void RegisterProfile(CLI::App& app) {
     std::string platform;
     std::vector<std::string> sets;
     int threads = 1;
+    ProcessingUnit runtime;  // the chosen PU's ORT configuration (default: CPU, not pinned)
     ProfilingFlags profiling;
     int model_runs = 50;
     bool no_in_context = false;
@@ -116,10 +117,15 @@ void RegisterProfile(CLI::App& app) {
       if (!chosen.ok()) return ReportError(chosen.status());
       opts->pu = (*chosen)->name;
       if (threads_opt->count() == 0) opts->threads = (*chosen)->threads;
+      if (Status st = CheckPuRuntime(**chosen, fmt::format("{}: PU {}", platform->source, (*chosen)->name));
+          !st.ok()) {
+        return ReportError(st);
+      }
+      opts->runtime = **chosen;  // profiled as it will run: provider, options, cores
     }
     auto model = LoadModel(opts->model);
     if (!model.ok()) return ReportError(model.status());
-    ProfileOptions po = MakeProfileOptions(opts->profiling);
+    ProfileOptions po = ForPu(MakeProfileOptions(opts->profiling), opts->runtime);
     po.threads = opts->threads;
     po.model_runs = opts->model_runs;
     po.in_context = !opts->no_in_context;

@@ -12,6 +12,39 @@ std::string Percent(const std::optional<double>& v) {
 }
 std::string Us(const std::optional<double>& v) { return v ? fmt::format("{:.1f} µs", *v) : std::string("n/a"); }
 
+// Per PU, per request and the makespan, measured against the plan.
+void PrintPuThreads(const PuThreadReport& p) {
+  for (const PuRun& pu : p.pus) {
+    const std::string cores = pu.cores.empty() ? std::string("unpinned") : fmt::format("cores {}", fmt::join(pu.cores, ","));
+    std::printf("PU         %-8s %s, %s, %d thread%s: %d segments, busy %.1f µs measured vs %.1f µs predicted (%s)\n",
+                pu.name.c_str(), pu.provider.c_str(), cores.c_str(), pu.threads, pu.threads == 1 ? "" : "s",
+                pu.segments, pu.busy_us, pu.predicted_busy_us,
+                Percent(pu.predicted_busy_us > 0 ? std::optional<double>(pu.busy_us / pu.predicted_busy_us - 1.0)
+                                                 : std::nullopt)
+                    .c_str());
+  }
+  if (p.requests.size() > 1) {
+    for (const RequestRun& q : p.requests) {
+      std::printf("request %d  finished at %.1f µs measured vs %.1f µs predicted (%s)\n", q.request, q.finish_us,
+                  q.predicted_finish_us, Percent(q.relative_error).c_str());
+    }
+  }
+  int critical = 0;
+  double gap = 0;
+  for (const BoundaryRun& b : p.boundaries) {
+    if (!b.critical) continue;
+    ++critical;
+    gap += b.gap_us;
+  }
+  std::printf("overlap    %.1f µs with two or more PUs busy; %zu cross-PU hand-offs, %d on the critical path "
+              "(mean gap %s)\n",
+              p.overlap_us, p.boundaries.size(), critical,
+              critical > 0 ? fmt::format("{:.1f} µs", gap / critical).c_str() : "n/a");
+  std::printf("makespan   %.1f µs measured (p10 %.1f, p90 %.1f) vs %.1f µs predicted by the schedule: error %s\n",
+              p.makespan_us, p.makespan_p10_us, p.makespan_p90_us, p.predicted_makespan_us,
+              Percent(p.relative_error).c_str());
+}
+
 }  // namespace
 
 void RegisterRun(CLI::App& app) {
@@ -23,6 +56,7 @@ void RegisterRun(CLI::App& app) {
     std::string dir, json, model;
     RunOptions run;
     bool no_reference = false;
+    bool sequential = false;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("dir", o->dir, "Folder written by hetplan split")->required();
@@ -33,6 +67,8 @@ void RegisterRun(CLI::App& app) {
                 "creates the sessions every run and copies tensors through host buffers")
       ->default_val(true);
   sub->add_option("--threads", o->run.threads, "ONNX Runtime intra-op threads (0 = as planned)")->default_val(0);
+  sub->add_flag("--sequential", o->sequential,
+                "Run multi-PU plans one segment after another on this thread instead of on pinned PU threads");
   sub->add_option("--model", o->model, "The unsplit model, when not at the manifest's model.file");
   sub->add_flag("--no-reference", o->no_reference, "Do not run the unsplit model nor compare outputs");
   sub->add_option("--rtol", o->run.rtol, "Relative tolerance of the output check")->default_val(1e-4);
@@ -42,6 +78,7 @@ void RegisterRun(CLI::App& app) {
     RunOptions ro = o->run;
     ro.model_path = o->model;
     ro.reference = !o->no_reference;
+    ro.pu_threads = !o->sequential;
     auto r = RunDeployment(o->dir, ro);
     if (!r.ok()) return ReportError(r.status());
     if (!o->json.empty()) {
@@ -49,7 +86,7 @@ void RegisterRun(CLI::App& app) {
     }
     std::printf("deployment %s (%s): %zu segments, %d PU boundaries; %s executor, %d runs after %d warm-up\n",
                 r->dir.c_str(), r->model.c_str(), r->segments.size(), r->boundaries,
-                r->resident ? "resident" : "load-per-run", r->runs, r->warmup);
+                r->pu_threads ? "PU-thread" : r->resident ? "resident" : "load-per-run", r->runs, r->warmup);
     std::printf("host       %s, %s, %d thread%s\n", r->cpu.c_str(), r->runtime.c_str(), r->threads,
                 r->threads == 1 ? "" : "s");
     std::printf("%4s  %-8s %-9s %5s %13s %13s %13s %8s %11s\n", "seg", "device", "timing", "ops", "predicted_us",
@@ -73,10 +110,14 @@ void RegisterRun(CLI::App& app) {
                 setup.c_str());
     std::printf("split      %.1f µs end to end on this CPU vs unsplit %s: %s per boundary\n", r->split_wall_us,
                 Us(r->unsplit_wall_us).c_str(), Us(r->split_overhead_per_boundary_us).c_str());
-    std::printf(
-        "total      estimated %.1f µs (measured host + modelled + hand-offs) vs predicted %.1f µs sequential,"
-        " %.1f µs schedule makespan\n",
-        r->estimated_us, r->predicted_sequential_us, r->predicted_makespan_us);
+    if (r->pu_threads) {
+      PrintPuThreads(*r->pu_threads);
+    } else {
+      std::printf(
+          "total      estimated %.1f µs (measured host + modelled + hand-offs) vs predicted %.1f µs sequential,"
+          " %.1f µs schedule makespan\n",
+          r->estimated_us, r->predicted_sequential_us, r->predicted_makespan_us);
+    }
     if (!r->reference_checked) {
       std::printf("outputs    not checked (--no-reference)\n");
       return 0;

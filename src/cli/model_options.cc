@@ -59,6 +59,22 @@ void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f) {
       ->check(CLI::Range(1, 1000000));
   sub->add_option("--cache-dir", f->cache_dir, "Profile cache folder")->default_val(f->cache_dir);
   sub->add_flag("--no-cache", f->no_cache, "Profile afresh and do not cache");
+  sub->add_flag("--no-corun", f->no_corun,
+                "With two or more measured PUs: do not measure slowdowns, co-execution and hand-offs by co-running");
+  sub->add_option("--corun-runs", f->corun_runs, "Co-run profiler: timed runs per block (medians are kept)")
+      ->default_val(f->corun_runs)
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--corun-rounds", f->corun_rounds,
+                  "Co-run profiler: rounds of alternating solo and co-run blocks (their spread is the noise)")
+      ->default_val(f->corun_rounds)
+      ->check(CLI::Range(1, 1000));
+}
+
+void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in) {
+  in->profile = MakeProfileOptions(f);
+  in->corun = !f.no_corun;
+  in->corun_options.runs = f.corun_runs;
+  in->corun_options.rounds = f.corun_rounds;
 }
 
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f) {

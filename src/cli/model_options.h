@@ -28,15 +28,21 @@ void AddModelOptions(CLI::App* sub, ModelOptions* o);
 Result<ImportOptions> MakeImportOptions(const ModelOptions& o);
 Result<LoadedModel> LoadModel(const ModelOptions& o);
 
-// --warmup, --runs, --cache-dir, --no-cache.
+// --warmup, --runs, --cache-dir, --no-cache, --no-corun.
 struct ProfilingFlags {
   int warmup = 20;
   int runs = 200;
   std::string cache_dir = kDefaultProfileCacheDir;
   bool no_cache = false;
+  bool no_corun = false;
+  // The co-run profiler's timed runs per block and rounds (CoRunOptions).
+  int corun_runs = CoRunOptions{}.runs;
+  int corun_rounds = CoRunOptions{}.rounds;
 };
 void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f);
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f);
+// The cost inputs the flags set: profile options and whether to co-run.
+void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in);
 // "profiling cpu 12/49 operators" redrawn on stderr; empty when stderr is not a terminal.
 std::function<void(const std::string& pu, int done, int total)> TerminalProfileProgress();
 

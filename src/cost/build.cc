@@ -71,6 +71,9 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
   // Co-execution rows of every table, each once (one table may serve several PUs).
   std::vector<CoExecution> coexec;
   std::set<std::tuple<std::string, std::string, std::string, std::string, double>> seen_coexec;
+  // Measured hand-offs between PUs (the co-run profiler's transfer rows), each once.
+  CostTable handoffs;
+  std::set<std::tuple<std::string, std::string, double>> seen_handoffs;
 
   for (int p = 0; p < k; ++p) {
     const ProcessingUnit& pu = platform.pus[p];
@@ -114,6 +117,9 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
     }
     for (const CoExecution& row : t.coexec) {
       if (seen_coexec.emplace(row.op_a, row.pu_a, row.op_b, row.pu_b, row.makespan_us).second) coexec.push_back(row);
+    }
+    for (const TransferCost& x : t.transfers) {
+      if (seen_handoffs.emplace(x.from_pu, x.to_pu, x.bytes).second) handoffs.transfers.push_back(x);
     }
     for (const Slowdown& s : t.slowdowns) {
       int run = platform.FindPu(s.run_pu), other = platform.FindPu(s.interfere_pu);
@@ -161,6 +167,9 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
           const double bytes = b ? static_cast<double>(edge.elements) * static_cast<double>(*b)
                                  : static_cast<double>(edge.bytes);
           us = TransferUs(bytes, *link);
+        } else if (auto measured = InterpolateTransferUs(handoffs, platform.pus[p].name, platform.pus[q].name,
+                                                         static_cast<double>(edge.bytes))) {
+          us = *measured;  // a measured hand-off between the two PUs replaces per-operator copies
         } else {
           if (is_accelerator(p)) us += d2h[static_cast<size_t>(edge.from) * k + p];
           if (is_accelerator(q)) us += h2d[static_cast<size_t>(edge.to) * k + q];

@@ -36,7 +36,7 @@ namespace {
 constexpr std::string_view kColumns[] = {
     "kind",   "op_id",         "op_name",  "pu",       "exec_us",  "dispatch_us",
     "h2d_us", "d2h_us",        "p10_us",   "p90_us",   "in_context_us", "power_w",
-    "other_pu", "slowdown",    "other_op", "coexec_us"};
+    "other_pu", "slowdown",    "other_op", "coexec_us", "bytes"};
 constexpr int kNumColumns = static_cast<int>(std::size(kColumns));
 
 constexpr std::string_view kJsonFormat = "hetplan-cost-table";
@@ -90,15 +90,16 @@ class RowReader {
     const std::string* kind = Cell(r, "kind");
     if (kind == nullptr) {
       return RowError(r, "kind", csv_ ? "column missing from the header" : "missing",
-                      "every row needs a kind: op, pu, slowdown, coexec or model");
+                      "every row needs a kind: op, pu, slowdown, coexec, transfer or model");
     }
     if (*kind == "op") return ReadOp(r, t);
     if (*kind == "pu") return ReadPu(r, t);
     if (*kind == "slowdown") return ReadSlowdown(r, t);
     if (*kind == "coexec") return ReadCoexec(r, t);
     if (*kind == "model") return ReadModel(r, t);
+    if (*kind == "transfer") return ReadTransfer(r, t);
     return RowError(r, "kind", fmt::format("unknown kind '{}'", *kind),
-                    "use op, pu, slowdown, coexec or model");
+                    "use op, pu, slowdown, coexec, transfer or model");
   }
 
  private:
@@ -250,6 +251,28 @@ class RowReader {
     return Status::Ok();
   }
 
+  Status ReadTransfer(const Row& r, CostTable* t) {
+    TransferCost x;
+    HETPLAN_ASSIGN_OR_RETURN(x.from_pu, Text(r, "pu", "transfer"));
+    HETPLAN_ASSIGN_OR_RETURN(x.to_pu, Text(r, "other_pu", "transfer"));
+    HETPLAN_ASSIGN_OR_RETURN(auto bytes, Number(r, "bytes", "transfer", true));
+    HETPLAN_ASSIGN_OR_RETURN(auto us, Number(r, "exec_us", "transfer", true));
+    x.bytes = *bytes;
+    x.us = *us;
+    HETPLAN_ASSIGN_OR_RETURN(x.p10_us, Number(r, "p10_us", "transfer", false));
+    HETPLAN_ASSIGN_OR_RETURN(x.p90_us, Number(r, "p90_us", "transfer", false));
+    auto key = fmt::format("{}\n{}\n{}", x.from_pu, x.to_pu, Num(x.bytes));
+    auto [it, fresh] = transfer_rows_.emplace(key, r.where);
+    if (!fresh) {
+      return RowError(r, "bytes",
+                      fmt::format("second transfer row from '{}' to '{}' for {} bytes (first at {})", x.from_pu,
+                                  x.to_pu, Num(x.bytes), it->second),
+                      "keep one transfer row per PU pair and size");
+    }
+    t->transfers.push_back(std::move(x));
+    return Status::Ok();
+  }
+
   Status ReadModel(const Row& r, CostTable* t) {
     if (!model_row_.empty()) {
       return RowError(r, "kind", fmt::format("second model row (first at {})", model_row_),
@@ -265,7 +288,7 @@ class RowReader {
 
   bool csv_;
   std::map<std::pair<std::string, std::string>, std::string> op_rows_, slowdown_rows_;
-  std::map<std::string, std::string> pu_rows_, coexec_rows_;
+  std::map<std::string, std::string> pu_rows_, coexec_rows_, transfer_rows_;
   std::string model_row_;
 };
 
@@ -320,6 +343,15 @@ std::vector<OutRow> TableRows(const CostTable& t) {
                     {"other_op", c.op_b},
                     {"other_pu", c.pu_b},
                     {"coexec_us", c.makespan_us}});
+  }
+  for (const TransferCost& x : t.transfers) {
+    rows.push_back({{"kind", "transfer"},
+                    {"pu", x.from_pu},
+                    {"other_pu", x.to_pu},
+                    {"bytes", x.bytes},
+                    {"exec_us", x.us},
+                    {"p10_us", x.p10_us},
+                    {"p90_us", x.p90_us}});
   }
   return rows;
 }
@@ -479,7 +511,7 @@ Result<CostTable> ParseCostTableCsv(std::string_view text, const std::string& la
   }
   if (!seen.count("kind")) {
     return Error(ErrorCode::kParseError, "{}:{}: kind: column missing from the header; add a kind "
-                 "column (op | pu | slowdown | coexec | model)", label, header_line);
+                 "column (op | pu | slowdown | coexec | transfer | model)", label, header_line);
   }
 
   RowReader reader(/*csv=*/true);
@@ -707,12 +739,37 @@ Status CheckCostTable(const CostTable& t, const OpGraph& g, const std::string& l
     }
     HETPLAN_RETURN_IF_ERROR(CheckValue(label, element, "coexec_us", c.makespan_us));
   }
+  for (const TransferCost& x : t.transfers) {
+    const std::string element = fmt::format("transfer row '{}' to '{}' ({} bytes)", x.from_pu, x.to_pu, Num(x.bytes));
+    HETPLAN_RETURN_IF_ERROR(CheckValue(label, element, "bytes", x.bytes));
+    HETPLAN_RETURN_IF_ERROR(CheckValue(label, element, "exec_us", x.us));
+  }
   for (auto [col, v] : {std::pair<std::string_view, const std::optional<double>*>{"exec_us", &t.model_median_us},
                         {"p10_us", &t.model_p10_us},
                         {"p90_us", &t.model_p90_us}}) {
     if (v->has_value()) HETPLAN_RETURN_IF_ERROR(CheckValue(label, "model row", col, **v));
   }
   return Status::Ok();
+}
+
+std::optional<double> InterpolateTransferUs(const CostTable& t, const std::string& from_pu, const std::string& to_pu,
+                                            double bytes) {
+  std::vector<std::pair<double, double>> points;
+  for (const TransferCost& x : t.transfers) {
+    if (x.from_pu == from_pu && x.to_pu == to_pu) points.emplace_back(x.bytes, x.us);
+  }
+  if (points.empty()) return std::nullopt;
+  std::sort(points.begin(), points.end());
+  if (points.size() == 1 || bytes <= points.front().first) return points.front().second;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const auto& [b0, u0] = points[i - 1];
+    const auto& [b1, u1] = points[i];
+    if (bytes <= b1) return b1 > b0 ? u0 + (u1 - u0) * (bytes - b0) / (b1 - b0) : u1;
+  }
+  const auto& [b0, u0] = points[points.size() - 2];
+  const auto& [b1, u1] = points.back();
+  const double slope = b1 > b0 ? (u1 - u0) / (b1 - b0) : 0.0;
+  return std::max(u1, u1 + slope * (bytes - b1));
 }
 
 Status CheckProvenance(const CostTable& t, const std::string& model_sha256, const std::string& label) {

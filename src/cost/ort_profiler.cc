@@ -9,7 +9,7 @@
 //     attributed back to operators (in_context_us);
 //  3. the whole model without the profiler: the reference the per-operator
 //     sum is compared with.
-// This is the only file that includes ONNX Runtime headers for profiling.
+// The co-run profiler (corun_profiler.cc) builds on the same one-operator models.
 #include "hetplan/cost/profiler.h"
 
 #include <unistd.h>
@@ -34,11 +34,13 @@
 #include <onnx/onnx_pb.h>
 #include <onnxruntime_cxx_api.h>
 
+#include "ort/pinning.h"
 #include "ort/session.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/graph/quantization.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
+#include "cost/profiler_internal.h"
 
 namespace hetplan {
 namespace {
@@ -83,89 +85,15 @@ std::string GraphOptimization(const LoadedModel& m) {
   return ort::GraphOptimizationFor(m.fusion, IsQuantized(m.graph));
 }
 
-Ort::SessionOptions MakeSessionOptions(const LoadedModel& m, const ProfileOptions& o) {
+Result<Ort::SessionOptions> MakeSessionOptions(const LoadedModel& m, const ProfileOptions& o) {
   // Sessions are created from bytes, so external data has no folder of its
   // own: resolve it next to the model file.
   std::string folder = m.path.empty() ? std::string() : fs::absolute(fs::path(m.path)).parent_path().string();
-  return ort::MakeSessionOptions(o.threads, GraphOptimization(m), folder);
+  return ort::MakePuSessionOptions({o.provider, o.provider_options, o.threads, o.cores}, GraphOptimization(m),
+                                   folder);
 }
 
-// A session with its inputs made once, ready to run again and again. Float
-// inputs are uniform in [-1, 1] from a fixed seed; integer inputs are zeros
-// (always a valid Gather index); bool inputs are false.
-class Runner {
- public:
-  // Creates the session; a failure is ORT's message, one line.
-  static Result<std::unique_ptr<Runner>> Create(Ort::Env& env, const std::string& bytes,
-                                                const Ort::SessionOptions& so, uint64_t seed) {
-    auto r = std::unique_ptr<Runner>(new Runner());
-    try {
-      r->session_ = Ort::Session(env, bytes.data(), bytes.size(), so);
-    } catch (const std::exception& e) {
-      return Status(ErrorCode::kUnsupported, OneLine(e.what()));
-    }
-    try {
-      HETPLAN_RETURN_IF_ERROR(r->MakeInputs(seed));
-    } catch (const std::exception& e) {
-      return Status(ErrorCode::kInternal, OneLine(e.what()));
-    }
-    return r;
-  }
-
-  // Throws Ort::Exception (callers catch it).
-  void Run() {
-    auto outputs = session_.Run(run_options_, in_c_.data(), inputs_.data(), inputs_.size(),
-                                out_c_.data(), out_c_.size());
-    (void)outputs;
-  }
-
-  Ort::Session& session() { return session_; }
-
- private:
-  Runner() = default;
-
-  Status MakeInputs(uint64_t seed) {
-    Ort::AllocatorWithDefaultOptions alloc;
-    std::mt19937_64 rng(seed);
-    const size_t n_in = session_.GetInputCount();
-    for (size_t i = 0; i < n_in; ++i) {
-      input_names_.emplace_back(session_.GetInputNameAllocated(i, alloc).get());
-      const std::string& name = input_names_.back();
-      Ort::TypeInfo type_info = session_.GetInputTypeInfo(i);
-      if (type_info.GetONNXType() != ONNX_TYPE_TENSOR) {
-        return Status(ErrorCode::kUnsupported, fmt::format("input '{}' is not a tensor", name));
-      }
-      auto info = type_info.GetTensorTypeAndShapeInfo();
-      const ONNXTensorElementDataType type = info.GetElementType();
-      std::vector<int64_t> shape = info.GetShape();
-      for (int64_t d : shape) {
-        if (d < 0) {
-          return Status(ErrorCode::kUnsupported,
-                        fmt::format("input '{}' has a dynamic dimension; give static shapes with "
-                                    "--shape", name));
-        }
-      }
-      if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
-        return Status(ErrorCode::kUnsupported,
-                      fmt::format("input '{}' has an element type the profiler cannot fill", name));
-      }
-      inputs_.push_back(ort::RandomTensor(type, shape, rng));
-    }
-    const size_t n_out = session_.GetOutputCount();
-    for (size_t i = 0; i < n_out; ++i) {
-      output_names_.emplace_back(session_.GetOutputNameAllocated(i, alloc).get());
-    }
-    for (const auto& s : input_names_) in_c_.push_back(s.c_str());
-    for (const auto& s : output_names_) out_c_.push_back(s.c_str());
-    return Status::Ok();
-  }
-
-  Ort::Session session_{nullptr};
-  Ort::RunOptions run_options_;
-  std::vector<std::string> input_names_, output_names_;
-  std::vector<const char*> in_c_, out_c_;
-  std::vector<Ort::Value> inputs_;
-};
+using ort::Runner;
 
 // `warmup` untimed runs, then `runs` timed ones (µs each).
 std::vector<double> TimeRuns(Runner& r, int warmup, int runs) {
@@ -469,15 +397,6 @@ std::string ProfilePrefix() {
       .string();
 }
 
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // The model as ORT should see it: the imported model (shape overrides
 // applied, shape arithmetic folded) with unnamed nodes given the names the
 // importer gave them, so that ORT's profile can be mapped back.
@@ -545,7 +464,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   // per-operator work.
   HETPLAN_ASSIGN_OR_RETURN(std::string whole, WholeModelBytes(m));
   {
-    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
     auto runner = Runner::Create(*env, whole, so, kSeed);
     if (!runner.ok()) {
       return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime {} cannot load the model: {}; the model "
@@ -567,7 +486,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   if (o.in_context) {
     const std::string prefix = ProfilePrefix();
     std::string profile_path;
-    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
     so.EnableProfiling(prefix.c_str());
     Status failure;
     {
@@ -607,7 +526,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   if (o.progress) o.progress(0, g.size());
   for (const Operator& op : g.operators()) {
     HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(op));
-    Ort::SessionOptions so = MakeSessionOptions(m, o);
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
     auto runner = Runner::Create(*env, bytes, so, kSeed + static_cast<uint64_t>(op.id));
     if (!runner.ok()) {
       return Error(ErrorCode::kUnsupported, "{}: operator '{}' ({}, id {}): ONNX Runtime refuses it "
@@ -644,13 +563,15 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   meta["host"] = HostName();
   meta["cpu"] = CpuModelName();
   meta["threads"] = std::to_string(o.threads);
+  meta["provider"] = o.provider;
+  meta["cores"] = o.cores.empty() ? std::string("unpinned") : fmt::format("{}", fmt::join(o.cores, ","));
   meta["runtime"] = "onnxruntime " + OnnxRuntimeVersion();
   meta["warmup"] = std::to_string(o.warmup);
   meta["runs"] = std::to_string(o.runs);
   meta["model_runs"] = std::to_string(o.model_runs);
   meta["in_context"] = o.in_context ? "true" : "false";
   meta["operators"] = std::to_string(g.size());
-  meta["created"] = UtcNow();
+  meta["created"] = cost_internal::UtcNow();
   meta["sum_of_op_medians_us"] = DoubleText(sum_us);
   if (t.model_median_us && *t.model_median_us > 0) {
     meta["relative_error"] = DoubleText(sum_us / *t.model_median_us - 1.0);
@@ -659,6 +580,63 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
 }
 
 }  // namespace
+
+namespace cost_internal {
+
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Result<std::vector<std::string>> OperatorModels(const LoadedModel& m, const std::vector<int>& op_ids) {
+  OperatorExtractor extractor(m);
+  std::vector<std::string> out;
+  for (int id : op_ids) {
+    HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(m.graph.op(id)));
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
+std::string ModelKeyText(const LoadedModel& m) {
+  std::string text = fmt::format("model_sha256={}\n", m.sha256);
+  // --shape changes the model without changing its file.
+  for (const TensorInfo& in : m.graph.graph_inputs()) {
+    text += fmt::format("input={}:{}:{}\n", in.name, in.dtype, fmt::join(in.shape, "x"));
+  }
+  // So do --value and the branches taken.
+  for (const FixedInput& f : m.assumptions.fixed_inputs) {
+    text += fmt::format("value={}:{}\n", f.name, fmt::join(f.values, ","));
+  }
+  for (const BranchChoice& b : m.assumptions.branches) {
+    text += fmt::format("branch={}:{}\n", b.node, b.then ? "then" : "else");
+  }
+  return text + fmt::format("fusion={}\n", ToString(m.fusion));
+}
+
+void StoreInCache(const std::string& dir, const std::string& key, CostTable* t) {
+  if (!key.empty()) {
+    t->meta["cache_key"] = key;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    Status st = ec ? Error(ErrorCode::kIoError, "{}: cannot create the cache folder ({})", dir, ec.message())
+                   : SaveCostTable(*t, CacheFile(dir, key, ".csv").string(), CacheFile(dir, key, ".json").string());
+    // A cache that cannot be written costs time later, not correctness now.
+    if (!st.ok()) t->meta["cache_error"] = OneLine(st.message());
+    t->meta["cache_file"] = CacheFile(dir, key, ".json").string();
+  }
+  t->meta["cache"] = key.empty() ? "off" : "miss";
+}
+
+std::string MachineKeyText() {
+  return fmt::format("runtime={}\ncpu={}\nhost={}\n", OnnxRuntimeVersion(), CpuModelName(), HostName());
+}
+
+}  // namespace cost_internal
 
 std::string OnnxRuntimeVersion() {
   try {
@@ -700,24 +678,20 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
   std::string text;
   auto add = [&](std::string_view k, const std::string& v) { text += fmt::format("{}={}\n", k, v); };
   add("version", std::string(kCacheVersion));
-  add("model_sha256", m.sha256);
-  // --shape changes the model without changing its file.
-  for (const TensorInfo& in : m.graph.graph_inputs()) {
-    add("input", fmt::format("{}:{}:{}", in.name, in.dtype, fmt::join(in.shape, "x")));
-  }
-  // So do --value and the branches taken.
-  for (const FixedInput& f : m.assumptions.fixed_inputs) add("value", fmt::format("{}:{}", f.name, fmt::join(f.values, ",")));
-  for (const BranchChoice& b : m.assumptions.branches) add("branch", fmt::format("{}:{}", b.node, b.then ? "then" : "else"));
-  add("fusion", ToString(m.fusion));
+  text += cost_internal::ModelKeyText(m);
   add("pu", pu_name);
   add("threads", std::to_string(o.threads));
+  // Only when set, so that the keys of unpinned CPU profiles stay what they were.
+  if (o.provider != "cpu" || !o.provider_options.empty()) {
+    add("provider", o.provider);
+    for (const auto& [k, v] : o.provider_options) add("provider_option", k + "=" + v);
+  }
+  if (!o.cores.empty()) add("cores", fmt::format("{}", fmt::join(o.cores, ",")));
   add("warmup", std::to_string(o.warmup));
   add("runs", std::to_string(o.runs));
   add("model_runs", std::to_string(o.model_runs));
   add("in_context", o.in_context ? "true" : "false");
-  add("runtime", OnnxRuntimeVersion());
-  add("cpu", CpuModelName());
-  add("host", HostName());
+  text += cost_internal::MachineKeyText();
   return Sha256Hex(text);
 }
 
@@ -747,28 +721,25 @@ Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu
     }
   }
   Result<CostTable> measured = Status(ErrorCode::kInternal, "");
-  try {
-    measured = Measure(m, pu_name, o);
-  } catch (const std::exception& e) {
-    // Nothing above should throw; a stray ORT or allocation error still must
-    // not cross the library's API.
-    return Error(ErrorCode::kInternal, "{}: profiling failed: {}", m.path, OneLine(e.what()));
+  auto measure = [&] {
+    try {
+      measured = Measure(m, pu_name, o);
+    } catch (const std::exception& e) {
+      // Nothing above should throw; a stray ORT or allocation error still must
+      // not cross the library's API.
+      measured = Error(ErrorCode::kInternal, "{}: profiling failed: {}", m.path, OneLine(e.what()));
+    }
+  };
+  // A pinned PU is measured on a thread pinned as it will run (ORT's pool
+  // threads inherit the pinning and MakePuSessionOptions spreads them).
+  if (o.cores.empty()) {
+    measure();
+  } else {
+    HETPLAN_RETURN_IF_ERROR(ort::RunPinned(o.cores, measure));
   }
   if (!measured.ok()) return measured;
   CostTable t = std::move(measured).value();
-  if (!key.empty()) {
-    t.meta["cache_key"] = key;
-    std::error_code ec;
-    fs::create_directories(o.cache_dir, ec);
-    Status st = ec ? Error(ErrorCode::kIoError, "{}: cannot create the cache folder ({})", o.cache_dir,
-                           ec.message())
-                   : SaveCostTable(t, CacheFile(o.cache_dir, key, ".csv").string(),
-                                   CacheFile(o.cache_dir, key, ".json").string());
-    // A cache that cannot be written costs time later, not correctness now.
-    if (!st.ok()) t.meta["cache_error"] = OneLine(st.message());
-    t.meta["cache_file"] = CacheFile(o.cache_dir, key, ".json").string();
-  }
-  t.meta["cache"] = key.empty() ? "off" : "miss";
+  cost_internal::StoreInCache(o.cache_dir, key, &t);
   return t;
 }
 

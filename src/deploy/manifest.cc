@@ -87,6 +87,62 @@ nlohmann::json TensorJson(const ManifestTensor& t) {
 
 std::string Timing(bool measured) { return measured ? "measured" : "modelled"; }
 
+// Every input of `request`'s segments comes from the model or an earlier
+// segment of that request and agrees with what its producer writes; every
+// model output is written by one of them.
+Status CheckDataFlow(const Manifest& m, int request) {
+  const std::string& path = m.path;
+  std::map<std::string, std::pair<int, const ManifestTensor*>> produced;
+  for (const auto& t : m.inputs) produced.emplace(t.name, std::make_pair(-1, &t));
+  for (const auto& seg : m.segments) {
+    if (seg.request != request) continue;
+    for (const auto& t : seg.inputs) {
+      auto it = produced.find(t.name);
+      if (it == produced.end()) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: segment {} ({}): input '{}' is written by no earlier segment "
+                     "and is not a model input; re-run hetplan split",
+                     path, seg.id, seg.file, t.name);
+      }
+      const ManifestTensor& p = *it->second.second;
+      if (p.dtype != t.dtype || p.shape != t.shape) {
+        const std::string source = it->second.first < 0 ? std::string("the model input")
+                                                        : fmt::format("segment {}'s output", it->second.first);
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: segment {} ({}): input '{}' is {} but {} is {}; shape "
+                     "mismatch: re-run hetplan split",
+                     path, seg.id, seg.file, t.name, ShapeText(t.dtype, t.shape), source, ShapeText(p.dtype, p.shape));
+      }
+    }
+    for (const auto& t : seg.outputs) {
+      if (produced.count(t.name)) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: segment {} ({}): output '{}' is written twice; re-run "
+                     "hetplan split",
+                     path, seg.id, seg.file, t.name);
+      }
+      produced.emplace(t.name, std::make_pair(seg.id, &t));
+    }
+  }
+  for (const auto& t : m.outputs) {
+    auto it = produced.find(t.name);
+    if (it == produced.end() || it->second.first < 0) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: model output '{}' is written by no segment; re-run hetplan "
+                   "split",
+                   path, t.name);
+    }
+    const ManifestTensor& p = *it->second.second;
+    if (p.dtype != t.dtype || p.shape != t.shape) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: model output '{}' is {} but segment {} writes {}; shape "
+                   "mismatch: re-run hetplan split",
+                   path, t.name, ShapeText(t.dtype, t.shape), it->second.first, ShapeText(p.dtype, p.shape));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 nlohmann::json ManifestToJson(const Manifest& m) {
@@ -110,6 +166,12 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                        {"execution", d.execution},
                        {"costs", d.costs},
                        {"timing", Timing(d.measured)}});
+    if (d.configured) {
+      devices.back()["runtime"] = {{"provider", d.provider},
+                                   {"provider_options", d.provider_options},
+                                   {"threads", d.threads},
+                                   {"cores", d.cores}};
+    }
   }
   auto& inputs = j["inputs"] = nlohmann::json::array();
   for (const ManifestTensor& t : m.inputs) inputs.push_back(TensorJson(t));
@@ -150,7 +212,9 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                         {"planned_start_us", seg.planned_start_us},
                         {"planned_finish_us", seg.planned_finish_us}});
     if (seg.unused_outputs) segments.back()["unused_outputs"] = true;
+    if (m.requests > 1) segments.back()["request"] = seg.request;
   }
+  if (m.requests > 1) j["requests"] = m.requests;
   j["boundaries"] = m.boundaries;
   j["handoffs"] = m.handoffs;
   j["predicted"] = {{"host_us", m.predicted_host_us},
@@ -210,8 +274,34 @@ Result<Manifest> LoadManifest(const std::string& dir) {
     for (const auto& d : *devices) {
       if (!d.is_object()) continue;
       const std::string kind = StrOr(d, "kind");
-      m.devices.push_back({StrOr(d, "name"), kind, StrOr(d, "execution"), StrOr(d, "costs"),
-                           StrOr(d, "timing", kind == "cpu" ? "measured" : "modelled") == "measured"});
+      ManifestDevice dev;
+      dev.name = StrOr(d, "name");
+      dev.kind = kind;
+      dev.execution = StrOr(d, "execution");
+      dev.costs = StrOr(d, "costs");
+      dev.measured = StrOr(d, "timing", kind == "cpu" ? "measured" : "modelled") == "measured";
+      if (const auto rt = d.find("runtime"); rt != d.end() && rt->is_object()) {
+        const std::string where = fmt::format("devices[{}].runtime", m.devices.size());
+        dev.configured = true;
+        dev.provider = StrOr(*rt, "provider", "cpu");
+        dev.threads = static_cast<int>(IntOr(*rt, "threads", 1));
+        if (dev.threads < 1 || dev.threads > 1024) return rd.Bad(where + ".threads", "not in 1..1024");
+        if (const auto po = rt->find("provider_options"); po != rt->end() && po->is_object()) {
+          for (const auto& [k, v] : po->items()) {
+            if (!v.is_string()) return rd.Bad(where + ".provider_options." + k, "not a string");
+            dev.provider_options[k] = v.get<std::string>();
+          }
+        }
+        if (const auto cores = rt->find("cores"); cores != rt->end() && cores->is_array()) {
+          for (const auto& c : *cores) {
+            if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > 4095) {
+              return rd.Bad(where + ".cores", "not a list of core numbers 0..4095");
+            }
+            dev.cores.push_back(c.get<int>());
+          }
+        }
+      }
+      m.devices.push_back(std::move(dev));
     }
   }
   for (const char* key : {"inputs", "outputs", "segments"}) {
@@ -277,57 +367,19 @@ Result<Manifest> LoadManifest(const std::string& dir) {
     seg.planned_start_us = NumOr(js, "planned_start_us", 0.0);
     seg.planned_finish_us = NumOr(js, "planned_finish_us", 0.0);
     seg.unused_outputs = BoolOr(js, "unused_outputs", false);
+    seg.request = static_cast<int>(IntOr(js, "request", 0));
     m.segments.push_back(std::move(seg));
   }
-  // Data flow: every input comes from the model or an earlier segment, and
-  // agrees with what its producer writes.
-  std::map<std::string, std::pair<int, const ManifestTensor*>> produced;
-  for (const auto& t : m.inputs) produced.emplace(t.name, std::make_pair(-1, &t));
+  m.requests = static_cast<int>(IntOr(j, "requests", 1));
+  if (m.requests != 1 && m.requests != 2) return rd.Bad("requests", "must be 1 or 2");
   for (const auto& seg : m.segments) {
-    for (const auto& t : seg.inputs) {
-      auto it = produced.find(t.name);
-      if (it == produced.end()) {
-        return Error(ErrorCode::kInvalidArgument,
-                     "{}: segment {} ({}): input '{}' is written by no earlier segment "
-                     "and is not a model input; re-run hetplan split",
-                     path, seg.id, seg.file, t.name);
-      }
-      const ManifestTensor& p = *it->second.second;
-      if (p.dtype != t.dtype || p.shape != t.shape) {
-        const std::string source = it->second.first < 0 ? std::string("the model input")
-                                                        : fmt::format("segment {}'s output", it->second.first);
-        return Error(ErrorCode::kInvalidArgument,
-                     "{}: segment {} ({}): input '{}' is {} but {} is {}; shape "
-                     "mismatch: re-run hetplan split",
-                     path, seg.id, seg.file, t.name, ShapeText(t.dtype, t.shape), source, ShapeText(p.dtype, p.shape));
-      }
-    }
-    for (const auto& t : seg.outputs) {
-      if (produced.count(t.name)) {
-        return Error(ErrorCode::kInvalidArgument,
-                     "{}: segment {} ({}): output '{}' is written twice; re-run "
-                     "hetplan split",
-                     path, seg.id, seg.file, t.name);
-      }
-      produced.emplace(t.name, std::make_pair(seg.id, &t));
+    if (seg.request < 0 || seg.request >= m.requests) {
+      return rd.Bad(fmt::format("segments[{}].request", seg.id), fmt::format("must be 0 to {}", m.requests - 1));
     }
   }
-  for (const auto& t : m.outputs) {
-    auto it = produced.find(t.name);
-    if (it == produced.end() || it->second.first < 0) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "{}: model output '{}' is written by no segment; re-run hetplan "
-                   "split",
-                   path, t.name);
-    }
-    const ManifestTensor& p = *it->second.second;
-    if (p.dtype != t.dtype || p.shape != t.shape) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "{}: model output '{}' is {} but segment {} writes {}; shape "
-                   "mismatch: re-run hetplan split",
-                   path, t.name, ShapeText(t.dtype, t.shape), it->second.first, ShapeText(p.dtype, p.shape));
-    }
-  }
+  // Data flow: every input comes from the model or an earlier segment of its
+  // request, and agrees with what its producer writes.
+  for (int request = 0; request < m.requests; ++request) HETPLAN_RETURN_IF_ERROR(CheckDataFlow(m, request));
   for (size_t s = 1; s < m.segments.size(); ++s) {
     if (m.segments[s].device != m.segments[s - 1].device) ++m.boundaries;
   }

@@ -29,6 +29,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "deploy/run_internal.h"
 #include "ort/session.h"
 #include "hetplan/cost/profiler.h"
 #include "hetplan/deploy/manifest.h"
@@ -38,6 +39,7 @@
 #include "hetplan/util/sha256.h"
 
 namespace hetplan {
+namespace deploy_internal {
 namespace {
 
 namespace fs = std::filesystem;
@@ -51,25 +53,25 @@ std::string ShapeText(const std::string& dtype, const std::vector<int64_t>& shap
   return fmt::format("{}[{}]", dtype, fmt::join(shape, ","));
 }
 
+std::string DtypeName(ONNXTensorElementDataType t) {
+  std::string_view name = hetplan::DtypeName(static_cast<int32_t>(t));
+  return name.empty() ? fmt::format("onnx-type-{}", static_cast<int>(t)) : std::string(name);
+}
+
+}  // namespace
+
 // --- element types -------------------------------------------------------------
 // ORT's element type enum has ONNX's TensorProto values (graph/dtype.h).
 
 ONNXTensorElementDataType OrtType(const std::string& dtype) {
   return static_cast<ONNXTensorElementDataType>(DtypeFromName(dtype));
 }
-std::string DtypeName(ONNXTensorElementDataType t) {
-  std::string_view name = hetplan::DtypeName(static_cast<int32_t>(t));
-  return name.empty() ? fmt::format("onnx-type-{}", static_cast<int>(t)) : std::string(name);
+
+std::string RequestTensorKey(int request, const std::string& name) {
+  return request == 0 ? name : fmt::format("{}@request{}", name, request);
 }
 
 // --- ONNX Runtime ------------------------------------------------------------------
-
-// A host tensor for the non-resident executor.
-struct Buffer {
-  ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> data;
-};
 
 Ort::Value NewValue(const ManifestTensor& t) { return ort::ZeroTensor(OrtType(t.dtype), t.shape); }
 
@@ -94,6 +96,8 @@ Ort::Value FromBuffer(const Buffer& b) {
   if (!b.data.empty()) std::memcpy(v.GetTensorMutableRawData(), b.data.data(), b.data.size());
   return v;
 }
+
+namespace {
 
 // Checks a session's inputs and outputs against the manifest.
 Status CheckSession(const Manifest& m, const ManifestSegment& seg, Ort::Session& session) {
@@ -144,12 +148,6 @@ Status CheckSession(const Manifest& m, const ManifestSegment& seg, Ort::Session&
       [&](size_t i) { return session.GetOutputTypeInfo(i); }, seg.outputs);
 }
 
-struct Timeline {
-  std::vector<double> run_us;  // per segment
-  std::vector<double> gap_us;  // per transition (index s: before segment s, s ≥ 1)
-  double entry_us = 0, exit_us = 0, wall_us = 0;
-};
-
 // Builds one pass's Timeline: Ran(s, r0, r1) right after segment s's
 // Session::Run, which started at r0 and ended at r1.
 class Stopwatch {
@@ -192,16 +190,9 @@ struct Names {
   Names& operator=(const Names&) = delete;
 };
 
-// --- the two executors ---------------------------------------------------------
+}  // namespace
 
-class Executor {
- public:
-  virtual ~Executor() = default;
-  // One pass over all segments; throws Ort::Exception (the caller catches).
-  virtual Timeline RunOnce() = 0;
-  // The model outputs of the last pass, by name.
-  virtual std::map<std::string, Buffer> Outputs() const = 0;
-};
+// --- the two executors ---------------------------------------------------------
 
 Result<Ort::Session> CreateSession(Ort::Env& env, const Manifest& m, const ManifestSegment& seg,
                                    const std::string& bytes, const Ort::SessionOptions& so) {
@@ -216,6 +207,8 @@ Result<Ort::Session> CreateSession(Ort::Env& env, const Manifest& m, const Manif
                  m.path, seg.id, seg.file, OneLine(e.what()));
   }
 }
+
+namespace {
 
 class ResidentExecutor : public Executor {
  public:
@@ -499,9 +492,21 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   r.rtol = o.rtol;
   r.atol = o.atol;
 
+  // Multi-PU and two-request plans run on PU threads (pu_executor.cc).
+  const bool pu_threads = o.pu_threads && o.resident && UsesPuThreads(m);
+  if (m.requests > 1 && !pu_threads) {
+    return Error(ErrorCode::kUnsupported,
+                 "{}: a plan of {} requests runs only on the PU-thread executor, with every PU running here; "
+                 "drop --no-resident and --sequential, and plan on PUs this machine has (e.g. --platform "
+                 "host-2core)",
+                 m.path, m.requests);
+  }
+  r.requests = m.requests;
   std::unique_ptr<Executor> exec;
   const auto setup0 = Clock::now();
-  if (o.resident) {
+  if (pu_threads) {
+    HETPLAN_ASSIGN_OR_RETURN(exec, CreatePuThreadExecutor(*env, m, bytes, o, inputs));
+  } else if (o.resident) {
     HETPLAN_ASSIGN_OR_RETURN(auto x, ResidentExecutor::Create(*env, m, bytes, so, inputs));
     exec = std::move(x);
   } else {
@@ -601,11 +606,27 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
     sr.run_p10_us = ort::Quantile(us, 0.1);
     sr.run_p90_us = ort::Quantile(us, 0.9);
     sr.charged_us = seg.measured ? sr.run_us : seg.predicted_us;
+    sr.request = seg.request;
+    sr.planned_start_us = seg.planned_start_us;
+    sr.planned_finish_us = seg.planned_finish_us;
     if (s > 0) {
       std::vector<double> gap;
       for (const Timeline& t : timelines) gap.push_back(t.gap_us[s]);
       sr.handoff_in_us = Median(gap);
       sr.boundary_in = m.segments[s - 1].device != seg.device;
+    }
+    if (pu_threads) {
+      // On PU threads a segment waits for what it reads, not for the one
+      // listed before it: a boundary is an input from another PU.
+      sr.boundary_in = false;
+      for (int d : seg.depends_on) sr.boundary_in = sr.boundary_in || m.segments[static_cast<size_t>(d)].device != seg.device;
+      std::vector<double> start, end;
+      for (const Timeline& t : timelines) {
+        start.push_back(t.start_us[s]);
+        end.push_back(t.end_us[s]);
+      }
+      sr.start_us = Median(start);
+      sr.end_us = Median(end);
     }
     (seg.measured ? r.predicted_host_us : r.modelled_accelerator_us) += seg.predicted_us;
     r.predicted_transfer_us += seg.predicted_transfer_in_us;
@@ -628,23 +649,28 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   r.predicted_sequential_us = m.predicted_sequential_us;
   r.predicted_makespan_us = m.predicted_makespan_us;
   r.estimated_us = r.measured_host_us + r.modelled_accelerator_us + r.predicted_transfer_us + r.handoff_us;
+  if (pu_threads) r.pu_threads = SummarisePuThreads(m, timelines, o.threads);
 
   if (ref) {
     r.reference_checked = true;
     r.outputs_match = true;
-    for (const auto& t : m.outputs) {
-      auto got = split_outputs.find(t.name);
-      auto want = ref_outputs.find(t.name);
-      OutputCheck c;
-      if (got == split_outputs.end() || want == ref_outputs.end()) {
-        c.name = t.name;
-        c.match = false;
-        c.mismatches = 1;
-      } else {
-        c = Compare(t.name, got->second, want->second, o.rtol, o.atol);
+    // Every request ran on the same inputs: each must give the unsplit outputs.
+    for (int request = 0; request < m.requests; ++request) {
+      for (const auto& t : m.outputs) {
+        const std::string key = RequestTensorKey(request, t.name);
+        auto got = split_outputs.find(key);
+        auto want = ref_outputs.find(t.name);
+        OutputCheck c;
+        if (got == split_outputs.end() || want == ref_outputs.end()) {
+          c.name = key;
+          c.match = false;
+          c.mismatches = 1;
+        } else {
+          c = Compare(key, got->second, want->second, o.rtol, o.atol);
+        }
+        r.outputs_match = r.outputs_match && c.match;
+        r.outputs.push_back(std::move(c));
       }
-      r.outputs_match = r.outputs_match && c.match;
-      r.outputs.push_back(std::move(c));
     }
   }
   return r;
@@ -656,14 +682,18 @@ nlohmann::json OptNum(const std::optional<double>& v) {
 nlohmann::json FiniteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 }  // namespace
+}  // namespace deploy_internal
 
 Result<RunReport> RunDeployment(const std::string& dir, const RunOptions& options) {
   try {
-    return Run(dir, options);
+    return deploy_internal::Run(dir, options);
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInternal, "{}: running the deployment failed: {}", dir, OneLine(e.what()));
   }
 }
+
+using deploy_internal::FiniteOrNull;
+using deploy_internal::OptNum;
 
 nlohmann::json RunReportToJson(const RunReport& r) {
   nlohmann::json j;
@@ -671,7 +701,8 @@ nlohmann::json RunReportToJson(const RunReport& r) {
   j["version"] = 1;
   j["dir"] = r.dir;
   j["model"] = r.model;
-  j["executor"] = r.resident ? "resident" : "load-per-run";
+  j["executor"] = r.pu_threads ? "pu-threads" : r.resident ? "resident" : "load-per-run";
+  if (r.requests > 1) j["requests"] = r.requests;
   j["runs"] = r.runs;
   j["warmup"] = r.warmup;
   j["threads"] = r.threads;
@@ -692,7 +723,15 @@ nlohmann::json RunReportToJson(const RunReport& r) {
                     {"charged_us", s.charged_us},
                     {"handoff_in_us", s.handoff_in_us},
                     {"boundary_in", s.boundary_in}});
+    if (r.pu_threads) {
+      segs.back()["request"] = s.request;
+      segs.back()["start_us"] = s.start_us;
+      segs.back()["end_us"] = s.end_us;
+      segs.back()["planned_start_us"] = s.planned_start_us;
+      segs.back()["planned_finish_us"] = s.planned_finish_us;
+    }
   }
+  if (r.pu_threads) j["pu_threads"] = deploy_internal::PuThreadReportToJson(*r.pu_threads);
   j["boundaries"] = r.boundaries;
   j["transitions"] = r.transitions;
   j["host"] = {{"predicted_us", r.predicted_host_us},

@@ -31,6 +31,7 @@
 #include "hetplan/validate/validator.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
+#include "deploy/split_internal.h"
 #include "ort/session.h"
 
 namespace hetplan {
@@ -56,6 +57,14 @@ std::string SegmentFileName(int id, const std::string& device) {
 struct ScheduleDevice {
   std::string name, kind, costs, execution;
   int threads = 0;  // for profiled CPUs: the threads the costs were measured with
+  // The platform's ONNX Runtime configuration of a `cost: profile` PU.
+  bool configured = false;
+  std::string provider = "cpu";
+  std::map<std::string, std::string> provider_options;
+  std::vector<int> cores;
+  // Runs here for real (a CPU, or a PU measured with ONNX Runtime) rather
+  // than being charged from the cost model.
+  bool executable() const { return kind == "cpu" || costs == "measured"; }
 };
 
 struct ScheduleOp {
@@ -109,6 +118,20 @@ Result<ParsedSchedule> ParseSchedule(const nlohmann::json& s, const std::string&
       const auto& pu = s["platform"][dev.name];
       if (pu.is_object() && pu.contains("threads") && pu["threads"].is_number_integer()) {
         dev.threads = pu["threads"].get<int>();
+      }
+      if (pu.is_object() && pu.contains("provider") && pu["provider"].is_string()) {
+        dev.configured = true;
+        dev.provider = pu["provider"].get<std::string>();
+        if (pu.contains("provider_options") && pu["provider_options"].is_object()) {
+          for (const auto& [k, v] : pu["provider_options"].items()) {
+            if (v.is_string()) dev.provider_options[k] = v.get<std::string>();
+          }
+        }
+        if (pu.contains("cores") && pu["cores"].is_array()) {
+          for (const auto& c : pu["cores"]) {
+            if (c.is_number_integer()) dev.cores.push_back(c.get<int>());
+          }
+        }
       }
     }
     device_index.emplace(dev.name, static_cast<int>(i));
@@ -508,11 +531,12 @@ bool IsAcyclic(int n, const std::vector<std::set<int>>& succ) {
 }  // namespace
 
 Result<std::vector<SegmentPlan>> PlanSegments(const OpGraph& g, const std::vector<int>& device_of,
-                                              const std::vector<int>& order) {
+                                              const std::vector<int>& order, const std::vector<bool>& cut_before) {
   const int n = g.size();
-  if (static_cast<int>(device_of.size()) != n || static_cast<int>(order.size()) != n) {
-    return Error(ErrorCode::kInvalidArgument, "segments: {} operators but {} devices and {} positions given", n,
-                 device_of.size(), order.size());
+  if (static_cast<int>(device_of.size()) != n || static_cast<int>(order.size()) != n ||
+      (!cut_before.empty() && static_cast<int>(cut_before.size()) != n)) {
+    return Error(ErrorCode::kInvalidArgument, "segments: {} operators but {} devices, {} positions and {} cuts given",
+                 n, device_of.size(), order.size(), cut_before.size());
   }
   std::vector<int> position(static_cast<size_t>(n), -1);
   for (int k = 0; k < n; ++k) {
@@ -555,7 +579,8 @@ Result<std::vector<SegmentPlan>> PlanSegments(const OpGraph& g, const std::vecto
   for (int v : order) {
     const int d = device_of[static_cast<size_t>(v)];
     int target = -1;
-    if (auto it = last_of_device.find(d); it != last_of_device.end()) {
+    const bool cut = !cut_before.empty() && cut_before[static_cast<size_t>(v)];
+    if (auto it = last_of_device.find(d); !cut && it != last_of_device.end()) {
       target = it->second;
       for (int u : g.predecessors(v)) {
         const int su = seg_of[static_cast<size_t>(u)];
@@ -620,6 +645,18 @@ Result<std::vector<SegmentPlan>> PlanSegments(const OpGraph& g, const std::vecto
 
 Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& schedule,
                                const std::string& schedule_label, const SplitOptions& options) {
+  if (schedule.is_object() && schedule.contains("requests") && schedule["requests"].is_array() &&
+      schedule["requests"].size() > 1) {
+    return deploy_internal::SplitRequests(model, schedule, schedule_label, options);
+  }
+  return deploy_internal::SplitOneRequest(model, schedule, schedule_label, options, {});
+}
+
+namespace deploy_internal {
+
+Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::json& schedule,
+                                    const std::string& schedule_label, const SplitOptions& options,
+                                    const std::vector<bool>& extra_cuts) {
   if (model.model == nullptr) {
     return Error(ErrorCode::kInvalidArgument, "split: no ONNX model; load it with LoadOnnxModel first");
   }
@@ -652,7 +689,25 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
   });
   std::vector<int> device_of(static_cast<size_t>(g.size()));
   for (int v = 0; v < g.size(); ++v) device_of[static_cast<size_t>(v)] = ps.ops[static_cast<size_t>(v)].device_index;
-  auto plan = PlanSegments(g, device_of, order);
+  // Plans whose PUs all run here are executed on PU threads at their planned
+  // times: cut them so that no segment waits for more than it needs.
+  std::set<int> used;
+  bool all_executable = true;
+  for (int d : device_of) {
+    used.insert(d);
+    all_executable = all_executable && ps.devices[static_cast<size_t>(d)].executable();
+  }
+  std::vector<bool> cuts;
+  if (all_executable && (used.size() > 1 || !extra_cuts.empty())) {
+    std::vector<double> start(static_cast<size_t>(g.size())), finish(static_cast<size_t>(g.size()));
+    for (int v = 0; v < g.size(); ++v) {
+      start[static_cast<size_t>(v)] = ps.ops[static_cast<size_t>(v)].start_us;
+      finish[static_cast<size_t>(v)] = ps.ops[static_cast<size_t>(v)].finish_us;
+    }
+    cuts = TimedCuts(g, device_of, order, start, finish);
+    for (size_t v = 0; v < extra_cuts.size() && v < cuts.size(); ++v) cuts[v] = cuts[v] || extra_cuts[v];
+  }
+  auto plan = PlanSegments(g, device_of, order, cuts);
   if (!plan.ok()) return Status(plan.status().code(), schedule_label + ": " + plan.status().message());
 
   Splitter splitter(model, *plan);
@@ -712,7 +767,10 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
   }
   mf.threads = threads > 0 ? threads : 1;
   mf.graph_optimization = ort::GraphOptimizationFor(model.fusion, IsQuantized(model.graph));
-  for (const auto& d : ps.devices) mf.devices.push_back({d.name, d.kind, d.execution, d.costs, d.kind == "cpu"});
+  for (const auto& d : ps.devices) {
+    mf.devices.push_back({d.name, d.kind, d.execution, d.costs, d.executable(), d.configured, d.provider,
+                          d.provider_options, d.threads > 0 ? d.threads : 1, d.cores});
+  }
   // Graph inputs and outputs of the original model.
   std::set<std::string> model_inputs;
   for (const auto& b : builds) {
@@ -771,7 +829,7 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
     seg.id = s;
     seg.device = dev.name;
     seg.kind = dev.kind;
-    seg.measured = dev.kind == "cpu";
+    seg.measured = dev.executable();
     seg.file = file;
     seg.sha256 = Sha256Hex(bytes);
     seg.operators = sp.operators;
@@ -785,7 +843,7 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
       finish = first ? op.finish_us : std::max(finish, op.finish_us);
       first = false;
     }
-    (dev.kind == "cpu" ? host_us : accel_us) += predicted;
+    (dev.executable() ? host_us : accel_us) += predicted;
     transfers_us += transfer_in[static_cast<size_t>(s)];
     for (const auto& name : b.inputs) {
       HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(name));
@@ -825,6 +883,8 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
   result.manifest = ManifestToJson(mf);
   return result;
 }
+
+}  // namespace deploy_internal
 
 Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const std::string& out_dir,
                                       const SplitOptions& options) {

@@ -7,10 +7,18 @@
 #include <onnxruntime_session_options_config_keys.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <functional>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "hetplan/platform/platform.h"
 
 namespace hetplan::ort {
 
@@ -48,6 +56,150 @@ Ort::SessionOptions MakeSessionOptions(int threads, const std::string& graph_opt
   so.SetLogSeverityLevel(4);
   if (!model_folder.empty()) {
     so.AddConfigEntry(kOrtSessionOptionsModelExternalInitializersFileFolderPath, model_folder.c_str());
+  }
+  return so;
+}
+
+namespace {
+
+// hetplan's provider names, ORT's, and how each is appended.
+enum class Append { kNone, kCuda, kTensorRt, kRocm, kDnnl, kOpenVino, kVitisAi, kGeneric };
+struct ProviderInfo {
+  std::string_view name, ort_name;
+  Append append;
+  std::string_view generic_name;  // for SessionOptionsAppendExecutionProvider
+};
+constexpr std::array<ProviderInfo, 13> kProviders = {{
+    {"cpu", "CPUExecutionProvider", Append::kNone, ""},
+    {"cuda", "CUDAExecutionProvider", Append::kCuda, ""},
+    {"tensorrt", "TensorrtExecutionProvider", Append::kTensorRt, ""},
+    {"rocm", "ROCMExecutionProvider", Append::kRocm, ""},
+    {"openvino", "OpenVINOExecutionProvider", Append::kOpenVino, ""},
+    {"dnnl", "DnnlExecutionProvider", Append::kDnnl, ""},
+    {"qnn", "QNNExecutionProvider", Append::kGeneric, "QNN"},
+    {"snpe", "SNPEExecutionProvider", Append::kGeneric, "SNPE"},
+    {"xnnpack", "XnnpackExecutionProvider", Append::kGeneric, "XNNPACK"},
+    {"coreml", "CoreMLExecutionProvider", Append::kGeneric, "CoreML"},
+    {"vitisai", "VitisAIExecutionProvider", Append::kVitisAi, ""},
+    {"webgpu", "WebGpuExecutionProvider", Append::kGeneric, "WebGPU"},
+    {"azure", "AzureExecutionProvider", Append::kGeneric, "AZURE"},
+}};
+
+const ProviderInfo* FindProvider(const std::string& provider) {
+  const std::string canonical = CanonicalProvider(provider);
+  for (const ProviderInfo& p : kProviders) {
+    if (p.name == canonical) return &p;
+  }
+  return nullptr;
+}
+
+void ThrowOnError(OrtStatus* status) {
+  if (status == nullptr) return;
+  Ort::Status owned(status);  // releases it
+  throw Ort::Exception(owned.GetErrorMessage(), owned.GetErrorCode());
+}
+
+// The providers whose options ORT takes through Create/Update/Append/Release
+// calls on an options struct of their own.
+template <typename Options>
+void AppendWithStruct(Ort::SessionOptions& so, const std::map<std::string, std::string>& options,
+                      OrtStatus* (*create)(Options**),
+                      OrtStatus* (*update)(Options*, const char* const*, const char* const*, size_t),
+                      void (*release)(Options*), const std::function<void(const Options&)>& append) {
+  Options* o = nullptr;
+  ThrowOnError(create(&o));
+  std::unique_ptr<Options, void (*)(Options*)> owned(o, release);
+  std::vector<const char*> keys, values;
+  for (const auto& [k, v] : options) {
+    keys.push_back(k.c_str());
+    values.push_back(v.c_str());
+  }
+  ThrowOnError(update(o, keys.data(), values.data(), keys.size()));
+  append(*o);
+}
+
+}  // namespace
+
+std::vector<std::string> AvailableProviders() {
+  try {
+    return Ort::GetAvailableProviders();
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+std::string OrtProviderName(const std::string& provider) {
+  const ProviderInfo* p = FindProvider(provider);
+  return p == nullptr ? provider : std::string(p->ort_name);
+}
+
+Status CheckProvider(const std::string& provider, const std::string& where) {
+  const ProviderInfo* p = FindProvider(provider);
+  const std::vector<std::string> available = AvailableProviders();
+  if (p != nullptr && std::find(available.begin(), available.end(), p->ort_name) != available.end()) {
+    return Status::Ok();
+  }
+  return Error(ErrorCode::kUnsupported,
+               "{}: execution provider '{}' ({}) is not in this ONNX Runtime {}, which has: {}; use one of those, "
+               "or an ONNX Runtime built with it",
+               where, provider, p == nullptr ? "unknown to hetplan" : std::string(p->ort_name),
+               Ort::GetVersionString(), fmt::join(available, ", "));
+}
+
+Result<Ort::SessionOptions> MakePuSessionOptions(const PuRuntime& pu, const std::string& graph_optimization,
+                                                 const std::string& model_folder) {
+  HETPLAN_RETURN_IF_ERROR(CheckProvider(pu.provider, "session"));
+  Ort::SessionOptions so = MakeSessionOptions(pu.threads, graph_optimization, model_folder);
+  try {
+    if (pu.threads > 1 && pu.cores.size() > 1) {
+      // One entry per pool thread (ORT's are 1-based logical processor ids).
+      std::vector<std::string> per_thread;
+      for (int t = 1; t < pu.threads; ++t) {
+        per_thread.push_back(std::to_string(pu.cores[static_cast<size_t>(t) % pu.cores.size()] + 1));
+      }
+      const std::string affinities = fmt::format("{}", fmt::join(per_thread, ";"));
+      so.AddConfigEntry(kOrtSessionOptionsConfigIntraOpThreadAffinities, affinities.c_str());
+    }
+    const ProviderInfo& p = *FindProvider(pu.provider);
+    const OrtApi& api = Ort::GetApi();
+    std::unordered_map<std::string, std::string> options(pu.provider_options.begin(), pu.provider_options.end());
+    switch (p.append) {
+      case Append::kNone:
+        break;
+      case Append::kCuda:
+        AppendWithStruct<OrtCUDAProviderOptionsV2>(
+            so, pu.provider_options, api.CreateCUDAProviderOptions, api.UpdateCUDAProviderOptions,
+            api.ReleaseCUDAProviderOptions, [&](const OrtCUDAProviderOptionsV2& o) { so.AppendExecutionProvider_CUDA_V2(o); });
+        break;
+      case Append::kTensorRt:
+        AppendWithStruct<OrtTensorRTProviderOptionsV2>(
+            so, pu.provider_options, api.CreateTensorRTProviderOptions, api.UpdateTensorRTProviderOptions,
+            api.ReleaseTensorRTProviderOptions,
+            [&](const OrtTensorRTProviderOptionsV2& o) { so.AppendExecutionProvider_TensorRT_V2(o); });
+        break;
+      case Append::kRocm:
+        AppendWithStruct<OrtROCMProviderOptions>(
+            so, pu.provider_options, api.CreateROCMProviderOptions, api.UpdateROCMProviderOptions,
+            api.ReleaseROCMProviderOptions, [&](const OrtROCMProviderOptions& o) { so.AppendExecutionProvider_ROCM(o); });
+        break;
+      case Append::kDnnl:
+        AppendWithStruct<OrtDnnlProviderOptions>(
+            so, pu.provider_options, api.CreateDnnlProviderOptions, api.UpdateDnnlProviderOptions,
+            api.ReleaseDnnlProviderOptions, [&](const OrtDnnlProviderOptions& o) { so.AppendExecutionProvider_Dnnl(o); });
+        break;
+      case Append::kOpenVino:
+        so.AppendExecutionProvider_OpenVINO_V2(options);
+        break;
+      case Append::kVitisAi:
+        so.AppendExecutionProvider_VitisAI(options);
+        break;
+      case Append::kGeneric:
+        so.AppendExecutionProvider(std::string(p.generic_name), options);
+        break;
+    }
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInvalidArgument, "execution provider '{}' refuses its configuration: {}; check "
+                 "provider_options against the provider's documentation", pu.provider, OneLine(e.what()));
   }
   return so;
 }
@@ -131,6 +283,61 @@ Ort::Value RandomTensor(ONNXTensorElementDataType type, const std::vector<int64_
       break;  // integers and bool stay zero / false
   }
   return v;
+}
+
+Result<std::unique_ptr<Runner>> Runner::Create(Ort::Env& env, const std::string& bytes, const Ort::SessionOptions& so,
+                                               uint64_t seed) {
+  auto r = std::unique_ptr<Runner>(new Runner());
+  try {
+    r->session_ = Ort::Session(env, bytes.data(), bytes.size(), so);
+  } catch (const std::exception& e) {
+    return Status(ErrorCode::kUnsupported, OneLine(e.what()));
+  }
+  try {
+    HETPLAN_RETURN_IF_ERROR(r->MakeInputs(seed));
+  } catch (const std::exception& e) {
+    return Status(ErrorCode::kInternal, OneLine(e.what()));
+  }
+  return r;
+}
+
+void Runner::Run() {
+  auto outputs =
+      session_.Run(run_options_, in_c_.data(), inputs_.data(), inputs_.size(), out_c_.data(), out_c_.size());
+  (void)outputs;
+}
+
+Status Runner::MakeInputs(uint64_t seed) {
+  Ort::AllocatorWithDefaultOptions alloc;
+  std::mt19937_64 rng(seed);
+  const size_t n_in = session_.GetInputCount();
+  for (size_t i = 0; i < n_in; ++i) {
+    input_names_.emplace_back(session_.GetInputNameAllocated(i, alloc).get());
+    const std::string& name = input_names_.back();
+    Ort::TypeInfo type_info = session_.GetInputTypeInfo(i);
+    if (type_info.GetONNXType() != ONNX_TYPE_TENSOR) {
+      return Status(ErrorCode::kUnsupported, fmt::format("input '{}' is not a tensor", name));
+    }
+    auto info = type_info.GetTensorTypeAndShapeInfo();
+    const ONNXTensorElementDataType type = info.GetElementType();
+    std::vector<int64_t> shape = info.GetShape();
+    for (int64_t d : shape) {
+      if (d < 0) {
+        return Status(ErrorCode::kUnsupported,
+                      fmt::format("input '{}' has a dynamic dimension; give static shapes with --shape", name));
+      }
+    }
+    if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
+      return Status(ErrorCode::kUnsupported,
+                    fmt::format("input '{}' has an element type the profiler cannot fill", name));
+    }
+    inputs_.push_back(RandomTensor(type, shape, rng));
+  }
+  const size_t n_out = session_.GetOutputCount();
+  for (size_t i = 0; i < n_out; ++i) output_names_.emplace_back(session_.GetOutputNameAllocated(i, alloc).get());
+  for (const auto& s : input_names_) in_c_.push_back(s.c_str());
+  for (const auto& s : output_names_) out_c_.push_back(s.c_str());
+  return Status::Ok();
 }
 
 double Quantile(std::vector<double> samples, double q) {

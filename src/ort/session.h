@@ -8,6 +8,8 @@
 #include <onnxruntime_cxx_api.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,6 +40,33 @@ std::string GraphOptimizationFor(FusionLevel fusion, bool quantized);
 Ort::SessionOptions MakeSessionOptions(int threads, const std::string& graph_optimization,
                                        const std::string& model_folder = "");
 
+// A PU's ONNX Runtime configuration (docs/platform-format.md: provider,
+// provider_options, threads, cores): what MakePuSessionOptions applies.
+struct PuRuntime {
+  std::string provider = "cpu";  // hetplan's name (CanonicalProvider)
+  std::map<std::string, std::string> provider_options;
+  int threads = 1;
+  std::vector<int> cores;  // empty: not pinned
+};
+
+// The execution providers this ONNX Runtime has, as it names them
+// ("CPUExecutionProvider", ...).
+std::vector<std::string> AvailableProviders();
+// ORT's name of a provider hetplan knows ("cuda" → "CUDAExecutionProvider").
+std::string OrtProviderName(const std::string& provider);
+// Ok when this ONNX Runtime has `provider`; else one line naming `where`, the
+// provider and the providers that are available.
+Status CheckProvider(const std::string& provider, const std::string& where);
+
+// MakeSessionOptions with the PU's threads, its execution provider and
+// options appended (CPU needs nothing: it is always there, and takes what the
+// provider before it leaves), and ORT's intra-op pool threads pinned to
+// cores[1], cores[2], ... (session.intra_op_thread_affinities; ORT leaves the
+// calling thread to its owner, who pins it with PinCurrentThread). Errors:
+// a provider this ONNX Runtime lacks, options it refuses.
+Result<Ort::SessionOptions> MakePuSessionOptions(const PuRuntime& pu, const std::string& graph_optimization,
+                                                 const std::string& model_folder = "");
+
 // A zeroed tensor of `type` and `shape` from the default allocator.
 // Throws Ort::Exception.
 Ort::Value ZeroTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape);
@@ -46,6 +75,30 @@ Ort::Value ZeroTensor(ONNXTensorElementDataType type, const std::vector<int64_t>
 // `rng`, integers zero (always a valid Gather index), bool false.
 // Throws Ort::Exception.
 Ort::Value RandomTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape, std::mt19937_64& rng);
+
+// A session with its inputs made once (RandomTensor from `seed`), ready to
+// run again and again; outputs are allocated by ORT on each run, as the
+// profiler has always timed operators.
+class Runner {
+ public:
+  // Creates the session; a failure is ORT's message, one line (kUnsupported:
+  // ORT refuses the model; kInternal: its inputs cannot be made).
+  static Result<std::unique_ptr<Runner>> Create(Ort::Env& env, const std::string& bytes, const Ort::SessionOptions& so,
+                                                uint64_t seed);
+  // Throws Ort::Exception (callers catch it).
+  void Run();
+  Ort::Session& session() { return session_; }
+
+ private:
+  Runner() = default;
+  Status MakeInputs(uint64_t seed);
+
+  Ort::Session session_{nullptr};
+  Ort::RunOptions run_options_;
+  std::vector<std::string> input_names_, output_names_;
+  std::vector<const char*> in_c_, out_c_;
+  std::vector<Ort::Value> inputs_;
+};
 
 // A tensor holding `values` (numbers as text, or true/false: a --value)
 // converted to `type`, which must be a float or integer type. Throws

@@ -4,6 +4,8 @@
 // platform_overrides.cc; JSON and enum names: platform_json.cc.
 #include "hetplan/platform/platform.h"
 
+#include <cctype>
+
 #include "platform/platform_internal.h"
 
 namespace hetplan {
@@ -30,6 +32,17 @@ int Platform::FindPu(std::string_view pu_name) const {
     if (pus[i].name == pu_name) return static_cast<int>(i);
   }
   return -1;
+}
+
+std::string CanonicalProvider(std::string_view name) {
+  std::string l;
+  for (char c : name) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  constexpr std::string_view kSuffix = "executionprovider";
+  if (l.size() > kSuffix.size() && l.ends_with(kSuffix)) l.resize(l.size() - kSuffix.size());
+  for (std::string_view known : kKnownProviders) {
+    if (l == known) return l;
+  }
+  return "";
 }
 
 const Link* Platform::FindLink(std::string_view a, std::string_view b) const {

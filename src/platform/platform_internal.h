@@ -48,7 +48,7 @@ inline constexpr int kMaxThreads = 4096;
 // Keys (platform_keys.cc).
 
 enum class Scope { kAll, kProfile, kTable, kCim, kRoofline };
-enum class KeyType { kString, kInt, kNumber, kBool, kChoice, kList, kNumberMap };
+enum class KeyType { kString, kInt, kNumber, kBool, kChoice, kList, kIntList, kNumberMap, kStringMap };
 
 struct KeySpec {
   std::string_view key;
@@ -108,11 +108,13 @@ struct Scalar {
 
 Check ParseStringText(const Scalar& s, std::string* out);
 
-// Sets one scalar-valued PU key (everything but peak_gflops/efficiency;
-// supported_ops takes a comma list here). `key` must be a known PU key.
+// Sets one scalar-valued PU key (everything but the maps; supported_ops and
+// cores take a comma list here). `key` must be a known PU key.
 Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v);
-// Sets one entry of peak_gflops or efficiency.
+// Sets one entry of peak_gflops, efficiency or provider_options.
 Check SetPuMapEntry(ProcessingUnit& pu, std::string_view key, std::string_view entry, const Scalar& v);
+// Appends one item of `cores` (a YAML list item).
+Check AddPuCore(ProcessingUnit& pu, const Scalar& v);
 Check SetLinkScalar(Link& link, std::string_view key, const Scalar& v);
 
 // ---------------------------------------------------------------------------

@@ -63,7 +63,12 @@ nlohmann::json PlatformToJson(const Platform& p) {
     u["execution"] = ToString(pu.execution);
     u["cost_source"] = ToString(pu.cost_source);
     u["power_w"] = pu.power_w ? nlohmann::json(*pu.power_w) : nlohmann::json(nullptr);
-    if (pu.cost_source == CostSource::kProfile) u["threads"] = pu.threads;
+    if (pu.cost_source == CostSource::kProfile) {
+      u["threads"] = pu.threads;
+      u["provider"] = CanonicalProvider(pu.provider);
+      u["provider_options"] = pu.provider_options;
+      u["cores"] = pu.cores;
+    }
     if (pu.cost_source == CostSource::kTable) u["table"] = pu.table;
     if (pu.kind == PuKind::kCim) {
       const CimParams& c = pu.cim;

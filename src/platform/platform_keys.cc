@@ -12,13 +12,16 @@
 namespace hetplan::platform_internal {
 namespace {
 
-constexpr std::array<KeySpec, 20> kPuKeys = {{
+constexpr std::array<KeySpec, 23> kPuKeys = {{
     {"name", Scope::kAll, KeyType::kString, false},
     {"kind", Scope::kAll, KeyType::kChoice, false},
     {"execution", Scope::kAll, KeyType::kChoice, true},
     {"cost", Scope::kAll, KeyType::kChoice, true},
     {"power_w", Scope::kAll, KeyType::kNumber, true},
     {"threads", Scope::kProfile, KeyType::kInt, true},
+    {"provider", Scope::kProfile, KeyType::kString, true},
+    {"provider_options", Scope::kProfile, KeyType::kStringMap, true},
+    {"cores", Scope::kProfile, KeyType::kIntList, true},
     {"table", Scope::kTable, KeyType::kString, true},
     {"crossbar_rows", Scope::kCim, KeyType::kInt, true},
     {"crossbar_cols", Scope::kCim, KeyType::kInt, true},
@@ -182,6 +185,15 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
   if (key == "cost") return ParseChoice(v.text, kCostSources, &pu.cost_source);
   if (key == "grouped_conv") return ParseChoice(v.text, kMappings, &pu.cim.grouped_conv);
   if (key == "table") return ParseStringText(v, &pu.table);
+  if (key == "provider") return ParseStringText(v, &pu.provider);
+  if (key == "cores") {
+    pu.cores.clear();
+    for (const std::string& item : SplitList(v.text)) {
+      if (Check c = AddPuCore(pu, Scalar{item, false})) return c;
+    }
+    if (pu.cores.empty()) return Problem{"names no core", "write core numbers such as 0,1"};
+    return std::nullopt;
+  }
   if (key == "im2col_load") return ParseBoolText(v, &pu.cim.im2col_load);
   if (key == "supported_ops") {
     for (const std::string& op : SplitList(v.text)) {
@@ -236,12 +248,32 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
 Check SetPuMapEntry(ProcessingUnit& pu, std::string_view key, std::string_view entry,
                     const Scalar& v) {
   if (entry.empty() || entry.size() > kMaxPlatformStringChars) {
-    return Problem{"the entry name is empty or too long", "name a dtype (peak_gflops) or op type (efficiency)"};
+    return Problem{"the entry name is empty or too long",
+                   "name a dtype (peak_gflops), an op type (efficiency) or an option (provider_options)"};
+  }
+  if (key == "provider_options") {
+    // ORT takes every provider option as text: numbers and booleans too.
+    std::string text;
+    if (Check c = ParseStringText(v, &text)) return c;
+    pu.provider_options[std::string(entry)] = std::move(text);
+    return std::nullopt;
   }
   double d = 0;
   if (Check c = ParseNumberText(v, &d)) return c;
   auto& map = key == "peak_gflops" ? pu.roofline.peak_gflops : pu.roofline.efficiency;
   map[std::string(entry)] = d;
+  return std::nullopt;
+}
+
+Check AddPuCore(ProcessingUnit& pu, const Scalar& v) {
+  int64_t i = 0;
+  if (Check c = ParseIntText(v, &i)) return c;
+  if (i < 0 || i > kMaxCoreId) {
+    return Problem{fmt::format("core {} is out of range", i),
+                   fmt::format("give logical CPU numbers 0 to {} (as `nproc` and /proc/cpuinfo count them)",
+                               kMaxCoreId)};
+  }
+  pu.cores.push_back(static_cast<int>(i));
   return std::nullopt;
 }
 

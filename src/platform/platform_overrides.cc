@@ -106,11 +106,13 @@ Status ApplyOverride(Platform& p, std::string_view assignment) {
       return fail(fmt::format("'{}' cannot be overridden", field),
                   fmt::format("write another platform file instead; {}", valid));
     }
-    if (spec->type == KeyType::kNumberMap) {
+    if (spec->type == KeyType::kNumberMap || spec->type == KeyType::kStringMap) {
       if (sub.empty()) {
         return fail(fmt::format("'{}' is a map", field),
                     fmt::format("set one entry: {}.{}.<{}>=<value>", pu.name, field,
-                                field == "peak_gflops" ? "dtype" : "op type"));
+                                field == "peak_gflops"      ? "dtype"
+                                : field == "provider_options" ? "option"
+                                                              : "op type"));
       }
       if (Check c = SetPuMapEntry(pu, field, sub, scalar)) return fail(fmt::format("{}: {}", key, c->what), c->fix);
     } else {

@@ -20,6 +20,47 @@ constexpr int64_t kMaxElementBytes = 16;
 constexpr std::array<std::string_view, 7> kReservedNames = {
     "name", "description", "source", "overrides", "pus", "links", "link"};
 
+// The ONNX Runtime configuration of a measured PU: provider, its options,
+// cores (docs/platform-format.md).
+template <typename Key, typename Fail>
+Status ValidateRuntime(const ProcessingUnit& pu, const Key& key, const Fail& fail) {
+  if (pu.provider.size() > kMaxPlatformStringChars) return fail(key("provider"), "longer than 4096 characters", "shorten it");
+  if (CanonicalProvider(pu.provider).empty()) {
+    return fail(key("provider"), fmt::format("unknown execution provider '{}'", Shorten(pu.provider)),
+                fmt::format("use one of: {}", JoinKeys(kKnownProviders)));
+  }
+  for (const auto& [option, value] : pu.provider_options) {
+    if (option.empty() || option.size() > kMaxPlatformStringChars || value.size() > kMaxPlatformStringChars) {
+      return fail(key("provider_options"), "an option name is empty, or a name or value is too long",
+                  "write options as name: value, e.g. device_id: 0");
+    }
+    if (!IsUtf8(option) || !IsUtf8(value)) return fail(key("provider_options"), "is not valid UTF-8", "write the text in UTF-8");
+  }
+  if (!pu.provider_options.empty() && CanonicalProvider(pu.provider) == "cpu") {
+    return fail(key("provider_options"), "the cpu provider takes no options here",
+                "remove provider_options, or name the provider they belong to (provider: cuda, ...)");
+  }
+  for (size_t c = 0; c < pu.cores.size(); ++c) {
+    const std::string at = fmt::format("{}[{}]", key("cores"), c);
+    if (pu.cores[c] < 0 || pu.cores[c] > kMaxCoreId) {
+      return fail(at, fmt::format("core {} is out of range", pu.cores[c]),
+                  fmt::format("give logical CPU numbers 0 to {}", kMaxCoreId));
+    }
+    for (size_t d = 0; d < c; ++d) {
+      if (pu.cores[d] == pu.cores[c]) {
+        return fail(at, fmt::format("core {} is listed twice", pu.cores[c]), "list each core once");
+      }
+    }
+  }
+  if (!pu.cores.empty() && pu.threads > static_cast<int>(pu.cores.size())) {
+    return fail(key("threads"),
+                fmt::format("{} intra-op threads pinned to {} core{}: the threads would share cores", pu.threads,
+                            pu.cores.size(), pu.cores.size() == 1 ? "" : "s"),
+                "give as many cores as threads (cores: [0, 1] for threads: 2), or fewer threads");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool ValidPuName(std::string_view name) {
@@ -103,6 +144,7 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
       return fail(key("threads"), fmt::format("must be 1 to {}, got {}", kMaxThreads, pu.threads),
                   "give the number of intra-op threads, e.g. 1");
     }
+    if (Status st = ValidateRuntime(pu, [&](std::string_view k) { return key(k); }, fail); !st.ok()) return st;
     if (pu.kind == PuKind::kCim) {
       const CimParams& c = pu.cim;
       if (c.crossbar_rows <= 0 || c.crossbar_rows > kMaxCrossbarDim) {

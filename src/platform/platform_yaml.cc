@@ -286,18 +286,38 @@ class YamlReader {
         }
         continue;
       }
-      if (spec->type == KeyType::kNumberMap) {
+      if (spec->type == KeyType::kIntList) {
+        if (!v.IsSequence()) {
+          return Fail(child, {fmt::format("must be a list, got {}", NodeKind(v)), "write e.g. cores: [0, 1]"});
+        }
+        pu->cores.clear();
+        for (size_t k = 0; k < v.size(); ++k) {
+          std::string item_path = fmt::format("{}[{}]", child, k);
+          Note(item_path, v[k]);
+          Scalar s;
+          if (Check c = AsScalar(v[k], "a whole number", &s)) return Fail(item_path, *c);
+          if (Check c = platform_internal::AddPuCore(*pu, s)) return Fail(item_path, *c);
+        }
+        continue;
+      }
+      if (spec->type == KeyType::kNumberMap || spec->type == KeyType::kStringMap) {
+        const bool text = spec->type == KeyType::kStringMap;
         if (!v.IsMap()) {
           return Fail(child, {fmt::format("must be a map, got {}", NodeKind(v)),
                               key == "peak_gflops" ? "write e.g. {float32: 50, int8: 200}"
+                              : text               ? "write e.g. {device_id: 0}"
                                                    : "write e.g. {Conv: 0.6, default: 0.5}"});
         }
         HETPLAN_ASSIGN_OR_RETURN(auto sub, Entries(v, child));
-        (key == "peak_gflops" ? pu->roofline.peak_gflops : pu->roofline.efficiency).clear();
+        if (text) {
+          pu->provider_options.clear();
+        } else {
+          (key == "peak_gflops" ? pu->roofline.peak_gflops : pu->roofline.efficiency).clear();
+        }
         for (const auto& [entry, ev] : sub) {
           std::string entry_path = fmt::format("{}.{}", child, entry);
           Scalar s;
-          if (Check c = AsScalar(ev, "a number", &s)) return Fail(entry_path, *c);
+          if (Check c = AsScalar(ev, text ? "a value" : "a number", &s)) return Fail(entry_path, *c);
           if (Check c = SetPuMapEntry(*pu, key, entry, s)) return Fail(entry_path, *c);
         }
         continue;

@@ -65,7 +65,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ZooCase{"vit_b_16", FusionLevel::kNone, 952, 616, 725, 468, 25},
                       ZooCase{"vit_b_16", FusionLevel::kActivation, 952, 520, 617, 468, 25},
                       ZooCase{"yolov5n", FusionLevel::kNone, 256, 235, 319, 1605, 14},
-                      ZooCase{"yolov5n", FusionLevel::kActivation, 256, 121, 148, 883, 14}),
+                      ZooCase{"yolov5n", FusionLevel::kActivation, 256, 121, 148, 883, 14},
+                      ZooCase{"googlenet", FusionLevel::kNone, 139, 139, 165, 558, 19},
+                      ZooCase{"googlenet", FusionLevel::kActivation, 139, 82, 108, 162, 19}),
     [](const auto& info) {
       return std::string(info.param.model) + "_" + ToString(info.param.fusion);
     });

@@ -24,6 +24,7 @@
 #include "hetplan/cost/build.h"
 #include "hetplan/graph/algorithms.h"
 #include "hetplan/report/schedule_file.h"
+#include "hetplan/solve/solver.h"
 #include "hetplan/validate/validator.h"
 #include "testing/helpers.h"
 
@@ -491,6 +492,69 @@ TEST(MapParallel, PhaseWithCopiesUsesTheAccounting) {
   EXPECT_DOUBLE_EQ(r->predicted_latency_us, 13);
   EXPECT_DOUBLE_EQ(r->result.schedule->makespan_us, 9);  // 3 + 6; the final D2H is not an operator
   EXPECT_DOUBLE_EQ(r->result.schedule->ops[0].start_us, 3);
+}
+
+// Two CPU cores as two PUs (host-2core): no H2D/D2H for the branch search to
+// price, but the cost model's hand-off on every edge between the cores. The
+// diamond's branches each prefer one core by 1 µs.
+struct TwoCores {
+  OpGraph g = MakeGraph(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+  CostModel cm;
+  explicit TwoCores(double handoff_us) {
+    PuInfo a, b;
+    a.name = "cpu0";
+    b.name = "cpu1";
+    a.kind = b.kind = PuKind::kCpu;
+    cm = CostModel(g.size(), {a, b}, static_cast<int>(g.edges().size()));
+    const double w[4][2] = {{10, 11}, {20, 21}, {21, 20}, {10, 11}};
+    for (int v = 0; v < 4; ++v) {
+      for (int p = 0; p < 2; ++p) cm.set_latency(v, p, w[v][p]);
+    }
+    for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+      cm.set_transfer(e, 0, 1, handoff_us);
+      cm.set_transfer(e, 1, 0, handoff_us);
+    }
+  }
+};
+
+TEST(MapParallel, NeverPredictedSlowerThanTheBestSinglePu) {
+  // Free hand-offs: the branches run on both cores, 10 + max(20, 20) + 10.
+  {
+    TwoCores t(0);
+    auto c = BuildMappingCosts(t.g, t.cm);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    const Problem p{&t.g, &t.cm, Objective::kLatency, std::nullopt};
+    auto r = MapParallel(p, *c, MapOptions{});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->device, (std::vector<int>{0, 0, 1, 0}));
+    EXPECT_DOUBLE_EQ(r->result.schedule->makespan_us, 40);
+    EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+  }
+  // 100 µs per hand-off: the same branches would be written 10 + (100 + 20) +
+  // 100 + 10 = 240 µs against 61 on cpu0 alone; the plan is cpu0 alone.
+  TwoCores t(100);
+  auto c = BuildMappingCosts(t.g, t.cm);
+  ASSERT_TRUE(c.ok());
+  for (auto algorithm : {ChainAlgorithm::kDp, ChainAlgorithm::kDijkstra}) {
+    const Problem p{&t.g, &t.cm, Objective::kLatency, std::nullopt};
+    auto r = MapParallel(p, *c, MapOptions{TransferAccounting::kNeighbour, algorithm});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->device, (std::vector<int>{0, 0, 0, 0}));
+    EXPECT_DOUBLE_EQ(r->result.schedule->makespan_us, 61);
+    EXPECT_LE(r->result.schedule->makespan_us, r->baselines.at("best_single_us"));
+    EXPECT_DOUBLE_EQ(r->predicted_latency_us, 61);
+    EXPECT_DOUBLE_EQ(r->result.objective, 61);
+    bool noted = false;
+    for (const std::string& n : r->result.notes) noted = noted || n.find("single-PU fallback") != std::string::npos;
+    EXPECT_TRUE(noted);
+    EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+  }
+  // Through the registered solver as `hetplan map --mode parallel` calls it.
+  const Problem p{&t.g, &t.cm, Objective::kLatency, std::nullopt};
+  auto solved = Solve("map_parallel", p, SolveOptions{});
+  ASSERT_TRUE(solved.ok()) << solved.status().message();
+  ASSERT_TRUE(solved->schedule);
+  EXPECT_DOUBLE_EQ(solved->schedule->makespan_us, 61);
 }
 
 // ---------------------------------------------------------------------------

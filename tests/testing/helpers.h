@@ -87,6 +87,31 @@ inline onnx::ModelProto ResidualBlock(int64_t c = 8, int64_t hw = 16) {
   return m;
 }
 
+// x → Relu → two branches of `depth` × (MatMul width×width → Relu) → Add =
+// "y": a model whose two branches can run at the same time on two PUs.
+// Operator names: /stem/Relu, /a<i>/MatMul, /a<i>/Relu, /b<i>/..., /join/Add.
+inline onnx::ModelProto TwoBranchModel(int64_t rows = 64, int64_t width = 256, int depth = 3) {
+  onnx::ModelProto m = NewModel("two_branches");
+  auto* g = m.mutable_graph();
+  AddTensor(g->add_input(), "x", {rows, width});
+  AddTensor(g->add_output(), "y", {rows, width});
+  AddNode(g, "Relu", {"x"}, {"stem"}, "/stem/Relu");
+  for (const char* b : {"a", "b"}) {
+    std::string in = "stem";
+    for (int i = 0; i < depth; ++i) {
+      const std::string w = std::string(b) + "_w" + std::to_string(i);
+      const std::string p = "/" + std::string(b) + std::to_string(i);
+      *g->add_initializer() = Floats(w, {width, width}, 0.01f / static_cast<float>(i + 1));
+      AddNode(g, "MatMul", {in, w}, {p + "_mm"}, p + "/MatMul");
+      AddNode(g, "Relu", {p + "_mm"}, {p + "_r"}, p + "/Relu");
+      in = p + "_r";
+    }
+  }
+  const std::string last = std::to_string(depth - 1);
+  AddNode(g, "Add", {"/a" + last + "_r", "/b" + last + "_r"}, {"y"}, "/join/Add");
+  return m;
+}
+
 struct CmdResult {
   int code = -1;
   std::string out;  // stdout + stderr

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hetplan/cost/build.h"
+#include "hetplan/cost/corun_profiler.h"
 #include "hetplan/cost/profiler.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/platform/platform.h"
@@ -26,7 +27,12 @@ struct CostInputs {
   // bindings' costs=); takes precedence over costs_path. Not owned.
   const CostTable* table = nullptr;
   std::string table_label = "cost table";  // names `table` in errors
-  ProfileOptions profile;  // for `profile` PUs; threads come from each PU, progress is ignored
+  ProfileOptions profile;  // for `profile` PUs; threads, provider and cores come from each PU, progress is ignored
+  // With two or more `profile` PUs: measure what they cost each other by
+  // co-running them (cost/corun_profiler.h; cached next to the profiles),
+  // and add its slowdown, coexec and transfer rows to each one's table.
+  bool corun = true;
+  CoRunOptions corun_options;  // cache_dir and progress are taken from `profile` and `progress`
   // Called while a PU is profiled, with its name (from the calling thread).
   std::function<void(const std::string& pu, int done, int total)> progress;
 };

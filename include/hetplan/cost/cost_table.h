@@ -40,6 +40,17 @@ struct CoExecution {
   double makespan_us = 0;
 };
 
+// A measured hand-off between two PUs: a tensor of `bytes` written by an
+// operator on `from_pu` and read by one on `to_pu`, in shared memory (zero
+// copy): `us` is what the consumer pays beyond reading the tensor where it
+// was written (waking on the other PU, reading another core's cache).
+struct TransferCost {
+  std::string from_pu, to_pu;
+  double bytes = 0;
+  double us = 0;  // median
+  std::optional<double> p10_us, p90_us;
+};
+
 struct CostTable {
   // Provenance: source ("measured" | "synthetic" | "analytical" | "user"),
   // model_sha256, fusion, host, cpu, threads, runtime, created, …
@@ -48,11 +59,19 @@ struct CostTable {
   std::map<std::string, double> power_w;  // per PU
   std::vector<Slowdown> slowdowns;
   std::vector<CoExecution> coexec;
+  std::vector<TransferCost> transfers;
   // Whole-model measurement, when the profiler made one.
   std::optional<double> model_median_us, model_p10_us, model_p90_us;
 
   const OpCost* Find(const std::string& op_name, const std::string& pu) const;
 };
+
+// The hand-off time of a tensor of `bytes` from `from_pu` to `to_pu` from
+// the table's transfer rows: linear between the measured sizes, the smallest
+// size's time below it, the last two sizes' slope beyond the largest (never
+// less than the largest size's time); nullopt without rows for the pair.
+std::optional<double> InterpolateTransferUs(const CostTable& t, const std::string& from_pu, const std::string& to_pu,
+                                            double bytes);
 
 // CSV with a `kind` column (op | pu | slowdown | coexec); metadata in
 // leading "# key=value" lines. Columns are read by header name.

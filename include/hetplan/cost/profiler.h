@@ -8,16 +8,26 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "hetplan/cost/cost_table.h"
 #include "hetplan/graph/onnx_import.h"
+#include "hetplan/platform/platform.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan {
 
 struct ProfileOptions {
   int threads = 1;      // ORT intra-op threads (the CIM paper's host is single-core)
+  // The rest of the PU's ONNX Runtime configuration (docs/platform-format.md):
+  // the execution provider by hetplan's name and its options, and the cores
+  // the measuring thread and ORT's intra-op threads are pinned to (empty: not
+  // pinned), so that a PU is profiled as it will run.
+  std::string provider = "cpu";
+  std::map<std::string, std::string> provider_options;
+  std::vector<int> cores;
   int warmup = 20;      // untimed runs before timing (BIDENT: 20)
   int runs = 200;       // timed runs per operator (BIDENT: 200)
   int model_runs = 50;  // timed runs of the whole model (with and without ORT's profiler)
@@ -38,6 +48,18 @@ struct ProfileOptions {
 // operator and quotes ORT). ORT exceptions never escape.
 Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu_name,
                                      const ProfileOptions& o);
+
+// `o` with the PU's threads, provider, provider options and cores.
+ProfileOptions ForPu(ProfileOptions o, const ProcessingUnit& pu);
+
+// Whether this machine can run `pu` as configured: its provider is in the
+// installed ONNX Runtime (else one line naming it and the available ones)
+// and its cores are ones this process may use. `where` names the PU in the
+// message, e.g. "platforms/host-2core.yaml: pus[1] (cpu1)".
+Status CheckPuRuntime(const ProcessingUnit& pu, const std::string& where);
+// CheckPuRuntime on the PUs of `platform` named in `pus`: every provider
+// first, then every PU's cores, each named "<source>: pus[i] (<name>)".
+Status CheckPuRuntimes(const Platform& platform, const std::vector<std::string>& pus);
 
 // The cache key and the files it names: <cache_dir>/<key>.json and .csv.
 std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o);

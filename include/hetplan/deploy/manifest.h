@@ -36,7 +36,15 @@ struct ManifestTensor {
 struct ManifestDevice {
   std::string name, kind, execution;
   std::string costs;     // "measured", "analytical", ... as the schedule says
-  bool measured = true;  // timing: measured (runs on this CPU) or modelled (charged from the cost model)
+  bool measured = true;  // timing: measured (runs on this machine) or modelled (charged from the cost model)
+  // The PU's ONNX Runtime configuration (docs/platform-format.md), for PUs
+  // the schedule's platform gives one (cost: profile): `hetplan run` runs
+  // the PU's segments on a thread pinned to `cores` with this provider.
+  bool configured = false;  // whether the four fields below came from the schedule
+  std::string provider = "cpu";
+  std::map<std::string, std::string> provider_options = {};
+  int threads = 1;
+  std::vector<int> cores = {};
 };
 
 // Where the plan came from.
@@ -61,6 +69,7 @@ struct ManifestSegment {
   double predicted_transfer_in_us = 0;
   double planned_start_us = 0, planned_finish_us = 0;
   bool unused_outputs = false;  // nobody reads its results; its operators' outputs are exposed
+  int request = 0;              // two-request plans: which request's operators it runs
 };
 
 struct Manifest {
@@ -76,6 +85,10 @@ struct Manifest {
   std::vector<ManifestDevice> devices;
   std::vector<ManifestTensor> inputs, outputs;  // of the original model
   std::vector<ManifestSegment> segments;        // in execution order, id = index
+  // 2 for a plan of two requests of the model at once (map --mode
+  // concurrent, pair_* baselines): every segment names its request, and each
+  // request has its own tensors (inputs, hand-offs, outputs).
+  int requests = 1;
   int boundaries = 0;                           // consecutive segments on different PUs
   int handoffs = 0;                             // tensors passed between segments
   double predicted_host_us = 0, predicted_accelerator_us = 0, predicted_transfer_us = 0;

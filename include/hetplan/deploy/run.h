@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetplan/deploy/manifest.h"
@@ -39,6 +40,12 @@ struct RunOptions {
   std::string model_path;           // the unsplit model; empty = the manifest's model.file
   double rtol = 1e-4, atol = 1e-5;  // |split − ref| ≤ atol + rtol·|ref| (floating-point outputs)
   uint64_t seed = 0x6865747061;     // random inputs: floats uniform in [−1, 1], integers 0
+  // Plans whose segments all run here and that use two or more PUs, two
+  // requests or pinned PUs run on the PU-thread executor (one pinned thread
+  // per PU, segments concurrently where the plan overlaps them). false: the
+  // resident or load-per-run executor, one segment after another on the
+  // calling thread (not for two requests).
+  bool pu_threads = true;
 };
 
 struct SegmentRun {
@@ -51,6 +58,50 @@ struct SegmentRun {
   double charged_us = 0;                              // run_us when measured, predicted_us when modelled
   double handoff_in_us = 0;  // median executor time from the previous segment's Run to this one's (0 for the first)
   bool boundary_in = false;  // the previous segment runs on another PU
+  // PU-thread executor: median start and end from the pass's start, and the plan's.
+  int request = 0;
+  double start_us = 0, end_us = 0;
+  double planned_start_us = 0, planned_finish_us = 0;
+};
+
+// The PU-thread executor's account of a run (medians over the timed runs).
+struct PuRun {
+  std::string name, provider;
+  std::vector<int> cores;
+  int threads = 1;
+  int segments = 0;
+  double predicted_busy_us = 0;  // Σ its segments' predictions
+  double busy_us = 0;            // Σ its segments' Session::Run
+};
+
+struct RequestRun {
+  int request = 0;
+  double predicted_finish_us = 0;  // its last operator's planned finish
+  double finish_us = 0;            // its last segment's end from the pass's start
+  std::optional<double> relative_error;
+};
+
+// A dependency between segments on different PUs: the consumer's start after
+// the producer's end (the hand-off: waking the consumer's thread, plus any
+// wait for its PU or its other inputs).
+struct BoundaryRun {
+  int from = 0, to = 0;
+  std::string from_device, to_device;
+  int64_t bytes = 0;      // tensors handed over
+  double gap_us = 0;      // median consumer start − producer end
+  bool critical = false;  // in most runs the producer was the consumer's last input to finish
+};
+
+struct PuThreadReport {
+  std::vector<PuRun> pus;
+  std::vector<RequestRun> requests;
+  double predicted_makespan_us = 0;  // the schedule's
+  double makespan_us = 0, makespan_p10_us = 0, makespan_p90_us = 0;  // pass start to its last segment's end
+  std::optional<double> relative_error;  // measured / predicted − 1
+  double overlap_us = 0;  // median time during which two or more PUs ran a segment at once
+  std::vector<BoundaryRun> boundaries;
+  // Every timed run: (start, end) of each segment, µs from the pass's start.
+  std::vector<std::vector<std::pair<double, double>>> runs;
 };
 
 struct OutputCheck {
@@ -98,6 +149,10 @@ struct RunReport {
   double predicted_sequential_us = 0;  // Σ segments' predictions + transfers
   double predicted_makespan_us = 0;    // the schedule's (with PU parallelism)
   double estimated_us = 0;             // measured host + modelled accelerators + predicted transfers + hand-offs
+
+  // Set when the PU-thread executor ran the plan.
+  std::optional<PuThreadReport> pu_threads;
+  int requests = 1;
 
   bool reference_checked = false;
   bool outputs_match = false;

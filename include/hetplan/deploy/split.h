@@ -45,8 +45,25 @@ struct SegmentPlan {
 // creation order), so running them one after the other respects every data
 // dependency. Errors: sizes that disagree, `order` not a permutation or not
 // topological (the message names both operators).
+//
+// `cut_before`, when given (one flag per operator), makes a flagged operator
+// open a new segment of its PU instead of joining the open one.
 Result<std::vector<SegmentPlan>> PlanSegments(const OpGraph& g, const std::vector<int>& device_of,
-                                              const std::vector<int>& order);
+                                              const std::vector<int>& order,
+                                              const std::vector<bool>& cut_before = {});
+
+// The cuts that let every segment of a plan whose PUs all run for real start
+// at its planned time on its PU's thread (`hetplan run`'s PU-thread
+// executor): an operator opens a new segment after an operator of its PU
+// whose output another PU reads (the other PU must not wait for the rest),
+// and when it reads another PU's output that the plan has not finished by
+// the time its PU's open segment starts (the segment would wait for it at
+// its start). Every segment then depends only on segments that the plan
+// finishes before it starts, so PU threads that take their segments in
+// manifest order never deadlock and start them as planned. `start_us` and
+// `finish_us` are the schedule's, per operator; `order` as for PlanSegments.
+std::vector<bool> TimedCuts(const OpGraph& g, const std::vector<int>& device_of, const std::vector<int>& order,
+                            const std::vector<double>& start_us, const std::vector<double>& finish_us);
 
 struct SplitOptions {
   // Overrides the schedule's model.file (the SHA-256 must still match).
@@ -67,7 +84,11 @@ struct SplitResult {
 };
 
 // Splits `model` as `schedule` (a parsed schedule file, docs/schedule-format.md)
-// assigns it. The model must be the one the schedule was made for: the
+// assigns it. A plan whose used PUs all run here (CPUs, `cost: profile`
+// PUs) and that uses two or more of them is cut with TimedCuts. A plan of
+// two requests of the model (`requests` in the schedule) is split request by
+// request into one manifest whose segments name their request, in the order
+// of their planned starts. The model must be the one the schedule was made for: the
 // operator count and names are checked (the SHA-256 is the caller's
 // business, see SplitScheduleFile). `schedule_label` names the schedule in
 // errors and in the manifest. Errors name the schedule, the operator or the

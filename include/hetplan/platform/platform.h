@@ -6,6 +6,7 @@
 // name says otherwise (mvm_latency_ns), power in W.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -61,7 +62,15 @@ struct ProcessingUnit {
   Execution execution = Execution::kSerial;
   CostSource cost_source = CostSource::kProfile;
   std::optional<double> power_w;
-  int threads = 1;      // intra-op threads when profiling (cost: profile)
+  int threads = 1;      // intra-op threads when profiling and running (cost: profile)
+  // How a measured PU (cost: profile) runs: an ONNX Runtime configuration.
+  // `provider` is the execution provider by hetplan's name (cpu, cuda,
+  // openvino, ...; kKnownProviders), `provider_options` its options as ORT
+  // takes them, `cores` the logical CPUs its threads are pinned to (empty:
+  // not pinned, the OS places them).
+  std::string provider = "cpu";
+  std::map<std::string, std::string> provider_options;
+  std::vector<int> cores;
   std::string table;    // CSV path for cost: table; LoadPlatform resolves it against the YAML's folder
   CimParams cim;        // meaningful for kind kCim
   RooflineParams roofline;  // meaningful for cost kRoofline
@@ -96,6 +105,15 @@ struct Platform {
 inline constexpr int kMaxPus = 64;
 inline constexpr size_t kMaxPlatformStringChars = 4096;
 inline constexpr size_t kMaxPlatformYamlBytes = size_t{1} << 20;
+inline constexpr int kMaxCoreId = 4095;
+
+// The execution providers a PU may name (`provider:`), lower case. Whether
+// the installed ONNX Runtime has one is checked where it is used
+// (cost/pu_runtime.h), not here: a platform file describes hardware that
+// need not be this machine.
+inline constexpr std::array<std::string_view, 13> kKnownProviders = {
+    "cpu", "cuda", "tensorrt", "rocm", "openvino", "dnnl", "qnn", "snpe", "xnnpack", "coreml", "vitisai", "webgpu",
+    "azure"};
 
 // Parses and validates a platform document. `file_label` prefixes every
 // error (`<file_label>:<line>: <key path>: <problem>; <fix>`) and becomes
@@ -125,6 +143,11 @@ Status ValidatePlatform(const Platform& p);
 //  resolved parameter that applies to the PU}, links: [{a, b, bandwidth_gbps,
 //  latency_us, element_bytes (null if absent)}]}.
 nlohmann::json PlatformToJson(const Platform& p);
+
+// A provider name in hetplan's spelling: `name` lower-cased, ORT's
+// "ExecutionProvider" suffix dropped ("CUDAExecutionProvider" and "CUDA" are
+// "cuda"); "" when it is not one of kKnownProviders.
+std::string CanonicalProvider(std::string_view name);
 
 // Lower-case names as written in YAML.
 std::string ToString(PuKind kind);

@@ -1,0 +1,83 @@
+// What the executors share (run.cc: the resident and load-per-run executors
+// and the report; pu_executor.cc: the PU-thread executor). Internal to the
+// deploy module.
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetplan/deploy/manifest.h"
+#include "hetplan/deploy/run.h"
+#include "hetplan/util/status.h"
+
+namespace hetplan::deploy_internal {
+
+// A host tensor: what the executors hand back as outputs.
+struct Buffer {
+  ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+ONNXTensorElementDataType OrtType(const std::string& dtype);
+// A zeroed tensor of the manifest tensor's dtype and shape.
+Ort::Value NewValue(const ManifestTensor& t);
+Buffer ToBuffer(const Ort::Value& v);
+
+// A segment's session from its bytes, its inputs and outputs checked against
+// the manifest.
+Result<Ort::Session> CreateSession(Ort::Env& env, const Manifest& m, const ManifestSegment& seg,
+                                   const std::string& bytes, const Ort::SessionOptions& so);
+
+// One pass over all segments.
+struct Timeline {
+  std::vector<double> run_us;  // per segment
+  std::vector<double> gap_us;  // per segment: the executor's time before its Run (0 for the first)
+  double entry_us = 0, exit_us = 0, wall_us = 0;
+  // PU-thread executor: each segment's start and end, µs from the pass's start.
+  std::vector<double> start_us, end_us;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // One pass over all segments; throws std::exception (the caller catches).
+  virtual Timeline RunOnce() = 0;
+  // The model outputs of the last pass, by name (RequestTensorKey).
+  virtual std::map<std::string, Buffer> Outputs() const = 0;
+};
+
+// The name a tensor of `request` goes by where the requests share a map:
+// its own for request 0, "<name>@request<r>" otherwise.
+std::string RequestTensorKey(int request, const std::string& name);
+
+// --- the PU-thread executor (pu_executor.cc) ------------------------------------
+
+// Whether `m` runs on PU threads: every segment runs here, and the plan has
+// two requests, uses two or more PUs, or names a PU configuration (cores,
+// provider) to honour.
+bool UsesPuThreads(const Manifest& m);
+
+// One thread per PU, pinned to the PU's cores and running its segments in
+// manifest order, each as soon as the segments it reads from are done
+// (ort::Generation); one session per segment with the PU's ONNX Runtime
+// configuration, created on the PU's thread; tensors bound once, the
+// producer's output buffer being the consumer's input (zero copy). Two
+// requests each have their own inputs and tensors. `inputs` are request 0's
+// model inputs (copied for request 1).
+Result<std::unique_ptr<Executor>> CreatePuThreadExecutor(Ort::Env& env, const Manifest& m,
+                                                         const std::vector<std::string>& bytes, const RunOptions& o,
+                                                         const std::map<std::string, const Ort::Value*>& inputs);
+
+// The PU-thread part of the report from the timed passes.
+PuThreadReport SummarisePuThreads(const Manifest& m, const std::vector<Timeline>& timelines, int threads_override);
+nlohmann::json PuThreadReportToJson(const PuThreadReport& r);
+
+}  // namespace hetplan::deploy_internal
