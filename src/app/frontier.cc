@@ -3,10 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
+#include "hetplan/platform/platform.h"
 #include "hetplan/report/schedule_file.h"
+#include "hetplan/solve/solver.h"
 #include "hetplan/solve/references.h"
 
 namespace hetplan {
@@ -54,6 +58,58 @@ Result<int> SweptPu(const CostModel& c, const Platform& platform, const std::str
   return spatial[0];
 }
 
+// The schedule file of `r` on `pr` at platform `at`, through the same writer
+// and validator as `partition`.
+Result<nlohmann::json> ValidatedScheduleFile(const PlanSubject& subject, const Platform& at, const Problem& pr,
+                                             const SolveResult& r, const std::string& what) {
+  static const std::vector<std::string> kNoNotes;
+  std::map<std::string, double> baselines = ComputeReferences(pr).values;
+  ScheduleContext ctx{subject.model, &at, &pr, &r, "partition", baselines,
+                      subject.notes ? *subject.notes : kNoNotes, {}};
+  nlohmann::json file = ScheduleToJson(ctx);
+  const ValidationReport v = ValidateScheduleJson(file);
+  if (!v.ok()) {
+    return Error(ErrorCode::kInternal, "the frontier's schedule {} fails validation (a bug in hetplan): {}", what,
+                 v.violations.front());
+  }
+  return file;
+}
+
+// The latency–energy front at the platform's own budget (spec.pareto), as
+// frontier.json's `pareto`, each point's schedule validated into `files`.
+Status AddParetoFront(const PlanSubject& subject, const Problem& problem, int pu, const FrontierSpec& spec,
+                      double cpu_only_us, FrontierOutput* out) {
+  HETPLAN_ASSIGN_OR_RETURN(EnergyFront ef, SolveLatencyEnergyFront(problem, spec.options, spec.pareto_points));
+  nlohmann::json points = nlohmann::json::array();
+  for (size_t i = 0; i < ef.points.size(); ++i) {
+    const EnergyPoint& pt = ef.points[i];
+    points.push_back({{"makespan_us", pt.makespan_us},
+                      {"energy_uj", pt.energy_uj},
+                      {"energy_bound_uj", pt.energy_bound_uj},
+                      {"latency_cap_us", pt.latency_cap_us ? nlohmann::json(*pt.latency_cap_us) : nlohmann::json()},
+                      {"speedup", NumOrNull(pt.makespan_us > 0 ? cpu_only_us / pt.makespan_us : kInf)},
+                      {"status", pt.optimal ? "optimal" : "feasible"}});
+    Problem pr = problem;
+    pr.objective = Objective::kEnergy;
+    pr.latency_cap_us = pt.latency_cap_us;
+    SolveResult r = pt.result;
+    r.notes.push_back(fmt::format("point {} of the latency–energy front at {} crossbars (hetplan frontier --pareto)",
+                                  i, problem.costs->pu(pu).capacity));
+    HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
+                             ValidatedScheduleFile(subject, *subject.platform, pr, r, fmt::format("pareto {}", i)));
+    out->files.push_back({fmt::format("pareto_{}.json", i), fmt::format("/pareto/points/{}", i), std::move(file)});
+  }
+  out->json["pareto"] = {{"crossbars", problem.costs->pu(pu).capacity},
+                         {"method", "exact: the energy objective by the paper's MIP on CBC, one solve per latency cap"},
+                         {"points", std::move(points)},
+                         {"min_makespan_us", ef.min_makespan_us},
+                         {"complete", ef.complete},
+                         {"stopped", ef.stopped.empty() ? nlohmann::json() : nlohmann::json(ef.stopped)},
+                         {"solves", ef.solves},
+                         {"seconds", ef.seconds}};
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSpec& spec) {
@@ -72,6 +128,13 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
     return Error(ErrorCode::kInvalidArgument, "--min-crossbars-for-speedup {}: a speedup is a factor > 0",
                  *spec.min_crossbars_for_speedup);
   }
+  if (spec.pareto_points < 1) {
+    return Error(ErrorCode::kInvalidArgument, "--pareto-points {}: a front has at least one point", spec.pareto_points);
+  }
+  if (spec.axis || spec.max_mvm_latency_for_speedup) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "a second axis and the MVM-latency question re-cost the model: call PlanFrontiers");
+  }
   HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(spec.options));
   const Problem problem{&subject.model->graph, &costs, Objective::kLatency, std::nullopt};
   const References refs = ComputeReferences(problem);
@@ -84,6 +147,8 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
   }
   FrontierOutput out;
   out.cpu_only_us = cpu->second;
+  // First, so that a platform without powers is refused before the search.
+  if (spec.pareto) HETPLAN_RETURN_IF_ERROR(AddParetoFront(subject, problem, pu, spec, out.cpu_only_us, &out));
   HETPLAN_ASSIGN_OR_RETURN(out.frontier, SolveCrossbarFrontier(problem, pu, spec.options, spec.max_crossbars));
   const CrossbarFrontier& f = out.frontier;
   const std::string pu_name = costs.pu(pu).name;
@@ -199,7 +264,8 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
 
   // Each breakpoint's schedule at its own budget, through the same writer
   // and validator as `partition`.
-  for (const FrontierStep& s : shown) {
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const FrontierStep& s = shown[i];
     Platform at = platform;
     HETPLAN_RETURN_IF_ERROR(ApplyOverride(at, fmt::format("{}.crossbars={}", pu_name, s.crossbars)));
     CostModel c = costs;
@@ -218,17 +284,212 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
     r.seconds = f.seconds;
     r.exact = f.stats;
     r.notes.push_back(fmt::format("breakpoint of the crossbar frontier of PU {} (hetplan frontier)", pu_name));
-    static const std::vector<std::string> kNoNotes;
-    std::map<std::string, double> baselines = ComputeReferences(pr).values;
-    ScheduleContext ctx{subject.model, &at, &pr, &r, "partition", baselines,
-                        subject.notes ? *subject.notes : kNoNotes, {}};
-    nlohmann::json file = ScheduleToJson(ctx);
-    const ValidationReport v = ValidateScheduleJson(file);
-    if (!v.ok()) {
-      return Error(ErrorCode::kInternal, "the frontier's schedule at {} crossbars fails validation (a bug in hetplan): {}",
-                   s.crossbars, v.violations.front());
-    }
+    HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
+                             ValidatedScheduleFile(subject, at, pr, r, fmt::format("at {} crossbars", s.crossbars)));
+    out.files.push_back({fmt::format("crossbars_{}.json", s.crossbars), fmt::format("/breakpoints/{}", i), file});
     out.schedules.push_back(std::move(file));
+  }
+  return out;
+}
+
+namespace {
+
+// One probe of the MVM-latency question: the optimal plan at latency t.
+struct MvmProbe {
+  double t_ns = 0;
+  double makespan_us = kInf;  // of the best schedule found (inf: none)
+  double bound_us = 0;        // proven lower bound on the optimum
+  double cpu_only_us = 0;
+  bool optimal = false;
+};
+
+// The largest MVM latency of PU `pu` at which the best plan at the
+// platform's budget is still `x` times faster than CPU-only. The optimum is
+// nondecreasing in the MVM latency (every CIM cost is), so bisection over it
+// is exact up to the tolerance; a probe "gains" when a schedule reaches the
+// target and is proven not to when its bound exceeds it.
+Result<nlohmann::json> MaxMvmLatency(const LoadedModel& model, const Platform& platform, const CostInputs& ci,
+                                     TableCache* cache, const std::string& pu, double x, const SolveOptions& options,
+                                     const std::function<void(const std::string&)>& progress) {
+  constexpr double kTolerance = 1e-3;  // relative width of the final bracket
+  constexpr double kMaxNs = 1e9, kMinNs = 1e-3;
+  const int p = platform.FindPu(pu);
+  const double t0 = platform.pus[p].cim.mvm_latency_ns;
+  const auto start = std::chrono::steady_clock::now();
+  auto left = [&] {
+    return options.time_limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  int probes = 0;
+  auto probe = [&](double t) -> Result<MvmProbe> {
+    Platform at = platform;
+    HETPLAN_RETURN_IF_ERROR(ApplyOverride(at, fmt::format("{}.mvm_latency_ns={}", pu, t)));
+    HETPLAN_ASSIGN_OR_RETURN(PreparedCosts pc, PrepareCosts(model, at, ci, cache));
+    const Problem pr{&model.graph, &pc.costs, Objective::kLatency, std::nullopt};
+    MvmProbe m;
+    m.t_ns = t;
+    m.cpu_only_us = ComputeReferences(pr).values.at("cpu_only_us");
+    SolveOptions o = options;
+    o.time_limit_s = std::max(0.0, left());
+    HETPLAN_ASSIGN_OR_RETURN(SolveResult r, Solve("exact", pr, o));
+    ++probes;
+    if (r.schedule) m.makespan_us = r.schedule->makespan_us;
+    m.bound_us = std::isfinite(r.bound) ? r.bound : 0.0;
+    m.optimal = r.status == SolveStatus::kOptimal;
+    if (progress) {
+      progress(fmt::format("mvm latency {} ns: {:.2f}x ({})", t, m.cpu_only_us / m.makespan_us,
+                           m.optimal ? "optimal" : ToString(r.status)));
+    }
+    return m;
+  };
+  auto gains = [&](const MvmProbe& m) { return m.makespan_us * x <= m.cpu_only_us * (1 + 1e-12); };
+  auto proven_not = [&](const MvmProbe& m) { return m.bound_us * x > m.cpu_only_us * (1 + 1e-12); };
+
+  HETPLAN_ASSIGN_OR_RETURN(MvmProbe first, probe(t0));
+  std::optional<MvmProbe> lo, hi;  // lo gains, hi does not
+  (gains(first) ? lo : hi) = first;
+  std::string status;
+  // Bracket: double up from a gaining latency, halve down from a losing one.
+  while (lo && !hi && lo->t_ns < kMaxNs && left() > 0) {
+    HETPLAN_ASSIGN_OR_RETURN(MvmProbe m, probe(std::min(kMaxNs, lo->t_ns * 2)));
+    (gains(m) ? lo : hi) = m;
+  }
+  while (hi && !lo && hi->t_ns > kMinNs && left() > 0) {
+    HETPLAN_ASSIGN_OR_RETURN(MvmProbe m, probe(std::max(kMinNs, hi->t_ns / 2)));
+    (gains(m) ? lo : hi) = m;
+  }
+  while (lo && hi && hi->t_ns - lo->t_ns > kTolerance * lo->t_ns && left() > 0) {
+    HETPLAN_ASSIGN_OR_RETURN(MvmProbe m, probe((lo->t_ns + hi->t_ns) / 2));
+    (gains(m) ? lo : hi) = m;
+  }
+  const bool bracketed = lo && hi && hi->t_ns - lo->t_ns <= kTolerance * lo->t_ns;
+  if (lo && !hi) {
+    status = lo->t_ns >= kMaxNs ? "unbounded" : "feasible";
+  } else if (hi && !lo) {
+    status = hi->t_ns <= kMinNs && proven_not(*hi) ? "unreachable" : "not found";
+  } else {
+    // The answer is proven when the latency above it is proven not to gain
+    // (the one below gains by its schedule).
+    status = bracketed && proven_not(*hi) ? "optimal" : "feasible";
+  }
+  auto speedup = [](const MvmProbe& m) { return NumOrNull(m.cpu_only_us / m.makespan_us); };
+  nlohmann::json a = {{"speedup", x},
+                      {"crossbars", platform.pus[p].cim.crossbars},
+                      {"status", status},
+                      {"relative_tolerance", kTolerance},
+                      {"probes", probes}};
+  a["mvm_latency_ns"] = lo ? nlohmann::json(lo->t_ns) : nlohmann::json();
+  a["speedup_at"] = lo ? speedup(*lo) : nlohmann::json();
+  a["not_reached_ns"] = hi ? nlohmann::json(hi->t_ns) : nlohmann::json();
+  a["speedup_above"] = hi ? speedup(*hi) : nlohmann::json();
+  return a;
+}
+
+// A --sweep value as JSON: a number where it reads as one.
+nlohmann::json AxisValue(const std::string& v) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (!v.empty() && end == v.c_str() + v.size() && std::isfinite(d)) return d;
+  return v;
+}
+
+}  // namespace
+
+Result<FrontierOutput> PlanFrontiers(const PlanInputs& in, const FrontierSpec& spec,
+                                     const std::function<void(const std::string&)>& progress) {
+  HETPLAN_ASSIGN_OR_RETURN(Platform platform, LoadPlatform(in.platform));
+  for (const std::string& o : in.overrides) HETPLAN_RETURN_IF_ERROR(ApplyOverride(platform, o));
+  std::vector<std::string> values = {""};
+  if (spec.axis) {
+    const FrontierAxis& ax = *spec.axis;
+    if (ax.values.empty()) {
+      return Error(ErrorCode::kInvalidArgument, "--sweep {}: no values; write PU.KEY=V1,V2,…", ax.key);
+    }
+    values = ax.values;
+    for (const std::string& v : values) {
+      Platform probe = platform;
+      if (Status st = ApplyOverride(probe, ax.key + "=" + v); !st.ok()) {
+        return Error(ErrorCode::kInvalidArgument, "--sweep {}={}: {}", ax.key, v, st.message());
+      }
+    }
+    if (ax.key.size() > 10 && ax.key.substr(ax.key.size() - 10) == ".crossbars") {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--sweep {}: the crossbars are the frontier's own axis; sweep another field, e.g. "
+                   "cim.mvm_latency_ns",
+                   ax.key);
+    }
+  }
+  // The swept PU's name, for the MVM question and its errors.
+  if (spec.max_mvm_latency_for_speedup) {
+    if (!(*spec.max_mvm_latency_for_speedup > 0)) {
+      return Error(ErrorCode::kInvalidArgument, "--max-mvm-latency-for-speedup {}: a speedup is a factor > 0",
+                   *spec.max_mvm_latency_for_speedup);
+    }
+    if (spec.axis && spec.axis->key.find(".mvm_latency_ns") != std::string::npos) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--max-mvm-latency-for-speedup searches the MVM latency itself; do not --sweep {} with it",
+                   spec.axis->key);
+    }
+  }
+  HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(in.model_path, in.import));
+  TableCache cache;
+  FrontierSpec one = spec;
+  one.axis.reset();
+  one.max_mvm_latency_for_speedup.reset();
+  std::vector<FrontierOutput> curves;
+  for (const std::string& v : values) {
+    Platform at = platform;
+    if (spec.axis) HETPLAN_RETURN_IF_ERROR(ApplyOverride(at, spec.axis->key + "=" + v));
+    HETPLAN_ASSIGN_OR_RETURN(PreparedCosts pc, PrepareCosts(model, at, in.costs, &cache));
+    const PlanSubject subject{&model, &at, &pc.costs, &pc.notes};
+    if (progress) progress(spec.axis ? fmt::format("curve {}={}", spec.axis->key, v) : std::string("curve"));
+    HETPLAN_ASSIGN_OR_RETURN(FrontierOutput f, PlanFrontier(subject, one));
+    if (spec.max_mvm_latency_for_speedup) {
+      const std::string pu = f.json["pu"].get<std::string>();
+      const int p = at.FindPu(pu);
+      if (at.pus[p].cost_source != CostSource::kCim) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: --max-mvm-latency-for-speedup: PU {} has no MVM latency (its costs are not cost: cim)",
+                     at.source, pu);
+      }
+      HETPLAN_ASSIGN_OR_RETURN(f.json["max_mvm_latency_for_speedup"],
+                               MaxMvmLatency(model, at, in.costs, &cache, pu, *spec.max_mvm_latency_for_speedup,
+                                             spec.options, progress));
+    }
+    curves.push_back(std::move(f));
+  }
+  if (!spec.axis) return std::move(curves.front());
+
+  // One file: what the curves share on top, each curve's own fields under
+  // `curves`, its schedule files in a folder per value.
+  FrontierOutput out;
+  out.frontier = curves.front().frontier;
+  out.cpu_only_us = curves.front().cpu_only_us;
+  nlohmann::json& j = out.json;
+  const nlohmann::json& first = curves.front().json;
+  for (const char* k : {"format", "version", "model", "pu", "objective"}) j[k] = first[k];
+  j["platform"] = {{"name", platform.name}, {"source", platform.source}, {"overrides", platform.overrides}};
+  j["axis"] = {{"key", spec.axis->key}, {"values", nlohmann::json::array()}};
+  j["curves"] = nlohmann::json::array();
+  out.csv = spec.axis->key + ",crossbars,makespan_us,speedup,status,lower_bound_us\n";
+  for (size_t c = 0; c < curves.size(); ++c) {
+    nlohmann::json curve = std::move(curves[c].json);
+    for (const char* k : {"format", "version", "model", "pu", "objective"}) curve.erase(k);
+    curve["value"] = AxisValue(values[c]);
+    j["axis"]["values"].push_back(curve["value"]);
+    j["curves"].push_back(std::move(curve));
+    // The CSV: each curve's rows with the value in front.
+    const std::string& csv = curves[c].csv;
+    for (size_t pos = csv.find('\n') + 1; pos < csv.size();) {
+      const size_t end = csv.find('\n', pos);
+      out.csv += values[c] + "," + csv.substr(pos, end - pos) + "\n";
+      pos = end + 1;
+    }
+    for (FrontierFile& file : curves[c].files) {
+      file.name = fmt::format("{}={}/{}", spec.axis->key, values[c], file.name);
+      file.pointer = fmt::format("/curves/{}{}", c, file.pointer);
+      out.files.push_back(std::move(file));
+    }
+    for (nlohmann::json& s : curves[c].schedules) out.schedules.push_back(std::move(s));
   }
   return out;
 }

@@ -1,5 +1,8 @@
 // `hetplan frontier`: the optimal makespan over every crossbar budget
 // (docs/frontier.md). Parses flags; the work is PlanFrontier (app/frontier.h).
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +49,86 @@ Status ParseRange(const std::string& range, FrontierSpec* spec) {
   return Status::Ok();
 }
 
+// --sweep PU.KEY=V1,V2,…
+Result<FrontierAxis> ParseAxis(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || text.find('.') > eq) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--sweep {}: write PU.KEY=V1,V2,…, e.g. cim.mvm_latency_ns=50,100,500,1000", text);
+  }
+  FrontierAxis axis;
+  axis.key = text.substr(0, eq);
+  const std::string list = text.substr(eq + 1);
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    const size_t comma = std::min(list.find(',', pos), list.size());
+    std::string v = list.substr(pos, comma - pos);
+    if (v.empty()) {
+      return Error(ErrorCode::kInvalidArgument, "--sweep {}: an empty value; write PU.KEY=V1,V2,…", text);
+    }
+    if (std::find(axis.values.begin(), axis.values.end(), v) != axis.values.end()) {
+      return Error(ErrorCode::kInvalidArgument, "--sweep {}: {} is given twice", text, v);
+    }
+    axis.values.push_back(std::move(v));
+    pos = comma + 1;
+  }
+  return axis;
+}
+
+// The lines a curve prints (one curve of a file, or the file itself).
+void PrintCurve(const nlohmann::json& j, const std::string& prefix) {
+  std::printf("%sswept       %s, crossbars %lld..%lld (every operator at once: %lld)\n", prefix.c_str(),
+              j.value("pu", std::string()).c_str(), static_cast<long long>(j["crossbars_range"][0].get<int64_t>()),
+              static_cast<long long>(j["crossbars_range"][1].get<int64_t>()),
+              static_cast<long long>(j["crossbars_for_all"].get<int64_t>()));
+  std::printf("%scpu-only    %.1f µs\n", prefix.c_str(), j["cpu_only_us"].get<double>());
+  for (const auto& bp : j["breakpoints"]) {
+    std::printf("%sbreakpoint  %6lld crossbars  %12.1f µs  %6.2fx  %s\n", prefix.c_str(),
+                static_cast<long long>(bp["crossbars"].get<int64_t>()), bp["makespan_us"].get<double>(),
+                bp["speedup"].is_null() ? 0.0 : bp["speedup"].get<double>(), bp["status"].get<std::string>().c_str());
+  }
+  if (j.contains("min_crossbars_for_speedup")) {
+    const auto& a = j["min_crossbars_for_speedup"];
+    if (a["crossbars"].is_null()) {
+      std::printf("%sspeedup     %.2fx: %s\n", prefix.c_str(), a["speedup"].get<double>(),
+                  a["status"].get<std::string>().c_str());
+    } else {
+      std::printf("%sspeedup     %.2fx first at %lld crossbars (%s)\n", prefix.c_str(), a["speedup"].get<double>(),
+                  static_cast<long long>(a["crossbars"].get<int64_t>()), a["status"].get<std::string>().c_str());
+    }
+  }
+  if (j.contains("saturation") && !j["saturation"].is_null()) {
+    std::printf("%ssaturation  %lld crossbars (%s)\n", prefix.c_str(),
+                static_cast<long long>(j["saturation"]["crossbars"].get<int64_t>()),
+                j["saturation"]["status"].get<std::string>().c_str());
+  }
+  if (j.contains("max_mvm_latency_for_speedup")) {
+    const auto& a = j["max_mvm_latency_for_speedup"];
+    if (a["mvm_latency_ns"].is_null()) {
+      std::printf("%smvm        %.2fx at %lld crossbars: %s\n", prefix.c_str(), a["speedup"].get<double>(),
+                  static_cast<long long>(a["crossbars"].get<int64_t>()), a["status"].get<std::string>().c_str());
+    } else {
+      std::printf("%smvm        %.2fx at %lld crossbars up to %.4g ns MVM latency (%s)\n", prefix.c_str(),
+                  a["speedup"].get<double>(), static_cast<long long>(a["crossbars"].get<int64_t>()),
+                  a["mvm_latency_ns"].get<double>(), a["status"].get<std::string>().c_str());
+    }
+  }
+  if (j.contains("pareto")) {
+    const auto& pf = j["pareto"];
+    for (const auto& pt : pf["points"]) {
+      std::printf("%spareto      %12.1f µs  %14.1f µJ  %s\n", prefix.c_str(), pt["makespan_us"].get<double>(),
+                  pt["energy_uj"].get<double>(), pt["status"].get<std::string>().c_str());
+    }
+    std::printf("%spareto      %zu points at %lld crossbars, %s (%d solves, %.2f s)\n", prefix.c_str(),
+                pf["points"].size(), static_cast<long long>(pf["crossbars"].get<int64_t>()),
+                pf["complete"].get<bool>() ? "complete" : "not complete", pf["solves"].get<int>(),
+                pf["seconds"].get<double>());
+  }
+  std::printf("%ssolver      exact search: %s, %.2f s, %lld nodes\n", prefix.c_str(),
+              j["solver"]["termination"].get<std::string>().c_str(), j["solver"]["seconds"].get<double>(),
+              static_cast<long long>(j["solver"]["nodes"].get<int64_t>()));
+}
+
 }  // namespace
 
 void RegisterFrontier(CLI::App& app) {
@@ -56,12 +139,13 @@ void RegisterFrontier(CLI::App& app) {
     ProfilingFlags profiling;
     std::string platform = "klein-arm";
     std::vector<std::string> sets;
-    std::string costs, pu, range, out, csv, schedules;
+    std::string costs, pu, range, out, csv, schedules, sweep;
     double time_limit = 600, gap = 1e-4;
     int threads = 0;
     int64_t search_nodes = ExactOptions{}.node_limit;
-    std::optional<double> speedup;
-    bool saturation = false;
+    std::optional<double> speedup, mvm_speedup;
+    bool saturation = false, pareto = false;
+    int pareto_points = 64;
   };
   auto o = std::make_shared<Opts>();
   AddModelOptions(sub, &o->model);
@@ -71,7 +155,11 @@ void RegisterFrontier(CLI::App& app) {
   sub->add_option("--costs", o->costs, "Cost table (CSV/JSON) for PUs with cost: table (or instead of profiling)");
   sub->add_option("--pu", o->pu, "The spatial PU whose crossbars are swept (default: the only one)");
   sub->add_option("--crossbars", o->range, "Budgets reported, LO:HI (default 0: to saturation)");
-  sub->add_option("--time-limit", o->time_limit, "Time limit in seconds for the whole frontier")
+  sub->add_option("--sweep", o->sweep,
+                  "A second axis: one curve per value of a platform field, PU.KEY=V1,V2,… "
+                  "(e.g. cim.mvm_latency_ns=50,100,500,1000)");
+  sub->add_option("--time-limit", o->time_limit,
+                  "Time limit in seconds per curve (and again for --pareto and for the MVM question)")
       ->default_val(o->time_limit);
   sub->add_option("--gap", o->gap, "Relative gap each breakpoint is proven within")->default_val(o->gap);
   sub->add_option("--threads", o->threads, "Search threads (0 = all cores)")->default_val(0);
@@ -80,6 +168,13 @@ void RegisterFrontier(CLI::App& app) {
   sub->add_option("--min-crossbars-for-speedup", o->speedup,
                   "Also answer: the fewest crossbars whose plan is this many times faster than CPU-only");
   sub->add_flag("--saturation", o->saturation, "Also answer: the budget beyond which nothing improves");
+  sub->add_option("--max-mvm-latency-for-speedup", o->mvm_speedup,
+                  "Also answer: the largest MVM latency (ns) at which the plan at the platform's crossbars is still "
+                  "this many times faster than CPU-only");
+  sub->add_flag("--pareto", o->pareto,
+                "Also compute the latency–energy Pareto front at the platform's crossbars (every PU needs power_w)");
+  sub->add_option("--pareto-points", o->pareto_points, "At most this many Pareto points")
+      ->default_val(o->pareto_points);
   sub->add_option("--out", o->out, "Frontier file (JSON, docs/frontier.md)")->required();
   sub->add_option("--csv", o->csv, "The breakpoints as CSV");
   sub->add_option("--schedules", o->schedules, "Directory for each breakpoint's schedule file (validated)");
@@ -88,43 +183,45 @@ void RegisterFrontier(CLI::App& app) {
     FrontierSpec spec;
     spec.pu = o->pu;
     if (Status st = ParseRange(o->range, &spec); !st.ok()) return ReportError(st);
+    if (!o->sweep.empty()) {
+      auto axis = ParseAxis(o->sweep);
+      if (!axis.ok()) return ReportError(axis.status());
+      spec.axis = *axis;
+    }
     spec.options.time_limit_s = o->time_limit;
     spec.options.relative_gap = o->gap;
     spec.options.threads = o->threads;
     spec.options.exact.node_limit = o->search_nodes;
     spec.min_crossbars_for_speedup = o->speedup;
     spec.saturation = o->saturation;
+    spec.pareto = o->pareto;
+    spec.pareto_points = o->pareto_points;
+    spec.max_mvm_latency_for_speedup = o->mvm_speedup;
     if (o->search_nodes < 0) {
       return ReportError(Status(ErrorCode::kInvalidArgument,
                                 fmt::format("--search-nodes {}: a node count is ≥ 0", o->search_nodes)));
     }
-    PlanInputs in;
-    in.model_path = o->model.path;
     auto io = MakeImportOptions(o->model);
     if (!io.ok()) return ReportError(io.status());
-    in.import = *io;
-    in.platform = o->platform;
-    in.overrides = o->sets;
-    in.costs.costs_path = o->costs;
-    in.costs.profile = MakeProfileOptions(o->profiling);
-    in.costs.progress = TerminalProfileProgress();
-    auto pp = PrepareProblem(in);
-    if (!pp.ok()) return ReportError(pp.status());
-    auto f = PlanFrontier(pp->subject(), spec);
+    const PlanInputs in = MakePlanInputs(o->model.path, *io, o->platform, o->sets, o->costs, o->profiling);
+    const bool tty = isatty(fileno(stderr));
+    auto f = PlanFrontiers(in, spec, [tty](const std::string& line) {
+      if (tty) std::fprintf(stderr, "%s\n", line.c_str());
+    });
     if (!f.ok()) return ReportError(f.status());
     // Everything is computed and validated before anything is written.
     if (!o->schedules.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(o->schedules, ec);
-      if (ec) {
-        return ReportError(Status(ErrorCode::kIoError, fmt::format("--schedules {}: cannot create the directory: {}",
-                                                                   o->schedules, ec.message())));
-      }
-      for (size_t i = 0; i < f->schedules.size(); ++i) {
-        const int64_t b = f->json["breakpoints"][i]["crossbars"].get<int64_t>();
-        const std::string path = fmt::format("{}/crossbars_{}.json", o->schedules, b);
-        if (Status st = WriteFileAtomic(path, f->schedules[i].dump(2) + "\n"); !st.ok()) return ReportError(st);
-        f->json["breakpoints"][i]["schedule_file"] = path;
+      for (FrontierFile& file : f->files) {
+        const std::filesystem::path path = std::filesystem::path(o->schedules) / file.name;
+        std::error_code ec;
+        std::filesystem::create_directories(path.parent_path(), ec);
+        if (ec) {
+          return ReportError(Status(ErrorCode::kIoError,
+                                    fmt::format("--schedules {}: cannot create the directory {}: {}", o->schedules,
+                                                path.parent_path().string(), ec.message())));
+        }
+        if (Status st = WriteFileAtomic(path.string(), file.file.dump(2) + "\n"); !st.ok()) return ReportError(st);
+        f->json[nlohmann::json::json_pointer(file.pointer)]["schedule_file"] = path.string();
       }
     }
     if (Status st = WriteFileAtomic(o->out, f->json.dump(2) + "\n"); !st.ok()) return ReportError(st);
@@ -132,33 +229,18 @@ void RegisterFrontier(CLI::App& app) {
       if (Status st = WriteFileAtomic(o->csv, f->csv); !st.ok()) return ReportError(st);
     }
     const nlohmann::json& j = f->json;
-    std::printf("model       %s (%d operators)\n", pp->model.path.c_str(), pp->model.graph.size());
-    std::printf("swept       %s, crossbars %lld..%lld (every operator at once: %lld)\n",
-                j["pu"].get<std::string>().c_str(), static_cast<long long>(j["crossbars_range"][0].get<int64_t>()),
-                static_cast<long long>(j["crossbars_range"][1].get<int64_t>()),
-                static_cast<long long>(j["crossbars_for_all"].get<int64_t>()));
-    std::printf("cpu-only    %.1f µs\n", f->cpu_only_us);
-    for (const auto& bp : j["breakpoints"]) {
-      std::printf("breakpoint  %6lld crossbars  %12.1f µs  %6.2fx  %s\n",
-                  static_cast<long long>(bp["crossbars"].get<int64_t>()), bp["makespan_us"].get<double>(),
-                  bp["speedup"].is_null() ? 0.0 : bp["speedup"].get<double>(),
-                  bp["status"].get<std::string>().c_str());
-    }
-    if (j.contains("min_crossbars_for_speedup")) {
-      const auto& a = j["min_crossbars_for_speedup"];
-      if (a["crossbars"].is_null()) {
-        std::printf("speedup     %.2fx: %s\n", a["speedup"].get<double>(), a["status"].get<std::string>().c_str());
-      } else {
-        std::printf("speedup     %.2fx first at %lld crossbars (%s)\n", a["speedup"].get<double>(),
-                    static_cast<long long>(a["crossbars"].get<int64_t>()), a["status"].get<std::string>().c_str());
+    std::printf("model       %s (%lld operators)\n", o->model.path.c_str(),
+                static_cast<long long>(j["model"]["operators"].get<int64_t>()));
+    if (j.contains("curves")) {
+      for (const nlohmann::json& c : j["curves"]) {
+        std::printf("curve       %s = %s\n", j["axis"]["key"].get<std::string>().c_str(), c["value"].dump().c_str());
+        nlohmann::json shown = c;
+        shown["pu"] = j["pu"];
+        PrintCurve(shown, "  ");
       }
+    } else {
+      PrintCurve(j, "");
     }
-    if (j.contains("saturation") && !j["saturation"].is_null()) {
-      std::printf("saturation  %lld crossbars (%s)\n", static_cast<long long>(j["saturation"]["crossbars"].get<int64_t>()),
-                  j["saturation"]["status"].get<std::string>().c_str());
-    }
-    std::printf("solver      exact search: %s, %.2f s, %lld nodes\n", j["solver"]["termination"].get<std::string>().c_str(),
-                j["solver"]["seconds"].get<double>(), static_cast<long long>(j["solver"]["nodes"].get<int64_t>()));
     std::printf("wrote       %s\n", o->out.c_str());
     return 0;
   });

@@ -33,15 +33,7 @@ struct MapOpts {
 };
 
 PlanInputs MakeInputs(const MapOpts& o, const std::string& model, const std::string& costs, const ImportOptions& io) {
-  PlanInputs in;
-  in.model_path = model;
-  in.import = io;
-  in.platform = o.platform;
-  in.overrides = o.sets;
-  in.costs.costs_path = costs;
-  ApplyProfilingFlags(o.profiling, &in.costs);
-  in.costs.progress = TerminalProfileProgress();
-  return in;
+  return MakePlanInputs(model, io, o.platform, o.sets, costs, o.profiling);
 }
 
 int WriteOutputs(const MapOpts& o, const nlohmann::json& s) {

@@ -38,16 +38,9 @@ void RegisterPartition(CLI::App& app) {
   Register(sub, [o]() -> int {
     auto solver = ResolveSolverFlag(o->solver, o->solve.formulation);
     if (!solver.ok()) return ReportError(solver.status());
-    PlanInputs in;
-    in.model_path = o->model.path;
     auto io = MakeImportOptions(o->model);
     if (!io.ok()) return ReportError(io.status());
-    in.import = *io;
-    in.platform = o->platform;
-    in.overrides = o->sets;
-    in.costs.costs_path = o->costs;
-    ApplyProfilingFlags(o->profiling, &in.costs);
-    in.costs.progress = TerminalProfileProgress();
+    const PlanInputs in = MakePlanInputs(o->model.path, *io, o->platform, o->sets, o->costs, o->profiling);
     auto objective = ParseObjective(o->objective);
     if (!objective.ok()) return ReportError(objective.status());
     auto pp = PrepareProblem(in);

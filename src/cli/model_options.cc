@@ -77,6 +77,19 @@ void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in) {
   in->corun_options.rounds = f.corun_rounds;
 }
 
+PlanInputs MakePlanInputs(const std::string& model, const ImportOptions& io, const std::string& platform,
+                          const std::vector<std::string>& sets, const std::string& costs, const ProfilingFlags& f) {
+  PlanInputs in;
+  in.model_path = model;
+  in.import = io;
+  in.platform = platform;
+  in.overrides = sets;
+  in.costs.costs_path = costs;
+  ApplyProfilingFlags(f, &in.costs);
+  in.costs.progress = TerminalProfileProgress();
+  return in;
+}
+
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f) {
   ProfileOptions po;
   po.warmup = f.warmup;

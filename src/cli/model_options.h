@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "hetplan/app/costs.h"
+#include "hetplan/app/plan.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/plan/options.h"
 
@@ -43,6 +44,13 @@ void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f);
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f);
 // The cost inputs the flags set: profile options and whether to co-run.
 void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in);
+// The inputs every planning command (partition, map, frontier) builds from
+// its flags, defined once so that no command drifts from the others'
+// profiling flags: the model and its import options, the platform with its
+// --set overrides, the --costs table, the profiler and co-run flags, and
+// progress on a terminal.
+PlanInputs MakePlanInputs(const std::string& model, const ImportOptions& io, const std::string& platform,
+                          const std::vector<std::string>& sets, const std::string& costs, const ProfilingFlags& f);
 // "profiling cpu 12/49 operators" redrawn on stderr; empty when stderr is not a terminal.
 std::function<void(const std::string& pu, int done, int total)> TerminalProfileProgress();
 

@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <iterator>
 #include <thread>
 
+#include "hetplan/solve/solver.h"
 #include "solve/exact_search.h"
 #include "solve/mip_model.h"
 
@@ -133,6 +135,103 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
   }
   f.seconds = SecondsSince(t0);
   return f;
+}
+
+}  // namespace hetplan
+
+namespace hetplan {
+
+Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveOptions& options, int max_points,
+                                           const std::string& method) {
+  const auto t0 = Clock::now();
+  HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
+  HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(options));
+  if (problem.num_requests() != 1) {
+    return Error(ErrorCode::kInvalidArgument, "the latency–energy front plans one request; drop the second model");
+  }
+  if (max_points < 1) {
+    return Error(ErrorCode::kInvalidArgument, "--pareto-points {}: a front has at least one point", max_points);
+  }
+  const CostModel& c = *problem.costs;
+  for (int p = 0; p < c.num_pus(); ++p) {
+    bool runs_something = false;
+    for (int v = 0; v < c.num_ops() && !runs_something; ++v) runs_something = c.supported(v, p);
+    if (runs_something && !c.pu(p).power_w) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "PU '{}' has no power_w: the latency–energy front needs the power of every PU that runs an "
+                   "operator; add power_w to the platform or pass --set {}.power_w=W",
+                   c.pu(p).name, c.pu(p).name);
+    }
+  }
+  EnergyFront front;
+  auto left = [&] { return options.time_limit_s - SecondsSince(t0); };
+  auto with_time_left = [&] {
+    SolveOptions o = options;
+    o.time_limit_s = std::max(0.0, left());
+    return o;
+  };
+  // The latency end: no schedule is faster than this, so the walk stops
+  // there.
+  Problem lat = problem;
+  lat.objective = Objective::kLatency;
+  lat.latency_cap_us.reset();
+  HETPLAN_ASSIGN_OR_RETURN(SolveResult fastest, Solve(method, lat, with_time_left()));
+  ++front.solves;
+  if (!fastest.schedule) {
+    front.seconds = SecondsSince(t0);
+    front.stopped = fastest.status == SolveStatus::kInfeasible ? "" : "time_limit";
+    front.complete = fastest.status == SolveStatus::kInfeasible;
+    return front;  // no schedule at all: an empty front
+  }
+  front.min_makespan_us = fastest.schedule->makespan_us;
+  front.min_makespan_optimal = fastest.status == SolveStatus::kOptimal;
+  // The bound the faster end is proven by: below it no schedule exists.
+  const double floor_us = std::isfinite(fastest.bound) ? fastest.bound : front.min_makespan_us;
+
+  constexpr double kStep = 1e-6;  // points whose makespans differ by less are one point
+  std::vector<EnergyPoint> walk;  // least energy first
+  std::optional<double> cap;      // none: the least energy of all
+  bool all_proven = front.min_makespan_optimal;
+  while (true) {
+    if (left() <= 0 || (options.interrupt != nullptr && options.interrupt->load())) {
+      front.stopped = "time_limit";
+      break;
+    }
+    if (static_cast<int>(walk.size()) >= max_points) {
+      front.stopped = "max_points";
+      break;
+    }
+    Problem q = problem;
+    q.objective = Objective::kEnergy;
+    q.latency_cap_us = cap;
+    HETPLAN_ASSIGN_OR_RETURN(SolveResult r, Solve(method, q, with_time_left()));
+    ++front.solves;
+    if (r.status == SolveStatus::kInfeasible) break;  // nothing is faster than the last point
+    if (!r.schedule) {
+      front.stopped = "time_limit";
+      break;
+    }
+    EnergyPoint pt;
+    pt.makespan_us = r.schedule->makespan_us;
+    pt.energy_uj = r.objective;
+    pt.energy_bound_uj = std::isfinite(r.bound) ? r.bound : 0.0;
+    pt.latency_cap_us = cap;
+    pt.optimal = r.status == SolveStatus::kOptimal;
+    all_proven = all_proven && pt.optimal;
+    pt.result = std::move(r);
+    // The same least energy at a lower cap: the earlier point was slower for
+    // nothing (weakly dominated); keep the faster one.
+    if (!walk.empty() && pt.energy_uj <= walk.back().energy_uj * (1 + 1e-9) + 1e-12) walk.pop_back();
+    const double m = pt.makespan_us;
+    walk.push_back(std::move(pt));
+    if (m <= front.min_makespan_us * (1 + kStep) || m < floor_us) break;  // reached the latency end
+    cap = m * (1 - kStep);
+    if (*cap < floor_us * (1 - 1e-12)) break;  // below the proven bound: nothing faster exists
+  }
+  front.points.assign(std::make_move_iterator(walk.rbegin()), std::make_move_iterator(walk.rend()));
+  front.complete = front.stopped.empty() && all_proven;
+  front.seconds = SecondsSince(t0);
+  return front;
 }
 
 }  // namespace hetplan

@@ -74,6 +74,64 @@ TEST(CliFrontier, WritesTheCurveCsvAndValidSchedules) {
   EXPECT_NE(r.out.find("saturation"), std::string::npos) << r.out;
 }
 
+// A second axis, the Pareto front and the MVM-latency question in one call:
+// one curve per value, each with the schedule files in its own folder, all
+// valid; the CSV has the axis column.
+TEST(CliFrontier, CurvesPerMvmLatencyParetoFrontAndMvmQuestion) {
+  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  const fs::path d = TempDir("axis");
+  CmdResult r = Hetplan("frontier " + kModel + " --platform " + Platform(d) +
+                        " --set cpu.power_w=5 --set cim.power_w=40 --sweep cim.mvm_latency_ns=50,1000 --pareto "
+                        "--saturation --threads 1 --out " +
+                        (d / "f.json").string() + " --csv " + (d / "f.csv").string() + " --schedules " +
+                        (d / "s").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream in(d / "f.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_FALSE(j.contains("breakpoints"));
+  EXPECT_EQ(j["axis"]["key"], "cim.mvm_latency_ns");
+  ASSERT_EQ(j["curves"].size(), 2u);
+  EXPECT_EQ(j["curves"][0]["value"].get<double>(), 50);
+  EXPECT_EQ(j["curves"][1]["value"].get<double>(), 1000);
+  size_t rows = 0;
+  for (const auto& c : j["curves"]) {
+    ASSERT_FALSE(c["breakpoints"].empty());
+    rows += c["breakpoints"].size();
+    // Every file exists; `hetplan validate` re-checks the two ends (the
+    // library validated each before writing).
+    for (const auto& bp : c["breakpoints"]) {
+      const std::string file = bp["schedule_file"].get<std::string>();
+      EXPECT_NE(file.find("cim.mvm_latency_ns="), std::string::npos) << file;
+      EXPECT_TRUE(fs::exists(file)) << file;
+    }
+    for (const auto* bp : {&c["breakpoints"].front(), &c["breakpoints"].back()}) {
+      EXPECT_EQ(Hetplan("validate " + (*bp)["schedule_file"].get<std::string>()).code, 0);
+    }
+    ASSERT_FALSE(c["pareto"]["points"].empty());
+    for (const auto& pt : c["pareto"]["points"]) {
+      EXPECT_EQ(Hetplan("validate " + pt["schedule_file"].get<std::string>()).code, 0);
+    }
+  }
+  // A slower MVM never makes the best plan faster.
+  EXPECT_GE(j["curves"][1]["breakpoints"].back()["makespan_us"].get<double>(),
+            j["curves"][0]["breakpoints"].back()["makespan_us"].get<double>() * (1 - 1e-9));
+  const std::string csv = Slurp(d / "f.csv");
+  EXPECT_EQ(csv.rfind("cim.mvm_latency_ns,crossbars,", 0), 0u) << csv.substr(0, 80);
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')), rows + 1);
+
+  CmdResult m = Hetplan("frontier " + kModel + " --platform " + Platform(d) +
+                        " --max-mvm-latency-for-speedup 1.2 --threads 1 --out " + (d / "m.json").string());
+  ASSERT_EQ(m.code, 0) << m.out;
+  std::ifstream mi(d / "m.json");
+  const nlohmann::json a = nlohmann::json::parse(mi)["max_mvm_latency_for_speedup"];
+  EXPECT_NE(m.out.find("MVM latency"), std::string::npos) << m.out;
+  if (a["status"] == "optimal") {
+    EXPECT_GE(a["speedup_at"].get<double>(), 1.2 * (1 - 1e-12));
+    EXPECT_LT(a["speedup_above"].get<double>(), 1.2);
+    EXPECT_GT(a["not_reached_ns"].get<double>(), a["mvm_latency_ns"].get<double>());
+  }
+}
+
 TEST(CliFrontier, BadArgumentsGiveOneErrorLineAndWriteNothing) {
   if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
   const fs::path d = TempDir("bad");
@@ -92,6 +150,17 @@ TEST(CliFrontier, BadArgumentsGiveOneErrorLineAndWriteNothing) {
       {"--platform " + platform + " --min-crossbars-for-speedup -2", "factor > 0"},
       {"--platform " + platform + " --min-crossbars-for-speedup 0", "factor > 0"},
       {"--platform " + platform + " --gap -1", "gap"},
+      {"--platform " + platform + " --sweep cim.mvm_latency_ns", "PU.KEY=V1,V2"},
+      {"--platform " + platform + " --sweep cim.mvm_latency_ns=50,,100", "empty value"},
+      {"--platform " + platform + " --sweep cim.mvm_latency_ns=50,50", "given twice"},
+      {"--platform " + platform + " --sweep cim.mvm_latency_ns=-5", "--sweep cim.mvm_latency_ns=-5"},
+      {"--platform " + platform + " --sweep cim.crossbars=10,20", "frontier's own axis"},
+      {"--platform " + platform + " --pareto", "no power_w"},
+      {"--platform " + platform + " --set cpu.power_w=5 --set cim.power_w=2 --pareto --pareto-points 0",
+       "at least one point"},
+      {"--platform " + platform + " --max-mvm-latency-for-speedup 0", "factor > 0"},
+      {"--platform " + platform + " --max-mvm-latency-for-speedup 2 --sweep cim.mvm_latency_ns=50,100",
+       "do not --sweep"},
   };
   for (const auto& c : cases) {
     std::ofstream(out) << "keep";

@@ -11,12 +11,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "hetplan/app/frontier.h"
+#include "hetplan/solve/references.h"
+#include "hetplan/solve/solver.h"
 #include "solve/ilp_test_support.h"
 #include "testing/platforms.h"
 #include "testing/scratch.h"
@@ -180,6 +183,103 @@ TEST(CrossbarFrontier, AStoppedSearchReportsBoundsNotOptimality) {
 }
 
 // ---------------------------------------------------------------------------
+// The latency–energy front against brute force: every assignment that fits,
+// its least makespan over every order and its energy; the non-dominated
+// pairs are the front.
+
+std::vector<std::pair<double, double>> BruteForceFront(const Problem& p) {
+  std::vector<std::pair<double, double>> all;
+  ForEachAssignment(p, [&](const std::vector<int>& a) {
+    double e = 0;
+    for (int v = 0; v < p.costs->num_ops(); ++v) e += *p.costs->energy_uj(v, a[v]);
+    all.emplace_back(MinMakespan(p, a), e);
+  });
+  std::sort(all.begin(), all.end());
+  std::vector<std::pair<double, double>> front;
+  for (const auto& [m, e] : all) {
+    if (!front.empty() && e >= front.back().second * (1 - 1e-9)) continue;  // dominated or equal energy
+    // Within the walk's step (1e-6 of the makespan) two points are one: the
+    // one with less energy stands for both.
+    if (!front.empty() && m <= front.back().first * (1 + 1e-6)) front.pop_back();
+    front.emplace_back(m, e);
+  }
+  return front;
+}
+
+TEST(LatencyEnergyFront, EqualsBruteForceOnRandomDags) {
+  std::mt19937 rng(2525);
+  int points = 0, tradeoffs = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 4 + trial % 4;
+    Instance inst = RandomInstance(rng, n, trial % 3 == 0 ? ThreePus(3) : TwoPus(2 + trial % 4), trial % 2 == 0);
+    // A CIM that costs more energy per µs than the CPU on some operators and
+    // less on others: a front with more than one point.
+    inst.costs.mutable_pu(CimIndex(inst.costs)).power_w = std::uniform_real_distribution<double>(1, 60)(rng);
+    Problem p{&inst.graph, &inst.costs, Objective::kLatency, std::nullopt};
+    const std::string what = "trial " + std::to_string(trial) + "\n" + Describe(inst);
+    auto f = SolveLatencyEnergyFront(p, ExactOptions0());
+    ASSERT_TRUE(f.ok()) << what << f.status().message();
+    EXPECT_TRUE(f->complete) << what;
+    EXPECT_TRUE(f->stopped.empty()) << what;
+    const auto brute = BruteForceFront(p);
+    ASSERT_EQ(f->points.size(), brute.size()) << what;
+    for (size_t i = 0; i < brute.size(); ++i) {
+      const EnergyPoint& pt = f->points[i];
+      EXPECT_TRUE(Near(pt.makespan_us, brute[i].first)) << what << " point " << i << ": " << pt.makespan_us
+                                                        << " vs " << brute[i].first;
+      EXPECT_TRUE(Near(pt.energy_uj, brute[i].second)) << what << " point " << i << ": " << pt.energy_uj << " vs "
+                                                       << brute[i].second;
+      EXPECT_TRUE(pt.optimal) << what;
+      if (pt.latency_cap_us) {
+        EXPECT_LE(pt.makespan_us, *pt.latency_cap_us * (1 + 1e-9)) << what;
+      }
+      // Each point's schedule is valid with its own cap.
+      Problem q = p;
+      q.objective = Objective::kEnergy;
+      q.latency_cap_us = pt.latency_cap_us;
+      ExpectValid(q, pt.result);
+    }
+    EXPECT_TRUE(Near(f->points.front().makespan_us, BruteForceLatency(p))) << what;
+    points += static_cast<int>(brute.size());
+    tradeoffs += brute.size() > 1;
+  }
+  EXPECT_GT(tradeoffs, 10);  // the instances do trade latency for energy
+  EXPECT_GT(points, 60);
+}
+
+TEST(LatencyEnergyFront, RefusesAPuWithoutPowerAndStopsAtMaxPoints) {
+  std::mt19937 rng(8);
+  Instance inst = RandomInstance(rng, 6, TwoPus(3), true);
+  Problem p{&inst.graph, &inst.costs, Objective::kLatency, std::nullopt};
+  CostModel no_power = inst.costs;
+  no_power.mutable_pu(1).power_w.reset();
+  Problem q = p;
+  q.costs = &no_power;
+  auto bad = SolveLatencyEnergyFront(q, ExactOptions0());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("no power_w"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(SolveLatencyEnergyFront(p, ExactOptions0(), 0).ok());
+  // Find an instance with a front of ≥ 2 points, then stop it after one.
+  for (int trial = 0; trial < 50; ++trial) {
+    Instance t = RandomInstance(rng, 6, TwoPus(3), trial % 2 == 0);
+    t.costs.mutable_pu(1).power_w = 30;
+    Problem tp{&t.graph, &t.costs, Objective::kLatency, std::nullopt};
+    auto full = SolveLatencyEnergyFront(tp, ExactOptions0());
+    ASSERT_TRUE(full.ok());
+    if (full->points.size() < 2) continue;
+    auto one = SolveLatencyEnergyFront(tp, ExactOptions0(), 1);
+    ASSERT_TRUE(one.ok());
+    EXPECT_FALSE(one->complete);
+    EXPECT_EQ(one->stopped, "max_points");
+    ASSERT_EQ(one->points.size(), 1u);
+    // The walk starts at the least energy: that point is on the full front.
+    EXPECT_TRUE(Near(one->points[0].energy_uj, full->points.back().energy_uj));
+    return;
+  }
+  FAIL() << "no instance with a two-point front";
+}
+
+// ---------------------------------------------------------------------------
 // Zoo models through the application layer, with analytical CPU costs (a
 // roofline CPU beside the paper's CIM) so that nothing is profiled.
 
@@ -248,6 +348,93 @@ TEST_P(ZooFrontier, EqualsTheExactMethodAtBreakpointsAndBetween) {
     EXPECT_LT(out->cpu_only_us / f.steps.back().makespan_us, 1.5);
     EXPECT_EQ(q["status"], "unreachable");
   }
+}
+
+// A second axis (MVM latency): each curve equals the frontier of the
+// platform with that value set; the Pareto front's points each equal an
+// energy-objective solve of the paper's MIP with the same latency cap; the
+// MVM-latency answer brackets partition's speedup.
+TEST(ZooFrontierAxis, CurvesParetoAndMvmQuestionAgreeWithSeparateSolves) {
+  const std::string model = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "zoo not built";
+  PlanInputs in;
+  in.model_path = model;
+  in.platform = RooflinePlatform();
+  in.overrides = {"cpu.power_w=5", "cim.power_w=40"};
+  FrontierSpec spec;
+  spec.options = ExactOptions0();
+  spec.axis = FrontierAxis{"cim.mvm_latency_ns", {"50", "1000"}};
+  spec.pareto = true;
+  auto out = PlanFrontiers(in, spec);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->json["curves"].size(), 2u);
+  for (size_t c = 0; c < 2; ++c) {
+    const nlohmann::json& curve = out->json["curves"][c];
+    PlanInputs one = in;
+    one.overrides.push_back(c == 0 ? "cim.mvm_latency_ns=50" : "cim.mvm_latency_ns=1000");
+    auto pp = PrepareProblem(one);
+    ASSERT_TRUE(pp.ok()) << pp.status().message();
+    FrontierSpec plain;
+    plain.options = ExactOptions0();
+    auto single = PlanFrontier(pp->subject(), plain);
+    ASSERT_TRUE(single.ok()) << single.status().message();
+    ASSERT_EQ(curve["breakpoints"].size(), single->json["breakpoints"].size());
+    for (size_t i = 0; i < curve["breakpoints"].size(); ++i) {
+      EXPECT_EQ(curve["breakpoints"][i]["crossbars"], single->json["breakpoints"][i]["crossbars"]);
+      EXPECT_TRUE(Near(curve["breakpoints"][i]["makespan_us"].get<double>(),
+                       single->json["breakpoints"][i]["makespan_us"].get<double>()));
+    }
+    // Pareto points: an energy solve with the same cap by the paper's MIP.
+    const nlohmann::json& pf = curve["pareto"];
+    ASSERT_FALSE(pf["points"].empty());
+    EXPECT_TRUE(pf["complete"].get<bool>());
+    double last_e = std::numeric_limits<double>::infinity();
+    for (const nlohmann::json& pt : pf["points"]) {
+      EXPECT_LT(pt["energy_uj"].get<double>(), last_e);
+      last_e = pt["energy_uj"].get<double>();
+      Problem q{&pp->model.graph, &pp->costs, Objective::kEnergy, std::nullopt};
+      if (!pt["latency_cap_us"].is_null()) q.latency_cap_us = pt["latency_cap_us"].get<double>();
+      SolveOptions o = ExactOptions0();
+      auto r = Solve("mip", q, o);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      ASSERT_EQ(r->status, SolveStatus::kOptimal);
+      EXPECT_TRUE(Near(r->objective, pt["energy_uj"].get<double>())) << r->objective << " vs " << pt.dump();
+    }
+    // The fastest point is the latency optimum at the platform's budget.
+    EXPECT_TRUE(Near(pf["points"][0]["makespan_us"].get<double>(), *single->frontier.MakespanAt(100)));
+  }
+  int pareto_files = 0;
+  for (const FrontierFile& f : out->files) {
+    EXPECT_TRUE(ValidateScheduleJson(f.file).ok()) << f.name;
+    pareto_files += f.name.find("/pareto_") != std::string::npos;
+  }
+  EXPECT_EQ(pareto_files,
+            static_cast<int>(out->json["curves"][0]["pareto"]["points"].size() +
+                             out->json["curves"][1]["pareto"]["points"].size()));
+
+  // The largest MVM latency at which the plan at 100 crossbars is still 1.5x faster.
+  FrontierSpec mvm;
+  mvm.options = ExactOptions0();
+  mvm.max_mvm_latency_for_speedup = 1.5;
+  PlanInputs base = in;
+  auto m = PlanFrontiers(base, mvm);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const nlohmann::json& a = m->json["max_mvm_latency_for_speedup"];
+  ASSERT_EQ(a["status"], "optimal") << a.dump();
+  auto speedup_at = [&](double t) {
+    PlanInputs at = in;
+    at.overrides.push_back("cim.mvm_latency_ns=" + std::to_string(t));
+    auto pp = PrepareProblem(at);
+    EXPECT_TRUE(pp.ok());
+    const Problem pr{&pp->model.graph, &pp->costs, Objective::kLatency, std::nullopt};
+    auto r = Solve("exact", pr, ExactOptions0());
+    EXPECT_TRUE(r.ok());
+    return ComputeReferences(pr).values.at("cpu_only_us") / r->objective;
+  };
+  const double t = a["mvm_latency_ns"].get<double>(), above = a["not_reached_ns"].get<double>();
+  EXPECT_LE(above - t, 1e-3 * t * (1 + 1e-9));
+  EXPECT_GE(speedup_at(t), 1.5 * (1 - 1e-9));
+  EXPECT_LT(speedup_at(above), 1.5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooFrontier, ::testing::Values("resnet18", "mobilenetv2"));

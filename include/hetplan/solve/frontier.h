@@ -66,4 +66,43 @@ struct CrossbarFrontier {
 Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, const SolveOptions& options,
                                                std::optional<int64_t> max_crossbars = std::nullopt);
 
+// One point of the latency–energy Pareto front: the least energy of any
+// schedule whose makespan is at most `latency_cap_us`, attained by
+// `schedule` (makespan_us ≤ the cap).
+struct EnergyPoint {
+  double makespan_us = 0;
+  double energy_uj = 0;
+  double energy_bound_uj = 0;  // the solver's proven lower bound on the energy at the cap
+  std::optional<double> latency_cap_us;  // nullopt: no cap (the front's least-energy end)
+  bool optimal = false;                  // the energy is proven least at the cap (within the gap)
+  SolveResult result;                    // the solve that found it (schedule, status, bound)
+};
+
+struct EnergyFront {
+  // Makespans increasing, energies strictly decreasing: the first point is
+  // the fastest (the least energy at the latency optimum), the last the
+  // least energy of all.
+  std::vector<EnergyPoint> points;
+  double min_makespan_us = 0;  // the latency-optimal makespan (the front's other end)
+  bool min_makespan_optimal = false;
+  // Every point was proven and the walk reached the latency-optimal end (or
+  // proved no faster schedule exists): the front is exact, no point missing.
+  bool complete = false;
+  std::string stopped;  // why not complete: "time_limit", "max_points", or empty
+  int solves = 0;
+  double seconds = 0;
+};
+
+// The latency–energy Pareto front of a one-request problem by the
+// ε-constraint method: from the least-energy schedule, repeatedly the least
+// energy with the makespan capped just below the last point's (relative
+// step 1e-6), until no schedule is faster than the latency optimum. Each
+// step is one energy-objective solve of `method` (the exact method solves
+// the energy objective with the paper's MIP), so each point is exact when
+// its solve proves it. Energy = Σ latency × power over operators (one
+// request: no slowdowns), so every PU that runs an operator needs power_w.
+// At most `max_points` points; options.time_limit_s bounds the whole walk.
+Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveOptions& options, int max_points = 64,
+                                           const std::string& method = "exact");
+
 }  // namespace hetplan
