@@ -165,9 +165,12 @@ Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveO
   }
   EnergyFront front;
   auto left = [&] { return options.time_limit_s - SecondsSince(t0); };
+  // Each solve gets half the time left, so that one hard cap (near the
+  // latency optimum the MIP's bound closes slowly) does not take the whole
+  // walk: the points after it are still found, labelled by their status.
   auto with_time_left = [&] {
     SolveOptions o = options;
-    o.time_limit_s = std::max(0.0, left());
+    o.time_limit_s = std::max(0.0, left() / 2);
     return o;
   };
   // The latency end: no schedule is faster than this, so the walk stops

@@ -101,7 +101,9 @@ struct EnergyFront {
 // the energy objective with the paper's MIP), so each point is exact when
 // its solve proves it. Energy = Σ latency × power over operators (one
 // request: no slowdowns), so every PU that runs an operator needs power_w.
-// At most `max_points` points; options.time_limit_s bounds the whole walk.
+// At most `max_points` points; options.time_limit_s bounds the whole walk,
+// each solve getting half the time left (a point whose solve stops there is
+// kept, not optimal, and the walk goes on from it).
 Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveOptions& options, int max_points = 64,
                                            const std::string& method = "exact");
 
