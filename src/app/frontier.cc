@@ -388,7 +388,10 @@ Result<nlohmann::json> MaxMvmLatency(const LoadedModel& model, const Platform& p
 nlohmann::json AxisValue(const std::string& v) {
   char* end = nullptr;
   const double d = std::strtod(v.c_str(), &end);
-  if (!v.empty() && end == v.c_str() + v.size() && std::isfinite(d)) return d;
+  if (!v.empty() && end == v.c_str() + v.size() && std::isfinite(d)) {
+    if (d == std::floor(d) && std::fabs(d) < 1e15) return static_cast<int64_t>(d);
+    return d;
+  }
   return v;
 }
 
