@@ -104,9 +104,10 @@ class FieldReader {
   std::string path_;
 };
 
-Result<FrontierSaturation> ReadSaturation(const FieldReader& r, const Json& s, const std::string& where) {
+// A breakpoint, or the saturation point: crossbars, makespan, speedup, status.
+Result<FrontierStepPoint> ReadStep(const FieldReader& r, const Json& s, const std::string& where) {
   HETPLAN_RETURN_IF_ERROR(r.ExpectObject(s, where));
-  FrontierSaturation out;
+  FrontierStepPoint out;
   HETPLAN_ASSIGN_OR_RETURN(out.crossbars, r.Int(s, where, "crossbars"));
   HETPLAN_ASSIGN_OR_RETURN(out.makespan_us, r.Number(s, where, "makespan_us"));
   HETPLAN_ASSIGN_OR_RETURN(out.speedup, r.Number(s, where, "speedup", true));
@@ -172,13 +173,7 @@ Result<FrontierCurve> ReadCurve(const FieldReader& r, const Json& c, const std::
   HETPLAN_ASSIGN_OR_RETURN(const Json* bps, r.Array(c, where, "breakpoints"));
   for (size_t i = 0; i < bps->size(); ++i) {
     const std::string at = fmt::format("{}[{}]", FieldReader::Join(where, "breakpoints"), i);
-    const Json& b = (*bps)[i];
-    HETPLAN_RETURN_IF_ERROR(r.ExpectObject(b, at));
-    FrontierStepPoint s;
-    HETPLAN_ASSIGN_OR_RETURN(s.crossbars, r.Int(b, at, "crossbars"));
-    HETPLAN_ASSIGN_OR_RETURN(s.makespan_us, r.Number(b, at, "makespan_us"));
-    HETPLAN_ASSIGN_OR_RETURN(s.speedup, r.Number(b, at, "speedup", true));
-    HETPLAN_ASSIGN_OR_RETURN(s.status, r.String(b, at, "status"));
+    HETPLAN_ASSIGN_OR_RETURN(FrontierStepPoint s, ReadStep(r, (*bps)[i], at));
     if (!out.steps.empty() && s.crossbars <= out.steps.back().crossbars) {
       return r.Bad(at + ".crossbars", fmt::format("{} is not above the previous breakpoint's {} (budgets increase)",
                                                   s.crossbars, out.steps.back().crossbars));
@@ -190,7 +185,7 @@ Result<FrontierCurve> ReadCurve(const FieldReader& r, const Json& c, const std::
     out.steps.push_back(std::move(s));
   }
   if (const Json* s = r.Optional(c, "saturation")) {
-    HETPLAN_ASSIGN_OR_RETURN(out.saturation, ReadSaturation(r, *s, FieldReader::Join(where, "saturation")));
+    HETPLAN_ASSIGN_OR_RETURN(out.saturation, ReadStep(r, *s, FieldReader::Join(where, "saturation")));
   }
   if (const Json* p = r.Optional(c, "pareto")) {
     HETPLAN_ASSIGN_OR_RETURN(out.pareto, ReadPareto(r, *p, FieldReader::Join(where, "pareto")));

@@ -27,12 +27,8 @@ struct FrontierStepPoint {
   std::string status;  // "optimal" or "feasible"
 };
 
-struct FrontierSaturation {
-  int64_t crossbars = 0;
-  double makespan_us = 0;
-  double speedup = 0;  // NaN when null
-  std::string status;
-};
+// The saturation point: the last breakpoint, with its own proof status.
+using FrontierSaturation = FrontierStepPoint;
 
 struct ParetoPointRead {
   double makespan_us = 0, energy_uj = 0;
