@@ -198,13 +198,21 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
     }
   }
   out.rows = static_cast<int>(rows.size());
-  std::error_code ec;
-  std::filesystem::create_directories(in.out_dir, ec);
-  if (ec) return Error(ErrorCode::kIoError, "{}: cannot create the folder: {}", in.out_dir, ec.message());
+  // Every frontier file is read before anything is written: a bad one is one
+  // error and an untouched folder.
+  std::vector<FrontierFile> frontiers;
+  for (const std::string& path : in.frontier_files) {
+    HETPLAN_ASSIGN_OR_RETURN(FrontierFile f, ReadFrontierFile(path));
+    out.frontier_curves += static_cast<int>(f.curves.size());
+    frontiers.push_back(std::move(f));
+  }
   if (in.figures && !GnuplotAvailable()) {
     return Error(ErrorCode::kNotFound,
                  "gnuplot is not on PATH: install it (Debian: apt-get install gnuplot-nox) or pass --no-figures");
   }
+  std::error_code ec;
+  std::filesystem::create_directories(in.out_dir, ec);
+  if (ec) return Error(ErrorCode::kIoError, "{}: cannot create the folder: {}", in.out_dir, ec.message());
 
   ReportDraft draft;
   draft.out_dir = in.out_dir;
@@ -226,10 +234,11 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
     gmtime_r(&t, &tm);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
     draft.blocks.push_back(Para(fmt::format(
-        "Generated {} by `hetplan report` from {} result rows ({} models, {} platform settings, {} solvers). Numbers "
+        "Generated {} by `hetplan report` from {} result rows ({} models, {} platform settings, {} solvers){}. Numbers "
         "marked \"measured here\" come from this machine; numbers marked \"paper\" are copied from the papers (Klein "
         "et al., CPU–CIM ILP partitioning, §V; BIDENT, §IV) and were measured on other hardware.",
-        date, rows.size(), models.size(), platforms.size(), solvers.size())));
+        date, rows.size(), models.size(), platforms.size(), solvers.size(),
+        frontiers.empty() ? std::string() : fmt::format(" and {} frontier files", frontiers.size()))));
   }
   draft.blocks.push_back(Heading("Read this first: what is measured, and on which CPU"));
   draft.blocks.push_back(List({
@@ -253,8 +262,11 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
 
   // The papers' tables and figures, with our rows beside them (paper_tables.cc).
   HETPLAN_RETURN_IF_ERROR(report_internal::AddKleinSections(rows, draft));
-  HETPLAN_RETURN_IF_ERROR(report_internal::AddBaselineSection(rows, models, solvers, draft));
-  HETPLAN_RETURN_IF_ERROR(report_internal::AddBidentSections(rows, models, draft));
+  HETPLAN_RETURN_IF_ERROR(report_internal::AddFrontierSection(frontiers, draft));
+  if (!rows.empty()) {  // frontier files alone: no sweep section to leave out
+    HETPLAN_RETURN_IF_ERROR(report_internal::AddBaselineSection(rows, models, solvers, draft));
+    HETPLAN_RETURN_IF_ERROR(report_internal::AddBidentSections(rows, models, draft));
+  }
 
   // Gantt charts.
   if (!in.schedule_files.empty()) {
@@ -275,6 +287,7 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
   draft.blocks.push_back(Heading("How this was produced"));
   std::vector<std::string> items = in.run_notes;
   for (const std::string& path : in.results) items.push_back("results file: " + path);
+  for (const std::string& path : in.frontier_files) items.push_back("frontier file: " + path);
   if (out.bad_lines > 0) items.push_back(fmt::format("{} unreadable lines skipped", out.bad_lines));
   for (const std::string& s : draft.skipped) items.push_back("left out: " + s);
   items.push_back("every figure is drawn by gnuplot from the .gp script and .dat file next to it");

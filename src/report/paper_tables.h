@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hetplan/report/frontier_plots.h"
 #include "hetplan/report/plots.h"
 #include "hetplan/util/status.h"
 
@@ -87,5 +88,11 @@ Status AddBaselineSection(const std::vector<nlohmann::json>& rows, const std::ve
 // objective.
 Status AddBidentSections(const std::vector<nlohmann::json>& rows, const std::vector<std::string>& models,
                          ReportDraft& draft);
+
+// The frontier files (`hetplan report --frontier`): one table over every
+// curve (breakpoints, saturation, the speedups at the CIM paper's budgets)
+// and per file its step figure and, when a curve has a Pareto front, that
+// figure too. Defined in frontier_plots.cc.
+Status AddFrontierSection(const std::vector<FrontierFile>& files, ReportDraft& draft);
 
 }  // namespace hetplan::report_internal

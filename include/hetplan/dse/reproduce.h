@@ -1,13 +1,16 @@
 // `hetplan reproduce`: regenerates both papers' evaluations for the zoo models
 // on this machine — exporting missing zoo models, profiling the host, the
-// CIM paper's grid with the ILP and every baseline, a BIDENT-style sweep on a
-// CPU+GPU+NPU platform, Gantt charts, and the report (html_report.h) — and
-// states its wall time. docs/dse.md describes the stages.
+// CIM paper's grid with the ILP and every baseline, the exact frontiers over
+// every crossbar budget behind its Fig. 3 and 4 (app/frontier.h), a
+// BIDENT-style sweep on a CPU+GPU+NPU platform, Gantt charts, and the report
+// (html_report.h) — and states its wall time. docs/dse.md describes the stages.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "hetplan/app/costs.h"
 #include "hetplan/dse/dse.h"
@@ -24,6 +27,9 @@ struct ReproduceOptions {
   std::string cache_dir = kDefaultProfileCacheDir;
   int jobs = 0;
   double time_limit_s = -1;  // ILP limit per point; < 0: 10 s (quick: 5 s)
+  // Limit of each exact frontier (Fig. 3/4 over every budget); < 0: 30 s
+  // (quick: 10 s). A frontier it stops keeps its unproven steps "feasible".
+  double frontier_time_limit_s = -1;
   std::string solver = "exact";  // the grid's partitioning method: exact, or mip (the paper's MIP on CBC)
   // "int8": the zoo's *_int8 models, quantized as the CIM paper ran them
   // (its host costs are INT8 kernels, its bus and CIM move one byte per
@@ -45,8 +51,57 @@ struct ReproduceSummary {
   std::vector<std::string> stages;    // "klein grid: 128 points, 1234.5 s", ...
   std::vector<std::string> commands;  // the equivalent hetplan commands
   std::string report_html, report_md;
+  std::vector<std::string> frontier_files;  // under out_dir/frontiers, drawn in the report
   DseSummary klein, bident, pairs;
 };
+
+// The frontier stage of Reproduce (the CIM paper's Fig. 3 and 4 over every
+// crossbar budget): per platform, `fig3_model`'s exact frontier at every MVM
+// latency as one multi-curve frontier file (docs/frontier.md), and every
+// other `fig4_models` entry's at 50 ns as a single-curve file, under `dir`.
+// One PrepareProblem + PlanFrontier per curve, each with its own time limit
+// (a curve it stops keeps its unproven steps "feasible").
+struct FrontierStageSpec {
+  std::string fig3_model;               // a model path
+  std::vector<std::string> fig4_models;  // model paths; fig3_model is skipped (its 50 ns curve is in Fig. 3's file)
+  std::vector<std::string> platforms;    // preset names or YAML paths
+  std::vector<std::string> latencies_ns;  // cim.mvm_latency_ns values of Fig. 3
+  ImportOptions import;
+  ProfileOptions profile;  // as the grid's, so that host costs come from the same cache entries
+  double time_limit_s = 30;
+  std::string dir;
+};
+
+struct FrontierStageResult {
+  std::vector<std::string> files;    // written, in order
+  int curves = 0;
+  std::vector<std::string> stopped;  // "model on platform at N ns (time_limit)"
+  double seconds = 0;
+  struct Curve {
+    std::string model, platform;  // as dse rows name them
+    double mvm_ns = 0;
+    nlohmann::json json;  // the single-curve frontier
+  };
+  std::vector<Curve> points;
+};
+
+Result<FrontierStageResult> ComputeFrontiers(const FrontierStageSpec& spec);
+
+// A multi-curve frontier file from single-curve ones (PlanFrontier's json),
+// one per value of `key`: the file-level fields once, the rest per curve.
+nlohmann::json MultiCurveFrontier(const std::string& key, const std::vector<std::string>& values,
+                                  const std::vector<nlohmann::json>& singles);
+
+// The frontier read at the grid's budgets against the grid's rows of
+// `solver`, where both are optimal (they plan the same problems).
+struct FrontierGridCheck {
+  std::string solver;
+  int compared = 0, agree = 0;  // agree: within both gaps (2e-4 relative)
+  double max_rel_diff = 0;
+  std::string Summary() const;
+};
+FrontierGridCheck CompareWithGrid(const FrontierStageResult& frontiers, const std::vector<nlohmann::json>& rows,
+                                  const std::string& solver);
 
 // Errors: a zoo model missing and not exportable, profiling or sweep errors,
 // report errors (gnuplot missing). Points that fail are recorded in the
