@@ -104,41 +104,56 @@ Result<FrontierStageResult> ComputeFrontiers(const FrontierStageSpec& spec) {
   std::error_code ec;
   std::filesystem::create_directories(spec.dir, ec);
   if (ec) return Error(ErrorCode::kIoError, "{}: cannot create the folder: {}", spec.dir, ec.message());
-  TableCache tables;  // each model's host profile read once for every platform and latency
-  auto frontier = [&](const std::string& model, const std::string& platform,
-                      const std::string& ns) -> Result<nlohmann::json> {
+  TableCache tables;  // each model's host profile read once for every platform
+  auto inputs = [&](const std::string& model, const std::string& platform) {
     PlanInputs in;
     in.model_path = model;
     in.import = spec.import;
     in.platform = platform;
-    in.overrides = {std::string(kMvmLatencyKey) + "=" + ns};
     in.costs.profile = spec.profile;
-    HETPLAN_ASSIGN_OR_RETURN(PreparedProblem pp, PrepareProblem(in, &tables));
+    return in;
+  };
+  auto options = [&] {
     FrontierSpec fs;
     fs.options.time_limit_s = spec.time_limit_s;
     fs.saturation = true;
-    HETPLAN_ASSIGN_OR_RETURN(FrontierOutput f, PlanFrontier(pp.subject(), fs));
+    return fs;
+  };
+  // One curve's bookkeeping: counted, named where the limit stopped it, kept
+  // for the comparison with the grid.
+  auto record = [&](const std::string& model, const std::string& platform, const std::string& ns,
+                    const nlohmann::json& curve) {
     ++res.curves;
-    if (!f.json["solver"]["complete"].get<bool>()) {
+    if (!curve["solver"]["complete"].get<bool>()) {
       res.stopped.push_back(fmt::format("{} on {} at {} ns ({})", ModelName(model), platform, ns,
-                                        f.json["solver"]["termination"].get<std::string>()));
+                                        curve["solver"]["termination"].get<std::string>()));
     }
-    res.points.push_back({ModelName(model), platform, ToNumber(ns), f.json});
+    res.points.push_back({ModelName(model), platform, ToNumber(ns), curve});
+  };
+  auto frontier = [&](const std::string& model, const std::string& platform,
+                      const std::string& ns) -> Result<nlohmann::json> {
+    PlanInputs in = inputs(model, platform);
+    in.overrides = {std::string(kMvmLatencyKey) + "=" + ns};
+    HETPLAN_ASSIGN_OR_RETURN(PreparedProblem pp, PrepareProblem(in, &tables));
+    HETPLAN_ASSIGN_OR_RETURN(FrontierOutput f, PlanFrontier(pp.subject(), options()));
+    record(model, platform, ns, f.json);
     return std::move(f.json);
   };
   for (const std::string& platform : spec.platforms) {
     const std::string pname = std::filesystem::path(platform).stem().string();
-    std::vector<nlohmann::json> singles;
-    for (const std::string& ns : spec.latencies_ns) {
-      HETPLAN_ASSIGN_OR_RETURN(nlohmann::json f, frontier(spec.fig3_model, platform, ns));
-      singles.push_back(std::move(f));
-    }
-    if (!singles.empty()) {
+    if (!spec.latencies_ns.empty()) {
+      // Fig. 3: one curve per MVM latency in one file, as `hetplan frontier
+      // --sweep cim.mvm_latency_ns=…` writes it.
+      FrontierSpec fs = options();
+      fs.axis = FrontierAxis{kMvmLatencyKey, spec.latencies_ns};
+      HETPLAN_ASSIGN_OR_RETURN(FrontierOutput f, PlanFrontiers(inputs(spec.fig3_model, platform), fs));
+      for (size_t i = 0; i < spec.latencies_ns.size(); ++i) {
+        record(spec.fig3_model, platform, spec.latencies_ns[i], f.json["curves"][i]);
+      }
       const std::string path =
           (std::filesystem::path(spec.dir) / fmt::format("fig3_{}_{}.json", ModelName(spec.fig3_model), pname))
               .string();
-      HETPLAN_RETURN_IF_ERROR(
-          WriteFileAtomic(path, MultiCurveFrontier(kMvmLatencyKey, spec.latencies_ns, singles).dump(1) + "\n"));
+      HETPLAN_RETURN_IF_ERROR(WriteFileAtomic(path, f.json.dump(1) + "\n"));
       res.files.push_back(path);
     }
     for (const std::string& m : spec.fig4_models) {
@@ -152,27 +167,6 @@ Result<FrontierStageResult> ComputeFrontiers(const FrontierStageSpec& spec) {
   }
   res.seconds = Since(t0);
   return res;
-}
-
-nlohmann::json MultiCurveFrontier(const std::string& key, const std::vector<std::string>& values,
-                                  const std::vector<nlohmann::json>& singles) {
-  nlohmann::json j = {{"format", "hetplan-frontier"}, {"version", 1}};
-  for (const char* field : {"model", "pu", "objective"}) {
-    if (singles.front().contains(field)) j[field] = singles.front()[field];
-  }
-  j["platform"] = singles.front()["platform"];
-  j["platform"]["overrides"] = nlohmann::json::array();  // the base: each curve has its own
-  nlohmann::json numbers = nlohmann::json::array();
-  for (const std::string& v : values) numbers.push_back(ToNumber(v));
-  j["axis"] = {{"key", key}, {"values", numbers}};
-  j["curves"] = nlohmann::json::array();
-  for (size_t i = 0; i < singles.size(); ++i) {
-    nlohmann::json c = singles[i];
-    for (const char* field : {"format", "version", "model", "pu", "objective"}) c.erase(field);
-    c["value"] = numbers[i];
-    j["curves"].push_back(std::move(c));
-  }
-  return j;
 }
 
 std::string FrontierGridCheck::Summary() const {

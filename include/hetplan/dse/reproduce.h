@@ -59,7 +59,9 @@ struct ReproduceSummary {
 // crossbar budget): per platform, `fig3_model`'s exact frontier at every MVM
 // latency as one multi-curve frontier file (docs/frontier.md), and every
 // other `fig4_models` entry's at 50 ns as a single-curve file, under `dir`.
-// One PrepareProblem + PlanFrontier per curve, each with its own time limit
+// PlanFrontiers with the MVM latency as the axis for Fig. 3 (the file
+// `hetplan frontier --sweep` writes), PlanFrontier per Fig. 4 model; each
+// curve with its own time limit
 // (a curve it stops keeps its unproven steps "feasible").
 struct FrontierStageSpec {
   std::string fig3_model;               // a model path
@@ -86,11 +88,6 @@ struct FrontierStageResult {
 };
 
 Result<FrontierStageResult> ComputeFrontiers(const FrontierStageSpec& spec);
-
-// A multi-curve frontier file from single-curve ones (PlanFrontier's json),
-// one per value of `key`: the file-level fields once, the rest per curve.
-nlohmann::json MultiCurveFrontier(const std::string& key, const std::vector<std::string>& values,
-                                  const std::vector<nlohmann::json>& singles);
 
 // The frontier read at the grid's budgets against the grid's rows of
 // `solver`, where both are optimal (they plan the same problems).
