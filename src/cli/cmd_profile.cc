@@ -2,6 +2,7 @@
 // and writes the cost table (docs/cost-table-format.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -84,6 +85,7 @@ void RegisterProfile(CLI::App& app) {
     ProcessingUnit runtime;  // the chosen PU's ORT configuration (default: CPU, not pinned)
     ProfilingFlags profiling;
     int model_runs = 50;
+    int boundary_runs = 10;
     bool no_in_context = false;
     std::string out, json;
   };
@@ -101,6 +103,10 @@ void RegisterProfile(CLI::App& app) {
   sub->add_option("--model-runs", opts->model_runs, "Timed runs of the whole model")
       ->default_val(50)
       ->check(CLI::Range(1, 1000000));
+  sub->add_option("--boundary-runs", opts->boundary_runs,
+                  "Timed passes of each split execution the boundary cost is fitted from (0: skip)")
+      ->default_val(10)
+      ->check(CLI::Range(0, 1000000));
   sub->add_flag("--no-in-context", opts->no_in_context,
                 "Skip ORT's profiler on the whole model (no in_context_us column)");
   sub->add_option("--out", opts->out, "Cost table to write (CSV)")->required();
@@ -129,6 +135,7 @@ void RegisterProfile(CLI::App& app) {
     po.threads = opts->threads;
     po.model_runs = opts->model_runs;
     po.in_context = !opts->no_in_context;
+    po.boundary_runs = opts->boundary_runs;
     auto progress = std::make_shared<ProgressLine>();
     po.progress = [progress](int done, int total) { progress->Update(done, total); };
     progress->Start(model->path);
@@ -143,8 +150,11 @@ void RegisterProfile(CLI::App& app) {
       auto it = table->meta.find(key);
       return it == table->meta.end() ? std::string() : it->second;
     };
-    double sum_us = 0;
-    for (const OpCost& c : table->ops) sum_us += c.exec_us;
+    double sum_us = 0, planned_us = 0;
+    for (const OpCost& c : table->ops) {
+      sum_us += c.exec_us;
+      planned_us += c.PlannedUs();
+    }
     std::string out;
     out += fmt::format("model          {} ({} operators, fusion {})\n", model->path, model->graph.size(),
                        meta("fusion"));
@@ -157,12 +167,31 @@ void RegisterProfile(CLI::App& app) {
       out += fmt::format("sum of ops     {} (medians of {} runs each)\n", Ms(sum_us), meta("runs"));
       out += fmt::format("relative error {:+.1f} % (sum of operators vs whole model)\n",
                          (sum_us / *table->model_median_us - 1.0) * 100.0);
+      if (!meta("in_context_run_us").empty()) {
+        // The breakdown of one Run with ORT's profiler on (medians), and what
+        // the planners charge: kernels in context plus the executor's share.
+        auto num = [&](const char* k) { return std::strtod(meta(k).c_str(), nullptr); };
+        out += fmt::format("in context     Run {} = kernels {} + executor {} ({:.2f} µs per kernel, {} kernels)"
+                           " + outside model_run {}\n",
+                           Ms(num("in_context_wall_us")), Ms(num("in_context_kernel_sum_us")),
+                           Ms(num("in_context_run_us") - num("in_context_kernel_sum_us")),
+                           num("framework_per_kernel_us"), meta("in_context_kernels"), Ms(num("run_overhead_us")));
+        out += fmt::format("planned        {} ({:+.1f} % vs whole model): the time the planners charge\n",
+                           Ms(planned_us), (planned_us / *table->model_median_us - 1.0) * 100.0);
+      }
     }
     if (!meta("in_context_unmapped_share").empty()) {
       out += fmt::format("in context     {:.1f} % of kernel time not attributed to an operator\n",
                          std::strtod(meta("in_context_unmapped_share").c_str(), nullptr) * 100.0);
     } else if (!meta("in_context_error").empty()) {
       out += fmt::format("in context     not measured: {}\n", meta("in_context_error"));
+    }
+    if (auto b = table->boundary_us.find(opts->pu); b != table->boundary_us.end()) {
+      const std::string points = meta("boundary_points");
+      out += fmt::format("boundary       {:.1f} µs per segment (fit of {} split executions, R² {:.3f}; "
+                         "segments:pass µs {})\n",
+                         b->second, std::count(points.begin(), points.end(), ':'),
+                         std::strtod(meta("boundary_r2").c_str(), nullptr), points);
     }
     std::string cache = meta("cache");
     if (cache == "hit" || cache == "miss") cache += " (" + meta("cache_file") + ")";

@@ -110,7 +110,7 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
       if (row.pu != pu.name) continue;
       auto op = op_by_name.find(row.op_name);
       if (op == op_by_name.end()) continue;  // CheckCostTable reports unknown operators
-      c.set_latency(op->second, p, row.exec_us + row.dispatch_us);
+      c.set_latency(op->second, p, row.PlannedUs());
       h2d[static_cast<size_t>(op->second) * k + p] = row.h2d_us;
       d2h[static_cast<size_t>(op->second) * k + p] = row.d2h_us;
       from_table[static_cast<size_t>(op->second) * k + p] = 1;

@@ -35,7 +35,7 @@ namespace {
 // Every column, in the order the writers use. Readers go by name.
 constexpr std::string_view kColumns[] = {
     "kind",   "op_id",         "op_name",  "pu",       "exec_us",  "dispatch_us",
-    "h2d_us", "d2h_us",        "p10_us",   "p90_us",   "in_context_us", "power_w",
+    "h2d_us", "d2h_us",        "p10_us",   "p90_us",   "in_context_us", "framework_us", "power_w",
     "other_pu", "slowdown",    "other_op", "coexec_us", "bytes"};
 constexpr int kNumColumns = static_cast<int>(std::size(kColumns));
 
@@ -90,7 +90,7 @@ class RowReader {
     const std::string* kind = Cell(r, "kind");
     if (kind == nullptr) {
       return RowError(r, "kind", csv_ ? "column missing from the header" : "missing",
-                      "every row needs a kind: op, pu, slowdown, coexec, transfer or model");
+                      "every row needs a kind: op, pu, slowdown, coexec, transfer, model or boundary");
     }
     if (*kind == "op") return ReadOp(r, t);
     if (*kind == "pu") return ReadPu(r, t);
@@ -98,8 +98,9 @@ class RowReader {
     if (*kind == "coexec") return ReadCoexec(r, t);
     if (*kind == "model") return ReadModel(r, t);
     if (*kind == "transfer") return ReadTransfer(r, t);
+    if (*kind == "boundary") return ReadBoundary(r, t);
     return RowError(r, "kind", fmt::format("unknown kind '{}'", *kind),
-                    "use op, pu, slowdown, coexec, transfer or model");
+                    "use op, pu, slowdown, coexec, transfer, model or boundary");
   }
 
  private:
@@ -191,6 +192,7 @@ class RowReader {
     HETPLAN_ASSIGN_OR_RETURN(c.p10_us, Number(r, "p10_us", "op", false));
     HETPLAN_ASSIGN_OR_RETURN(c.p90_us, Number(r, "p90_us", "op", false));
     HETPLAN_ASSIGN_OR_RETURN(c.in_context_us, Number(r, "in_context_us", "op", false));
+    HETPLAN_ASSIGN_OR_RETURN(c.framework_us, Number(r, "framework_us", "op", false));
     auto [it, fresh] = op_rows_.emplace(std::make_pair(c.op_name, c.pu), r.where);
     if (!fresh) {
       return RowError(r, "op_name",
@@ -211,6 +213,18 @@ class RowReader {
                       "keep one pu row per PU");
     }
     t->power_w[pu] = *power;
+    return Status::Ok();
+  }
+
+  Status ReadBoundary(const Row& r, CostTable* t) {
+    HETPLAN_ASSIGN_OR_RETURN(std::string pu, Text(r, "pu", "boundary"));
+    HETPLAN_ASSIGN_OR_RETURN(auto us, Number(r, "exec_us", "boundary", true));
+    auto [it, fresh] = boundary_rows_.emplace(pu, r.where);
+    if (!fresh) {
+      return RowError(r, "pu", fmt::format("second boundary row for '{}' (first at {})", pu, it->second),
+                      "keep one boundary row per PU");
+    }
+    t->boundary_us[pu] = *us;
     return Status::Ok();
   }
 
@@ -288,7 +302,7 @@ class RowReader {
 
   bool csv_;
   std::map<std::pair<std::string, std::string>, std::string> op_rows_, slowdown_rows_;
-  std::map<std::string, std::string> pu_rows_, coexec_rows_, transfer_rows_;
+  std::map<std::string, std::string> pu_rows_, boundary_rows_, coexec_rows_, transfer_rows_;
   std::string model_row_;
 };
 
@@ -317,6 +331,9 @@ std::vector<OutRow> TableRows(const CostTable& t) {
   for (const auto& [pu, w] : t.power_w) {
     rows.push_back({{"kind", "pu"}, {"pu", pu}, {"power_w", w}});
   }
+  for (const auto& [pu, us] : t.boundary_us) {
+    rows.push_back({{"kind", "boundary"}, {"pu", pu}, {"exec_us", us}});
+  }
   for (const OpCost& c : t.ops) {
     rows.push_back({{"kind", "op"},
                     {"op_id", c.op_id >= 0 ? std::to_string(c.op_id) : std::string()},
@@ -328,7 +345,8 @@ std::vector<OutRow> TableRows(const CostTable& t) {
                     {"d2h_us", c.d2h_us},
                     {"p10_us", c.p10_us},
                     {"p90_us", c.p90_us},
-                    {"in_context_us", c.in_context_us}});
+                    {"in_context_us", c.in_context_us},
+                    {"framework_us", c.framework_us}});
   }
   for (const Slowdown& s : t.slowdowns) {
     rows.push_back({{"kind", "slowdown"},
@@ -697,7 +715,8 @@ Status CheckCostTable(const CostTable& t, const OpGraph& g, const std::string& l
     HETPLAN_RETURN_IF_ERROR(CheckValue(label, element, "d2h_us", c.d2h_us));
     for (auto [col, v] : {std::pair<std::string_view, const std::optional<double>*>{"p10_us", &c.p10_us},
                           {"p90_us", &c.p90_us},
-                          {"in_context_us", &c.in_context_us}}) {
+                          {"in_context_us", &c.in_context_us},
+                          {"framework_us", &c.framework_us}}) {
       if (v->has_value()) HETPLAN_RETURN_IF_ERROR(CheckValue(label, element, col, **v));
     }
     if (!seen.emplace(c.op_name, c.pu).second) {
@@ -722,6 +741,9 @@ Status CheckCostTable(const CostTable& t, const OpGraph& g, const std::string& l
   }
   for (const auto& [pu, w] : t.power_w) {
     HETPLAN_RETURN_IF_ERROR(CheckValue(label, fmt::format("pu row '{}'", pu), "power_w", w));
+  }
+  for (const auto& [pu, us] : t.boundary_us) {
+    HETPLAN_RETURN_IF_ERROR(CheckValue(label, fmt::format("boundary row '{}'", pu), "exec_us", us));
   }
   for (const Slowdown& s : t.slowdowns) {
     HETPLAN_RETURN_IF_ERROR(CheckValue(

@@ -49,7 +49,9 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kSeed = 0x6865747061;  // "hetpa": inputs are the same every time
-constexpr std::string_view kCacheVersion = "hetplan-ort-profile-v1";
+constexpr int kBoundaryWarmup = 2;          // untimed passes of each split execution
+// v2: framework_us and the in-context run breakdown (the planners' host cost).
+constexpr std::string_view kCacheVersion = "hetplan-ort-profile-v2";
 
 // --- statistics --------------------------------------------------------------
 
@@ -141,10 +143,48 @@ class OperatorExtractor {
   // nothing at run time), its activation inputs as graph inputs with their
   // static shapes, its outputs as graph outputs.
   Result<std::string> Build(const Operator& op) const {
+    return BuildPart(op, op.node_indices, op.inputs, op.outputs, fmt::format("operator_{}", op.id));
+  }
+
+  // Operators `ops` (ids, in topological order) as one model, as Build does
+  // for one: its outputs are what operators outside it or the graph read.
+  // The profiler's split executions (MeasureBoundaries) run these.
+  Result<std::string> BuildSegment(const OpGraph& g, const std::vector<int>& ops) const {
+    std::vector<int> node_indices;
+    std::vector<TensorInfo> inputs, outputs;
+    std::unordered_set<int> inside(ops.begin(), ops.end());
+    std::unordered_set<std::string> read_outside;
+    for (const Operator& op : g.operators()) {
+      if (inside.count(op.id)) continue;
+      for (const auto& t : op.inputs) read_outside.insert(t.name);
+    }
+    for (const auto& t : g.graph_outputs()) read_outside.insert(t.name);
+    for (int id : ops) {
+      const Operator& op = g.op(id);
+      node_indices.insert(node_indices.end(), op.node_indices.begin(), op.node_indices.end());
+      inputs.insert(inputs.end(), op.inputs.begin(), op.inputs.end());
+      for (const auto& t : op.outputs) {
+        if (read_outside.count(t.name)) outputs.push_back(t);
+      }
+    }
+    // A segment whose results nobody reads still needs an output.
+    if (outputs.empty()) outputs = g.op(ops.back()).outputs;
+    inputs.insert(inputs.end(), outputs.begin(), outputs.end());  // shapes of both
+    std::sort(node_indices.begin(), node_indices.end());          // the model's order is topological
+    return BuildPart(g.op(ops.front()), node_indices, inputs, outputs,
+                     fmt::format("segment_{}_{}", ops.front(), ops.size()));
+  }
+
+ private:
+  // `op` names the part in errors; `known` has the static shapes of its
+  // tensors; `outputs` become its graph outputs.
+  Result<std::string> BuildPart(const Operator& op, const std::vector<int>& node_indices,
+                                const std::vector<TensorInfo>& known, const std::vector<TensorInfo>& outputs,
+                                const std::string& graph_name) const {
     const auto& g = model_.graph();
     std::set<int> nodes;
     std::unordered_set<std::string> produced;
-    for (int i : op.node_indices) {
+    for (int i : node_indices) {
       if (i < 0 || i >= g.node_size()) {
         return Error(ErrorCode::kInternal, "operator '{}': node index {} outside the model's {} nodes",
                      op.name, i, g.node_size());
@@ -153,7 +193,7 @@ class OperatorExtractor {
       for (const auto& o : g.node(i).output()) produced.insert(o);
     }
     std::vector<std::string> work;
-    for (int i : op.node_indices) {
+    for (int i : node_indices) {
       for (const auto& in : g.node(i).input()) {
         if (!in.empty() && !produced.count(in)) work.push_back(in);
       }
@@ -195,15 +235,15 @@ class OperatorExtractor {
     *sub.mutable_functions() = model_.functions();
     sub.set_producer_name("hetplan-profiler");
     auto* sg = sub.mutable_graph();
-    sg->set_name(fmt::format("operator_{}", op.id));
+    sg->set_name(graph_name);
     for (int i : nodes) *sg->add_node() = g.node(i);  // the model is topologically sorted
     for (int i : inits) *sg->add_initializer() = g.initializer(i);
     for (int i : sparse) *sg->add_sparse_initializer() = g.sparse_initializer(i);
     for (const auto& name : activations) {
-      HETPLAN_RETURN_IF_ERROR(AddValueInfo(op, name, op.inputs, sg->add_input()));
+      HETPLAN_RETURN_IF_ERROR(AddValueInfo(op, name, known, sg->add_input()));
     }
-    for (const auto& t : op.outputs) {
-      HETPLAN_RETURN_IF_ERROR(AddValueInfo(op, t.name, op.outputs, sg->add_output()));
+    for (const auto& t : outputs) {
+      HETPLAN_RETURN_IF_ERROR(AddValueInfo(op, t.name, outputs, sg->add_output()));
     }
     std::string bytes;
     if (!sub.SerializeToString(&bytes)) {
@@ -213,7 +253,6 @@ class OperatorExtractor {
     return bytes;
   }
 
- private:
   // Element type from the model's value_info (shape inference ran on it);
   // static shape from the operator's TensorInfo, else from value_info.
   Status AddValueInfo(const Operator& op, const std::string& name,
@@ -308,8 +347,21 @@ class NodeMapper {
 
 struct InContext {
   std::vector<std::optional<double>> op_us;  // per operator: median over runs
+  std::vector<int> op_kernels;               // per operator: kernels per run (most runs)
   double unmapped_share = 0;                 // of all kernel time in the counted runs
   int runs = 0;
+  // Medians over the counted runs: ORT's model_run event, the sum of its
+  // kernels, the kernels in it, and the executor's time outside kernels per
+  // kernel ((model_run − Σ kernels) / kernels, taken per run).
+  double run_us = 0, kernel_sum_us = 0, kernels = 0, framework_per_kernel_us = 0;
+};
+
+// What MeasureBoundaries found: per cut, its segments and median pass; the
+// least-squares line through them.
+struct BoundaryFit {
+  std::vector<int> segments;
+  std::vector<double> pass_us;
+  double slope_us = 0, base_us = 0, r2 = 0, residual_us = 0;
 };
 
 // Reads ORT's Chrome-trace profile: "Session" events named "model_run" mark
@@ -354,6 +406,8 @@ Result<InContext> ParseOrtProfile(const std::string& path, const LoadedModel& m,
   NodeMapper mapper(m);
   const size_t n_runs = windows.size();
   std::vector<std::vector<double>> per_run(static_cast<size_t>(g.size()), std::vector<double>(n_runs, 0.0));
+  std::vector<std::vector<int>> kernels_per_run(static_cast<size_t>(g.size()), std::vector<int>(n_runs, 0));
+  std::vector<double> run_kernel_us(n_runs, 0.0), run_kernels(n_runs, 0.0);
   std::vector<bool> seen(static_cast<size_t>(g.size()), false);
   double mapped = 0, unmapped = 0;
   for (const auto& e : *events) {
@@ -369,12 +423,15 @@ Result<InContext> ParseOrtProfile(const std::string& path, const LoadedModel& m,
     --w;
     if (ts > w->second) continue;  // between runs or in a warm-up run
     const size_t run = static_cast<size_t>(w - windows.begin());
+    run_kernel_us[run] += dur;
+    run_kernels[run] += 1;
     int op = mapper.Map(name.substr(0, name.size() - suffix.size()));
     if (op < 0) {
       unmapped += dur;
       continue;
     }
     per_run[static_cast<size_t>(op)][run] += dur;
+    ++kernels_per_run[static_cast<size_t>(op)][run];
     seen[static_cast<size_t>(op)] = true;
     mapped += dur;
   }
@@ -382,10 +439,159 @@ Result<InContext> ParseOrtProfile(const std::string& path, const LoadedModel& m,
   out.runs = static_cast<int>(n_runs);
   out.unmapped_share = mapped + unmapped > 0 ? unmapped / (mapped + unmapped) : 0.0;
   out.op_us.resize(static_cast<size_t>(g.size()));
+  out.op_kernels.assign(static_cast<size_t>(g.size()), 0);
   for (size_t v = 0; v < per_run.size(); ++v) {
-    if (seen[v]) out.op_us[v] = Summarise(per_run[v]).median_us;
+    if (!seen[v]) continue;
+    out.op_us[v] = Summarise(per_run[v]).median_us;
+    std::vector<double> counts(kernels_per_run[v].begin(), kernels_per_run[v].end());
+    out.op_kernels[v] = static_cast<int>(std::lround(ort::Quantile(counts, 0.5)));
   }
+  std::vector<double> run_us, framework;
+  for (size_t r = 0; r < n_runs; ++r) {
+    run_us.push_back(windows[r].second - windows[r].first);
+    // Never negative: ORT's timestamps are whole µs, so a run of a few tiny
+    // kernels can round to less than their sum.
+    if (run_kernels[r] > 0) framework.push_back(std::max(0.0, run_us.back() - run_kernel_us[r]) / run_kernels[r]);
+  }
+  out.run_us = ort::Quantile(run_us, 0.5);
+  out.kernel_sum_us = ort::Quantile(run_kernel_us, 0.5);
+  out.kernels = ort::Quantile(run_kernels, 0.5);
+  out.framework_per_kernel_us = ort::Quantile(framework, 0.5);
   return out;
+}
+
+// --- split executions: what a segment boundary costs ---------------------------
+
+// One way of cutting the model: contiguous runs of the topological order,
+// run one after another as the resident executor runs a plan (one session
+// per segment, every tensor that crosses a cut bound once, zero copy).
+class SplitExecution {
+ public:
+  static Result<std::unique_ptr<SplitExecution>> Create(Ort::Env& env, const LoadedModel& m,
+                                                        const OperatorExtractor& ex,
+                                                        const std::vector<std::vector<int>>& segments,
+                                                        const Ort::SessionOptions& so) {
+    auto x = std::unique_ptr<SplitExecution>(new SplitExecution());
+    std::mt19937_64 rng(kSeed);
+    Ort::AllocatorWithDefaultOptions alloc;
+    x->sessions_.reserve(segments.size());
+    x->bindings_.reserve(segments.size());
+    for (const auto& ops : segments) {
+      HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ex.BuildSegment(m.graph, ops));
+      try {
+        x->sessions_.emplace_back(env, bytes.data(), bytes.size(), so);
+        Ort::Session& session = x->sessions_.back();
+        Ort::IoBinding binding(session);
+        for (size_t i = 0; i < session.GetInputCount(); ++i) {
+          std::string name = session.GetInputNameAllocated(i, alloc).get();
+          auto it = x->values_.find(name);
+          if (it == x->values_.end()) {  // a model input: random, as the profiler feeds models
+            Ort::TypeInfo type = session.GetInputTypeInfo(i);  // owns what the view below reads
+            auto info = type.GetTensorTypeAndShapeInfo();
+            it = x->values_.emplace(name, ort::RandomTensor(info.GetElementType(), info.GetShape(), rng)).first;
+          }
+          binding.BindInput(name.c_str(), it->second);
+        }
+        for (size_t i = 0; i < session.GetOutputCount(); ++i) {
+          std::string name = session.GetOutputNameAllocated(i, alloc).get();
+          Ort::TypeInfo type = session.GetOutputTypeInfo(i);
+          auto info = type.GetTensorTypeAndShapeInfo();
+          auto it = x->values_.emplace(name, ort::ZeroTensor(info.GetElementType(), info.GetShape())).first;
+          binding.BindOutput(name.c_str(), it->second);
+        }
+        x->bindings_.push_back(std::move(binding));
+      } catch (const std::exception& e) {
+        return Error(ErrorCode::kUnsupported, "{}: a segment of operators {}..{} cannot run alone: {}", m.path,
+                     ops.front(), ops.back(), OneLine(e.what()));
+      }
+    }
+    return x;
+  }
+
+  // One pass over every segment (µs, first Run's start to last Run's end).
+  // Throws Ort::Exception.
+  double Pass() {
+    const auto t0 = Clock::now();
+    for (size_t s = 0; s < sessions_.size(); ++s) sessions_[s].Run(run_options_, bindings_[s]);
+    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  }
+
+ private:
+  SplitExecution() = default;
+  std::vector<Ort::Session> sessions_;
+  std::vector<Ort::IoBinding> bindings_;
+  std::unordered_map<std::string, Ort::Value> values_;  // node-based: never moves
+  Ort::RunOptions run_options_;
+};
+
+// The model cut into 1, 2, 4, … (at most 64, at most one per operator)
+// segments at random places of its topological order, each cut timed as a
+// pass; the least-squares line pass = base + boundary × (segments − 1) gives
+// what one more segment costs: its Session::Run invocation, binding its
+// inputs and outputs, and the locality it loses. The cuts are interleaved run
+// by run, so that the machine's drift falls on all of them alike.
+Result<BoundaryFit> MeasureBoundaries(Ort::Env& env, const LoadedModel& m, const ProfileOptions& o,
+                                      const OperatorExtractor& ex) {
+  const std::vector<int>& order = m.graph.topological_order();
+  const int n = static_cast<int>(order.size());
+  std::mt19937_64 rng(kSeed ^ 0xb0a7d);
+  std::vector<std::unique_ptr<SplitExecution>> cuts;
+  BoundaryFit fit;
+  HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
+  for (int k = 1; k <= std::min(n, 64); k *= 2) {
+    std::vector<int> positions(static_cast<size_t>(std::max(0, n - 1)));
+    for (int i = 0; i + 1 < n; ++i) positions[static_cast<size_t>(i)] = i + 1;
+    std::shuffle(positions.begin(), positions.end(), rng);
+    positions.resize(static_cast<size_t>(k - 1));
+    std::sort(positions.begin(), positions.end());
+    std::vector<std::vector<int>> segments(1);
+    size_t next = 0;
+    for (int i = 0; i < n; ++i) {
+      if (next < positions.size() && positions[next] == i) {
+        segments.emplace_back();
+        ++next;
+      }
+      segments.back().push_back(order[static_cast<size_t>(i)]);
+    }
+    HETPLAN_ASSIGN_OR_RETURN(auto x, SplitExecution::Create(env, m, ex, segments, so));
+    cuts.push_back(std::move(x));
+    fit.segments.push_back(k);
+  }
+  std::vector<std::vector<double>> us(cuts.size());
+  try {
+    for (int r = 0; r < kBoundaryWarmup + o.boundary_runs; ++r) {
+      for (size_t c = 0; c < cuts.size(); ++c) {
+        const double t = cuts[c]->Pass();
+        if (r >= kBoundaryWarmup) us[c].push_back(t);
+      }
+    }
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model cut into segments: {}", m.path,
+                 OneLine(e.what()));
+  }
+  for (const auto& v : us) fit.pass_us.push_back(ort::Quantile(v, 0.5));
+  // Least squares over (segments − 1, median pass).
+  const double count = static_cast<double>(fit.segments.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t c = 0; c < fit.segments.size(); ++c) {
+    const double x = fit.segments[c] - 1.0, y = fit.pass_us[c];
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double den = count * sxx - sx * sx;
+  fit.slope_us = den > 0 ? (count * sxy - sx * sy) / den : 0.0;
+  fit.base_us = (sy - fit.slope_us * sx) / count;
+  double ss_res = 0, ss_tot = 0;
+  for (size_t c = 0; c < fit.segments.size(); ++c) {
+    const double pred = fit.base_us + fit.slope_us * (fit.segments[c] - 1.0);
+    ss_res += (fit.pass_us[c] - pred) * (fit.pass_us[c] - pred);
+    ss_tot += (fit.pass_us[c] - sy / count) * (fit.pass_us[c] - sy / count);
+  }
+  fit.r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 0.0;
+  fit.residual_us = count > 2 ? std::sqrt(ss_res / (count - 2)) : 0.0;
+  return fit;
 }
 
 // A file name for ORT's profile that no other profiler run uses.
@@ -463,32 +669,24 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   // The whole model first: a model ORT cannot load fails before minutes of
   // per-operator work.
   HETPLAN_ASSIGN_OR_RETURN(std::string whole, WholeModelBytes(m));
-  {
-    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
-    auto runner = Runner::Create(*env, whole, so, kSeed);
-    if (!runner.ok()) {
-      return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime {} cannot load the model: {}; the model "
-                   "needs an operator, type or opset this ONNX Runtime has no CPU kernel for",
-                   model_label, OnnxRuntimeVersion(), runner.status().message());
-    }
-    try {
-      Stats s = Summarise(TimeRuns(**runner, o.warmup, o.model_runs));
-      t.model_median_us = s.median_us;
-      t.model_p10_us = s.p10_us;
-      t.model_p90_us = s.p90_us;
-    } catch (const std::exception& e) {
-      return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model: {}", model_label,
-                   OneLine(e.what()));
-    }
+  HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions plain_so, MakeSessionOptions(m, o));
+  auto plain = Runner::Create(*env, whole, plain_so, kSeed);
+  if (!plain.ok()) {
+    return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime {} cannot load the model: {}; the model "
+                 "needs an operator, type or opset this ONNX Runtime has no CPU kernel for",
+                 model_label, OnnxRuntimeVersion(), plain.status().message());
   }
+  std::vector<double> plain_us;  // the whole model without the profiler
 
   std::vector<std::optional<double>> in_context(static_cast<size_t>(g.size()));
+  std::vector<std::optional<double>> framework(static_cast<size_t>(g.size()));
   if (o.in_context) {
     const std::string prefix = ProfilePrefix();
     std::string profile_path;
     HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
     so.EnableProfiling(prefix.c_str());
     Status failure;
+    std::vector<double> profiled_wall;  // steady_clock around Session::Run, profiler on
     {
       auto runner = Runner::Create(*env, whole, so, kSeed);
       if (!runner.ok()) {
@@ -496,7 +694,17 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
                         "profiler on: {}", model_label, runner.status().message());
       } else {
         try {
-          TimeRuns(**runner, o.warmup, o.model_runs);
+          // Alternately with the plain session, run by run, so that the
+          // machine's drift falls on both alike: the model row and the
+          // in-context times describe the same moments.
+          for (int i = 0; i < o.warmup; ++i) {
+            (*plain)->Run();
+            (*runner)->Run();
+          }
+          for (int i = 0; i < o.model_runs; ++i) {
+            plain_us.push_back(TimeRuns(**plain, 0, 1).front());
+            profiled_wall.push_back(TimeRuns(**runner, 0, 1).front());
+          }
           Ort::AllocatorWithDefaultOptions alloc;
           profile_path = (*runner)->session().EndProfilingAllocated(alloc).get();
         } catch (const std::exception& e) {
@@ -509,7 +717,22 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
       auto parsed = ParseOrtProfile(profile_path, m, o.model_runs);
       if (parsed.ok()) {
         in_context = parsed->op_us;
+        // The executor's time between kernels belongs to the operators whose
+        // kernels it dispatches: an equal share per kernel.
+        for (size_t v = 0; v < in_context.size(); ++v) {
+          if (in_context[v]) framework[v] = parsed->framework_per_kernel_us * parsed->op_kernels[v];
+        }
         meta["in_context_unmapped_share"] = fmt::format("{:.4f}", parsed->unmapped_share);
+        // What one whole-model Run is made of (medians over the profiled
+        // runs): the wall time around Session::Run, ORT's model_run event
+        // inside it, the kernels inside that.
+        const double wall = ort::Quantile(profiled_wall, 0.5);
+        meta["in_context_wall_us"] = DoubleText(wall);
+        meta["in_context_run_us"] = DoubleText(parsed->run_us);
+        meta["in_context_kernel_sum_us"] = DoubleText(parsed->kernel_sum_us);
+        meta["in_context_kernels"] = DoubleText(parsed->kernels);
+        meta["framework_per_kernel_us"] = DoubleText(parsed->framework_per_kernel_us);
+        meta["run_overhead_us"] = DoubleText(std::max(0.0, wall - parsed->run_us));
       } else {
         failure = parsed.status();
       }
@@ -520,9 +743,22 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     // instead of discarding them.
     if (!failure.ok()) meta["in_context_error"] = OneLine(failure.message());
   }
+  try {
+    if (plain_us.size() != static_cast<size_t>(o.model_runs)) plain_us = TimeRuns(**plain, o.warmup, o.model_runs);
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model: {}", model_label,
+                 OneLine(e.what()));
+  }
+  {
+    Stats s = Summarise(plain_us);
+    t.model_median_us = s.median_us;
+    t.model_p10_us = s.p10_us;
+    t.model_p90_us = s.p90_us;
+  }
+  plain->reset();
 
   OperatorExtractor extractor(m);
-  double sum_us = 0;
+  double sum_us = 0, planned_us = 0;
   if (o.progress) o.progress(0, g.size());
   for (const Operator& op : g.operators()) {
     HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(op));
@@ -549,9 +785,31 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     c.p10_us = s.p10_us;
     c.p90_us = s.p90_us;
     c.in_context_us = in_context[static_cast<size_t>(op.id)];
+    c.framework_us = framework[static_cast<size_t>(op.id)];
     sum_us += s.median_us;
+    planned_us += c.PlannedUs();
     t.ops.push_back(std::move(c));
     if (o.progress) o.progress(op.id + 1, g.size());
+  }
+
+  if (o.boundary_runs > 0) {
+    HETPLAN_ASSIGN_OR_RETURN(BoundaryFit fit, MeasureBoundaries(*env, m, o, extractor));
+    // A slope below 0 is noise: no measurable cost.
+    t.boundary_us[pu_name] = std::max(0.0, fit.slope_us);
+    std::string points;
+    for (size_t c = 0; c < fit.segments.size(); ++c) {
+      points += fmt::format("{}{}:{:.1f}", c ? " " : "", fit.segments[c], fit.pass_us[c]);
+    }
+    meta["boundary_method"] = fmt::format(
+        "the model cut at random places of its topological order into 1, 2, 4, ... segments, run resident "
+        "(one session each, tensors bound once); least squares pass_us = base + boundary x (segments - 1) "
+        "over the median passes ({} timed after {} untimed, interleaved)", o.boundary_runs, kBoundaryWarmup);
+    meta["boundary_points"] = points;
+    meta["boundary_fit_slope_us"] = DoubleText(fit.slope_us);
+    meta["boundary_base_us"] = DoubleText(fit.base_us);
+    meta["boundary_r2"] = DoubleText(fit.r2);
+    meta["boundary_residual_us"] = DoubleText(fit.residual_us);
+    meta["boundary_runs"] = std::to_string(o.boundary_runs);
   }
 
   meta["source"] = "measured";
@@ -573,8 +831,10 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   meta["operators"] = std::to_string(g.size());
   meta["created"] = cost_internal::UtcNow();
   meta["sum_of_op_medians_us"] = DoubleText(sum_us);
+  meta["sum_of_planned_us"] = DoubleText(planned_us);
   if (t.model_median_us && *t.model_median_us > 0) {
     meta["relative_error"] = DoubleText(sum_us / *t.model_median_us - 1.0);
+    meta["planned_relative_error"] = DoubleText(planned_us / *t.model_median_us - 1.0);
   }
   return t;
 }
@@ -691,6 +951,7 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
   add("runs", std::to_string(o.runs));
   add("model_runs", std::to_string(o.model_runs));
   add("in_context", o.in_context ? "true" : "false");
+  add("boundary_runs", std::to_string(o.boundary_runs));
   text += cost_internal::MachineKeyText();
   return Sha256Hex(text);
 }
@@ -706,6 +967,10 @@ Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu
   if (o.threads < 1 || o.threads > 1024) {
     return Error(ErrorCode::kInvalidArgument, "profile: threads {} is not in 1..1024; give --threads 1 or more",
                  o.threads);
+  }
+  if (o.boundary_runs < 0) {
+    return Error(ErrorCode::kInvalidArgument, "profile: boundary runs {} is negative; give 0 (skip) or more",
+                 o.boundary_runs);
   }
   if (o.warmup < 0 || o.runs < 1 || o.model_runs < 1) {
     return Error(ErrorCode::kInvalidArgument, "profile: warmup {}, runs {}, model runs {}: warmup must be "

@@ -31,6 +31,7 @@
 
 #include "deploy/run_internal.h"
 #include "ort/session.h"
+#include "hetplan/cost/cost_table.h"
 #include "hetplan/cost/profiler.h"
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/graph/dtype.h"
@@ -440,6 +441,57 @@ class Reference {
   std::vector<const char*> in_c_, out_c_;
 };
 
+// Splits each measured segment's error into its PU's boundary cost and what
+// its operators leave, from the host profile the plan was made from.
+Status ExplainErrors(const Manifest& m, const std::string& path, RunReport* r) {
+  HETPLAN_ASSIGN_OR_RETURN(CostTable t, LoadCostTable(path));
+  HETPLAN_RETURN_IF_ERROR(CheckProvenance(t, m.model_sha256, path));
+  std::map<std::pair<std::string, int>, const OpCost*> rows;
+  for (const OpCost& c : t.ops) {
+    if (c.op_id >= 0) rows.emplace(std::make_pair(c.pu, c.op_id), &c);
+  }
+  ErrorBreakdown b;
+  b.costs_file = path;
+  b.boundary_known = true;
+  for (size_t s = 0; s < r->segments.size(); ++s) {
+    SegmentRun& sr = r->segments[s];
+    const ManifestSegment& seg = m.segments[s];
+    if (sr.boundary_in) {
+      b.transfer_predicted_us += seg.predicted_transfer_in_us;
+      b.transfer_measured_us += sr.handoff_in_us;
+    }
+    if (!seg.measured) continue;
+    double isolated = 0, in_context = 0;
+    bool all = true;
+    for (int op : seg.operators) {
+      auto it = rows.find({seg.device, op});
+      if (it == rows.end()) {
+        all = false;
+        break;
+      }
+      isolated += it->second->exec_us + it->second->dispatch_us;
+      in_context += it->second->PlannedUs();
+    }
+    if (all) {
+      sr.isolated_us = isolated;
+      sr.in_context_us = in_context;
+    }
+    auto bu = t.boundary_us.find(seg.device);
+    if (bu != t.boundary_us.end()) {
+      sr.boundary_us = bu->second;
+      b.boundary_us += bu->second;
+    } else {
+      b.boundary_known = false;
+    }
+    sr.ops_residue_us = sr.run_us - sr.predicted_us - sr.boundary_us.value_or(0);
+    b.host_error_us += sr.run_us - sr.predicted_us;
+    ++b.measured_segments;
+  }
+  b.ops_residue_us = b.host_error_us - b.boundary_us;
+  r->breakdown = std::move(b);
+  return Status::Ok();
+}
+
 Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   if (o.runs < 1 || o.warmup < 0) {
     return Error(ErrorCode::kInvalidArgument, "run: runs {} and warmup {}: give --runs ≥ 1 and --warmup ≥ 0", o.runs,
@@ -646,6 +698,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
     r.unsplit_wall_us = Median(unsplit_us);
     if (r.transitions > 0) r.split_overhead_per_boundary_us = (r.split_wall_us - *r.unsplit_wall_us) / r.transitions;
   }
+  if (!o.costs_path.empty()) HETPLAN_RETURN_IF_ERROR(ExplainErrors(m, o.costs_path, &r));
   r.predicted_sequential_us = m.predicted_sequential_us;
   r.predicted_makespan_us = m.predicted_makespan_us;
   r.estimated_us = r.measured_host_us + r.modelled_accelerator_us + r.predicted_transfer_us + r.handoff_us;
@@ -730,6 +783,24 @@ nlohmann::json RunReportToJson(const RunReport& r) {
       segs.back()["planned_start_us"] = s.planned_start_us;
       segs.back()["planned_finish_us"] = s.planned_finish_us;
     }
+  }
+  if (r.breakdown) {
+    for (size_t i = 0; i < r.segments.size(); ++i) {
+      const auto& s = r.segments[i];
+      if (!s.measured) continue;
+      segs[i]["explain"] = {{"isolated_us", OptNum(s.isolated_us)},
+                            {"in_context_us", OptNum(s.in_context_us)},
+                            {"boundary_us", OptNum(s.boundary_us)},
+                            {"ops_residue_us", OptNum(s.ops_residue_us)}};
+    }
+    const auto& b = *r.breakdown;
+    j["explain"] = {{"costs", b.costs_file},
+                    {"measured_segments", b.measured_segments},
+                    {"host_error_us", b.host_error_us},
+                    {"boundary_us", b.boundary_known ? nlohmann::json(b.boundary_us) : nlohmann::json(nullptr)},
+                    {"ops_residue_us", b.ops_residue_us},
+                    {"transfer_predicted_us", b.transfer_predicted_us},
+                    {"transfer_measured_us", b.transfer_measured_us}};
   }
   if (r.pu_threads) j["pu_threads"] = deploy_internal::PuThreadReportToJson(*r.pu_threads);
   j["boundaries"] = r.boundaries;

@@ -45,6 +45,7 @@ CostTable Sample() {
   a.p10_us = 1.0 / 3.0;
   a.p90_us = 123456789.123456789;
   a.in_context_us = 1e-7;
+  a.framework_us = 0.7;
   OpCost b;
   b.op_name = "/relu/Relu";  // no op_id, no percentiles
   b.pu = "cpu";
@@ -62,6 +63,7 @@ CostTable Sample() {
   d.op_id = -1;
   t.ops = {a, b, c, d};
   t.power_w = {{"cpu", 15.5}, {"npu", 4.0}};
+  t.boundary_us = {{"cpu", 41.25}, {"npu", 0}};
   t.slowdowns = {{"cpu", "npu", 1.25}, {"npu", "cpu", 1.0000000000000002}};
   t.coexec = {{"/conv1/Conv", "cpu", "/fc/Gemm", "npu", 99.75}};
   t.model_median_us = 1234.5678;
@@ -86,8 +88,10 @@ void ExpectSame(const CostTable& x, const CostTable& y) {
     EXPECT_EQ(a.p10_us, b.p10_us) << i;
     EXPECT_EQ(a.p90_us, b.p90_us) << i;
     EXPECT_EQ(a.in_context_us, b.in_context_us) << i;
+    EXPECT_EQ(a.framework_us, b.framework_us) << i;
   }
   EXPECT_EQ(x.power_w, y.power_w);
+  EXPECT_EQ(x.boundary_us, y.boundary_us);
   ASSERT_EQ(x.slowdowns.size(), y.slowdowns.size());
   for (size_t i = 0; i < x.slowdowns.size(); ++i) {
     EXPECT_EQ(x.slowdowns[i].run_pu, y.slowdowns[i].run_pu);
@@ -206,6 +210,15 @@ TEST(CostTable, CsvErrorsNameLineColumnAndFix) {
   EXPECT_EQ(CsvError("kind,op_id,op_name,pu,exec_us\nop,x,a,cpu,1\n").rfind("t.csv:2: op_id: 'x' is not", 0), 0u);
   EXPECT_EQ(CsvError("kind,pu,other_pu,slowdown\nslowdown,cpu,npu,0\n").rfind("t.csv:2: slowdown: '0' is zero;", 0), 0u);
   EXPECT_EQ(CsvError("kind,exec_us\nmodel,1\nmodel,2\n").rfind("t.csv:3: kind: second model row (first at t.csv:2)", 0), 0u);
+  // Boundary rows: one per PU, a time >= 0 (0 is a measured "no cost").
+  EXPECT_EQ(CsvError("kind,pu,exec_us\nboundary,cpu,1\nboundary,cpu,2\n")
+                .rfind("t.csv:3: pu: second boundary row for 'cpu' (first at t.csv:2)", 0), 0u);
+  EXPECT_EQ(CsvError("kind,pu,exec_us\nboundary,cpu,-3\n").rfind("t.csv:2: exec_us: '-3' is negative;", 0), 0u);
+  EXPECT_EQ(CsvError("kind,pu,exec_us\nboundary,cpu,\n").rfind("t.csv:2: exec_us: empty, but boundary rows need it", 0),
+            0u);
+  auto boundary = ParseCostTableCsv("kind,pu,exec_us\nboundary,cpu,0\nboundary,cpu1,37.5\n", "t.csv");
+  ASSERT_TRUE(boundary.ok()) << boundary.status().message();
+  EXPECT_EQ(boundary->boundary_us, (std::map<std::string, double>{{"cpu", 0.0}, {"cpu1", 37.5}}));
 }
 
 TEST(CostTable, JsonErrorsNameTheRow) {

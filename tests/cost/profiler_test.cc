@@ -77,6 +77,7 @@ ProfileOptions Quick() {
   o.warmup = 2;
   o.runs = 10;
   o.model_runs = 5;
+  o.boundary_runs = 3;
   return o;
 }
 
@@ -104,9 +105,34 @@ TEST(Profiler, MeasuresEveryOperatorAndTheWholeModel) {
     if (c->in_context_us) {
       ++with_context;
       EXPECT_GE(*c->in_context_us, 0);
+      // The executor's share comes with the kernel time, and the planners
+      // charge both.
+      ASSERT_TRUE(c->framework_us.has_value()) << op.name;
+      EXPECT_GE(*c->framework_us, 0);
+      EXPECT_DOUBLE_EQ(c->PlannedUs(), *c->in_context_us + *c->framework_us);
+    } else {
+      EXPECT_FALSE(c->framework_us.has_value());
+      EXPECT_DOUBLE_EQ(c->PlannedUs(), c->exec_us);
     }
   }
   EXPECT_GE(with_context, 4) << "ORT's profile should attribute most operators";
+  // One whole-model Run, taken apart: the kernels lie inside ORT's model_run
+  // event, which lies inside the wall time around Session::Run.
+  const double wall = std::stod(t->meta.at("in_context_wall_us"));
+  const double run = std::stod(t->meta.at("in_context_run_us"));
+  const double kernels = std::stod(t->meta.at("in_context_kernel_sum_us"));
+  EXPECT_GT(kernels, 0);
+  EXPECT_LE(kernels, run + 1.0);  // ORT's timestamps are whole µs
+  EXPECT_LE(run, wall + 1.0);
+  EXPECT_GE(std::stod(t->meta.at("framework_per_kernel_us")), 0);
+  EXPECT_GE(std::stod(t->meta.at("in_context_kernels")), 4);
+  // The boundary cost: fitted from the block cut into 1, 2 and 4 segments.
+  ASSERT_EQ(t->boundary_us.count("cpu"), 1u);
+  EXPECT_GE(t->boundary_us.at("cpu"), 0);
+  EXPECT_EQ(t->meta.at("boundary_points").substr(0, 2), "1:");
+  EXPECT_NE(t->meta.at("boundary_points").find(" 4:"), std::string::npos) << t->meta.at("boundary_points");
+  EXPECT_TRUE(t->meta.count("boundary_r2"));
+  EXPECT_TRUE(t->meta.count("boundary_method"));
   ASSERT_TRUE(t->model_median_us.has_value());
   EXPECT_GT(*t->model_median_us, 0);
   EXPECT_LE(*t->model_p10_us, *t->model_median_us);
@@ -188,6 +214,8 @@ TEST(Profiler, CacheHitReturnsTheSameTableAndCorruptCacheIsRemeasured) {
     EXPECT_EQ(second->ops[i].p90_us, first->ops[i].p90_us);
   }
   EXPECT_EQ(second->model_median_us, first->model_median_us);
+  EXPECT_EQ(second->boundary_us, first->boundary_us);
+  EXPECT_EQ(first->boundary_us.count("cpu"), 1u);
   EXPECT_EQ(second->meta["created"], first->meta["created"]);
   EXPECT_EQ(second->meta["sum_of_op_medians_us"], first->meta["sum_of_op_medians_us"]);
 
@@ -196,6 +224,9 @@ TEST(Profiler, CacheHitReturnsTheSameTableAndCorruptCacheIsRemeasured) {
   other.runs = 11;
   EXPECT_NE(ProfileCacheKey(m, "cpu", other), key);
   EXPECT_NE(ProfileCacheKey(m, "npu", o), key);
+  other = o;
+  other.boundary_runs = 0;
+  EXPECT_NE(ProfileCacheKey(m, "cpu", other), key);
 
   // A corrupt cache file is measured again (and rewritten), never a crash.
   for (const std::string& junk : {std::string("{\"rows\": [{\"kind\": \"op\""), std::string("[]"),
@@ -227,6 +258,9 @@ TEST(Profiler, RefusesBadOptions) {
   EXPECT_EQ(ProfileOnnxRuntime(m, "cpu", o).status().code(), ErrorCode::kInvalidArgument);
   o = Quick();
   o.runs = 0;
+  EXPECT_EQ(ProfileOnnxRuntime(m, "cpu", o).status().code(), ErrorCode::kInvalidArgument);
+  o = Quick();
+  o.boundary_runs = -1;
   EXPECT_EQ(ProfileOnnxRuntime(m, "cpu", o).status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(ProfileOnnxRuntime(m, "", Quick()).status().code(), ErrorCode::kInvalidArgument);
   LoadedModel empty;

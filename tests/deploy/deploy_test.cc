@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -18,6 +19,8 @@
 #include <vector>
 
 #include "hetplan/app/plan.h"
+#include "hetplan/cost/cost_table.h"
+#include "hetplan/cost/profiler.h"
 #include "hetplan/deploy/run.h"
 #include "hetplan/deploy/split.h"
 #include "hetplan/util/io.h"
@@ -72,6 +75,7 @@ std::unique_ptr<PreparedProblem> Prepare(const std::string& model, const fs::pat
   in.costs.profile.runs = 5;
   in.costs.profile.model_runs = 3;
   in.costs.profile.in_context = false;
+  in.costs.profile.boundary_runs = 2;  // a boundary row, cheaply
   in.costs.profile.cache_dir = cache.string();
   auto pp = PrepareProblem(in);
   EXPECT_TRUE(pp.ok()) << pp.status().message();
@@ -324,6 +328,72 @@ TEST_F(DeployBlock, AlternatingPlanHandsOffEveryTensorAndKeepsTheSkip) {
   nlohmann::json j = RunReportToJson(loading);
   EXPECT_EQ(j["executor"], "load-per-run");
   EXPECT_TRUE(j["check"]["outputs_match"].get<bool>());
+}
+
+TEST_F(DeployBlock, RunExplainsEachSegmentsErrorByBoundaryAndOperators) {
+  ASSERT_NE(pp_, nullptr);
+  nlohmann::json schedule = HandMade(*pp_, IlpSchedule(*pp_), [](int, int) { return true; });
+  fs::path out = *dir_ / "explain";
+  Split(*pp_, schedule, out);
+  // The profile the plan was made from: the cache hit of the same options.
+  ProfileOptions po;
+  po.warmup = 2;
+  po.runs = 5;
+  po.model_runs = 3;
+  po.in_context = false;
+  po.boundary_runs = 2;
+  po.cache_dir = (*dir_ / "cache").string();
+  auto table = ProfileOnnxRuntime(pp_->model, "cpu", po);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  EXPECT_EQ(table->meta["cache"], "hit");
+  ASSERT_EQ(table->boundary_us.count("cpu"), 1u);
+  const std::string costs = (*dir_ / "explain_costs.json").string();
+  ASSERT_TRUE(SaveCostTable(*table, (*dir_ / "explain_costs.csv").string(), costs).ok());
+
+  RunOptions o;
+  o.runs = 2;
+  o.warmup = 1;
+  o.costs_path = costs;
+  auto r = RunDeployment(out.string(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->breakdown.has_value());
+  const ErrorBreakdown& b = *r->breakdown;
+  EXPECT_EQ(b.measured_segments, 2);  // Relu and Add on the CPU
+  EXPECT_TRUE(b.boundary_known);
+  EXPECT_DOUBLE_EQ(b.boundary_us, 2 * table->boundary_us.at("cpu"));
+  double error = 0, residue = 0;
+  for (const SegmentRun& s : r->segments) {
+    if (!s.measured) {
+      EXPECT_FALSE(s.boundary_us.has_value());
+      continue;
+    }
+    ASSERT_TRUE(s.boundary_us && s.ops_residue_us && s.isolated_us && s.in_context_us) << s.id;
+    EXPECT_DOUBLE_EQ(*s.boundary_us, table->boundary_us.at("cpu"));
+    EXPECT_NEAR(*s.ops_residue_us, s.run_us - s.predicted_us - *s.boundary_us, 1e-9);
+    // Without in-context times the planners charged the isolated ones.
+    EXPECT_NEAR(*s.isolated_us, s.predicted_us, 1e-9 * s.predicted_us);
+    error += s.run_us - s.predicted_us;
+    residue += *s.ops_residue_us;
+  }
+  EXPECT_NEAR(b.host_error_us, error, 1e-9);
+  EXPECT_NEAR(b.ops_residue_us, residue, 1e-9);
+  EXPECT_NEAR(b.host_error_us, b.boundary_us + b.ops_residue_us, 1e-9);
+  EXPECT_NEAR(b.host_error_us, r->measured_host_us - r->predicted_host_us,
+              1e-6 + 0.5 * std::abs(r->measured_host_us));  // Σ of medians vs median of sums
+  nlohmann::json j = RunReportToJson(*r);
+  EXPECT_EQ(j["explain"]["measured_segments"], 2);
+  EXPECT_TRUE(j["segments"][1]["explain"]["boundary_us"].is_number());
+  EXPECT_FALSE(j["segments"][0].contains("explain"));  // a modelled CIM segment
+
+  // Another model's table is refused, naming it.
+  CostTable foreign = *table;
+  foreign.meta["model_sha256"] = std::string(64, '0');
+  const std::string bad = (*dir_ / "foreign.json").string();
+  ASSERT_TRUE(SaveCostTable(foreign, (*dir_ / "foreign.csv").string(), bad).ok());
+  o.costs_path = bad;
+  auto refused = RunDeployment(out.string(), o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("foreign.json"), std::string::npos) << refused.status().message();
 }
 
 TEST_F(DeployBlock, MissingFileAndShapeMismatchAreClearErrors) {

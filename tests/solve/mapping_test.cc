@@ -602,6 +602,10 @@ TEST(BuildMappingCosts, CopiesFromTablesThenLinks) {
   };
   CostTable cpu_table, gpu_table;
   cpu_table.ops = {row("op0", "cpu", 10, 0, 0), row("op1", "cpu", 10, 0, 0)};
+  // Measured in context: the planners charge the kernels there plus the
+  // executor's share, not the operator timed alone.
+  cpu_table.ops[1].in_context_us = 7;
+  cpu_table.ops[1].framework_us = 0.5;
   cpu_table.slowdowns.push_back(Slowdown{"npu", "cpu", 1.2});
   gpu_table.ops = {row("op0", "gpu", 5, 7, 8)};
   gpu_table.ops.back().dispatch_us = 1;
@@ -611,6 +615,8 @@ TEST(BuildMappingCosts, CopiesFromTablesThenLinks) {
   auto mc = BuildMappingCosts(*g, *cm);
   ASSERT_TRUE(mc.ok()) << mc.status().message();
   EXPECT_DOUBLE_EQ(mc->latency_us(0, 1), 6);
+  EXPECT_DOUBLE_EQ(mc->latency_us(0, 0), 10);   // isolated: no in-context time
+  EXPECT_DOUBLE_EQ(mc->latency_us(1, 0), 7.5);  // in context + executor
   EXPECT_DOUBLE_EQ(mc->h2d_us(0, 1), 7);  // the table's row
   EXPECT_DOUBLE_EQ(mc->d2h_us(0, 1), 8);
   EXPECT_FALSE(mc->supported(1, 1));      // no row: unsupported on the gpu

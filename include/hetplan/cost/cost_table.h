@@ -26,6 +26,13 @@ struct OpCost {
   double d2h_us = 0;     // device → host copy of its outputs
   std::optional<double> p10_us, p90_us;
   std::optional<double> in_context_us;  // ORT profiler, kernel time inside the whole model
+  // ORT's executor time around the operator's kernels inside the whole model
+  // (the run's time outside kernels, an equal share per kernel).
+  std::optional<double> framework_us;
+  // The time the planners charge for the operator: in context (kernels plus
+  // their executor share) when the profiler measured it there, else exec_us;
+  // dispatch_us on top. docs/cost-table-format.md, "Which time the planners use".
+  double PlannedUs() const { return (in_context_us ? *in_context_us + framework_us.value_or(0) : exec_us) + dispatch_us; }
 };
 
 // SF(run, interfere): slowdown of `run` while `interfere` is busy (BIDENT).
@@ -57,6 +64,9 @@ struct CostTable {
   std::map<std::string, std::string> meta;
   std::vector<OpCost> ops;
   std::map<std::string, double> power_w;  // per PU
+  // Per PU: what one more segment costs on it (Session::Run invocation, its
+  // bindings, lost locality), fitted from split executions of the model.
+  std::map<std::string, double> boundary_us;
   std::vector<Slowdown> slowdowns;
   std::vector<CoExecution> coexec;
   std::vector<TransferCost> transfers;

@@ -32,6 +32,10 @@ struct ProfileOptions {
   int runs = 200;       // timed runs per operator (BIDENT: 200)
   int model_runs = 50;  // timed runs of the whole model (with and without ORT's profiler)
   bool in_context = true;  // also attribute kernel time inside the whole model
+  // Timed passes of each split execution that the boundary cost is fitted
+  // from (the model cut at random places into 1, 2, 4, … 64 segments); 0
+  // skips them (no boundary row).
+  int boundary_runs = 10;
   std::string cache_dir;   // empty = no cache
   // Called after each operator with (operators done, operators in all); from
   // the calling thread. Not called on a cache hit.

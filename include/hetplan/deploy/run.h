@@ -46,6 +46,10 @@ struct RunOptions {
   // resident or load-per-run executor, one segment after another on the
   // calling thread (not for two requests).
   bool pu_threads = true;
+  // The host profile the plan was made from (`hetplan profile --json`, or the
+  // profile cache's file): with it the report explains each measured
+  // segment's error by operator costs and the PU's boundary cost.
+  std::string costs_path;
 };
 
 struct SegmentRun {
@@ -62,6 +66,25 @@ struct SegmentRun {
   int request = 0;
   double start_us = 0, end_us = 0;
   double planned_start_us = 0, planned_finish_us = 0;
+  // With RunOptions::costs_path, for measured segments: the table's Σ over
+  // the segment's operators timed alone (exec_us) and in context
+  // (in_context_us + framework_us), its PU's boundary cost, and what the
+  // operators leave unexplained: run_us − predicted_us − boundary_us.
+  std::optional<double> isolated_us, in_context_us, boundary_us, ops_residue_us;
+};
+
+// The host error split into its parts (RunOptions::costs_path): Σ over
+// measured segments of run − predicted = boundary + operator residue; and the
+// hand-offs into segments from another PU, predicted against measured.
+struct ErrorBreakdown {
+  std::string costs_file;
+  int measured_segments = 0;
+  double host_error_us = 0;         // Σ (run_us − predicted_us) over measured segments
+  double boundary_us = 0;           // Σ of their PUs' boundary cost
+  double ops_residue_us = 0;        // host_error_us − boundary_us
+  double transfer_predicted_us = 0;  // Σ predicted_transfer_in over segments entered across PUs
+  double transfer_measured_us = 0;   // Σ their measured handoff_in
+  bool boundary_known = false;       // the table has a boundary row for every measured PU
 };
 
 // The PU-thread executor's account of a run (medians over the timed runs).
@@ -152,6 +175,7 @@ struct RunReport {
 
   // Set when the PU-thread executor ran the plan.
   std::optional<PuThreadReport> pu_threads;
+  std::optional<ErrorBreakdown> breakdown;  // with RunOptions::costs_path
   int requests = 1;
 
   bool reference_checked = false;
