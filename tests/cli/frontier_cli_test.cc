@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/helpers.h"
+#include "testing/scratch.h"
 #include "testing/platforms.h"
 
 namespace {
@@ -22,17 +23,9 @@ namespace fs = std::filesystem;
 using hetplan::test_util::CmdResult;
 using hetplan::test_util::Hetplan;
 
-fs::path TempDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hetplan_cli_frontier_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path TempDir(const std::string& name) { return hetplan::test_util::FreshDir("hetplan_cli_frontier_", name); }
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+using hetplan::test_util::Slurp;
 
 std::string Platform(const fs::path& dir) { return hetplan::test_util::WriteRooflineCimPlatform(dir); }
 

@@ -16,6 +16,7 @@
 
 #include "hetplan/report/plots.h"
 #include "testing/helpers.h"
+#include "testing/scratch.h"
 
 namespace {
 
@@ -24,17 +25,9 @@ namespace fs = std::filesystem;
 using hetplan::test_util::CmdResult;
 using hetplan::test_util::Hetplan;
 
-fs::path TempDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hetplan_cli_report_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path TempDir(const std::string& name) { return hetplan::test_util::FreshDir("hetplan_cli_report_", name); }
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+using hetplan::test_util::Slurp;
 
 // A small single-curve frontier file, as `hetplan frontier` writes it.
 nlohmann::json Frontier() {

@@ -17,6 +17,7 @@
 #include "hetplan/report/frontier_plots.h"
 #include "hetplan/report/html_report.h"
 #include "hetplan/report/plots.h"
+#include "testing/scratch.h"
 
 namespace hetplan {
 namespace {
@@ -24,31 +25,17 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-class FrontierReportTest : public ::testing::Test {
+class FrontierReportTest : public test_util::TestWithDir {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("hetplan_frontier_report_test_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  FrontierReportTest() : TestWithDir("hetplan_frontier_report_test_") {}
   std::string Write(const std::string& name, const Json& j) const {
     const fs::path p = dir_ / name;
     std::ofstream(p) << j.dump(1);
     return p.string();
   }
-  fs::path dir_;
 };
 
-std::string Slurp(const fs::path& p) {
-  std::stringstream s;
-  s << std::ifstream(p).rdbuf();
-  return s.str();
-}
+using test_util::Slurp;
 
 // The single-curve fields, as `hetplan frontier` writes them: the steps
 // (budget, makespan, status) over [lo, hi], CPU-only 10 ms.

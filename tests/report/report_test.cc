@@ -12,25 +12,16 @@
 
 #include "hetplan/report/html_report.h"
 #include "hetplan/report/plots.h"
+#include "testing/scratch.h"
 
 namespace hetplan {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ReportTest : public ::testing::Test {
+class ReportTest : public test_util::TestWithDir {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("hetplan_report_test_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path dir_;
+  ReportTest() : TestWithDir("hetplan_report_test_") {}
 };
 
 // A Klein-style row: host "cpu" and spatial "cim".
@@ -97,11 +88,7 @@ void ExpectFigure(const fs::path& dir, const Figure& f) {
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
 }
 
-std::string Slurp(const fs::path& p) {
-  std::stringstream s;
-  s << std::ifstream(p).rdbuf();
-  return s.str();
-}
+using test_util::Slurp;
 
 TEST_F(ReportTest, EveryFigureFromRows) {
   if (!GnuplotAvailable()) GTEST_SKIP() << "gnuplot not installed";

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace hetplan::test_util {
@@ -42,6 +44,38 @@ inline std::string FreshPath(const std::filesystem::path& dir, const std::string
   std::filesystem::remove_all(p);
   return p.string();
 }
+
+// <temp>/<prefix><name>_<pid>, emptied: one folder per test case.
+inline std::filesystem::path FreshDir(const std::string& prefix, const std::string& name) {
+  std::filesystem::path d = std::filesystem::temp_directory_path() / (prefix + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// A file's whole text ("" when it cannot be read).
+inline std::string Slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// A fixture whose dir_ is an empty folder of its own for each test, removed
+// after it: <temp>/<prefix><pid>_<test name>.
+class TestWithDir : public ::testing::Test {
+ protected:
+  explicit TestWithDir(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    dir_ = FreshDir(prefix_, ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::filesystem::path dir_;
+
+ private:
+  std::string prefix_;
+};
 
 inline std::string DseTestCacheDir() {
   return (std::filesystem::temp_directory_path() / "hetplan_dse_test_cache").string();
