@@ -124,6 +124,10 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
     return Error(ErrorCode::kInvalidArgument, "--crossbars {}:{} is an empty range; write LO:HI with LO ≤ HI",
                  spec.min_crossbars, *spec.max_crossbars);
   }
+  if (spec.min_crossbars_for_makespan_us && !(*spec.min_crossbars_for_makespan_us > 0)) {
+    return Error(ErrorCode::kInvalidArgument, "--min-crossbars-for-makespan {}: a makespan is > 0 µs",
+                 *spec.min_crossbars_for_makespan_us);
+  }
   if (spec.min_crossbars_for_speedup && !(*spec.min_crossbars_for_speedup > 0)) {
     return Error(ErrorCode::kInvalidArgument, "--min-crossbars-for-speedup {}: a speedup is a factor > 0",
                  *spec.min_crossbars_for_speedup);
@@ -222,12 +226,13 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
     if (b <= spec.min_crossbars) return true;
     return f.LowerBoundAt(b - 1) > z * (1 + spec.options.relative_gap) + 1e-9;
   };
-  if (spec.min_crossbars_for_speedup) {
-    const double x = *spec.min_crossbars_for_speedup;
-    nlohmann::json a = {{"speedup", x}, {"target_makespan_us", out.cpu_only_us / x}};
+  // The fewest crossbars whose makespan is at most z (a speedup target is
+  // z = cpu-only / X).
+  auto fewest = [&](double z) {
+    nlohmann::json a = {{"speedup", out.cpu_only_us / z}, {"target_makespan_us", z}};
     const FrontierStep* hit = nullptr;
     for (const FrontierStep& s : shown) {
-      if (speedup(s.makespan_us) >= x * (1 - 1e-12)) {
+      if (s.makespan_us <= z * (1 + 1e-12)) {
         hit = &s;
         break;
       }
@@ -235,16 +240,21 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
     if (hit != nullptr) {
       a["crossbars"] = hit->crossbars;
       a["makespan_us"] = hit->makespan_us;
-      a["status"] = proven_first(hit->crossbars, out.cpu_only_us / x) ? "optimal" : "feasible";
+      a["status"] = proven_first(hit->crossbars, z) ? "optimal" : "feasible";
     } else {
       a["crossbars"] = nullptr;
       a["makespan_us"] = nullptr;
       // Unreachable is proven when even the bound at the largest budget is
       // longer than the target.
-      a["status"] = f.LowerBoundAt(f.max_crossbars) > out.cpu_only_us / x ? "unreachable" : "not found";
+      a["status"] = f.LowerBoundAt(f.max_crossbars) > z ? "unreachable" : "not found";
     }
-    j["min_crossbars_for_speedup"] = std::move(a);
+    return a;
+  };
+  if (spec.min_crossbars_for_speedup) {
+    j["min_crossbars_for_speedup"] = fewest(out.cpu_only_us / *spec.min_crossbars_for_speedup);
+    j["min_crossbars_for_speedup"]["speedup"] = *spec.min_crossbars_for_speedup;
   }
+  if (spec.min_crossbars_for_makespan_us) j["min_crossbars_for_makespan"] = fewest(*spec.min_crossbars_for_makespan_us);
   if (spec.saturation && !shown.empty()) {
     // The last breakpoint: no larger budget improved. Proven when its step
     // is optimal to the end of the range and the budget before it is

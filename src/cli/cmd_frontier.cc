@@ -87,13 +87,15 @@ void PrintCurve(const nlohmann::json& j, const std::string& prefix) {
                 static_cast<long long>(bp["crossbars"].get<int64_t>()), bp["makespan_us"].get<double>(),
                 bp["speedup"].is_null() ? 0.0 : bp["speedup"].get<double>(), bp["status"].get<std::string>().c_str());
   }
-  if (j.contains("min_crossbars_for_speedup")) {
-    const auto& a = j["min_crossbars_for_speedup"];
+  for (const char* key : {"min_crossbars_for_speedup", "min_crossbars_for_makespan"}) {
+    if (!j.contains(key)) continue;
+    const auto& a = j[key];
+    const std::string what = fmt::format("{:.2f}x ({:.1f} µs)", a["speedup"].get<double>(),
+                                         a["target_makespan_us"].get<double>());
     if (a["crossbars"].is_null()) {
-      std::printf("%sspeedup     %.2fx: %s\n", prefix.c_str(), a["speedup"].get<double>(),
-                  a["status"].get<std::string>().c_str());
+      std::printf("%sfewest      %s: %s\n", prefix.c_str(), what.c_str(), a["status"].get<std::string>().c_str());
     } else {
-      std::printf("%sspeedup     %.2fx first at %lld crossbars (%s)\n", prefix.c_str(), a["speedup"].get<double>(),
+      std::printf("%sfewest      %s first at %lld crossbars (%s)\n", prefix.c_str(), what.c_str(),
                   static_cast<long long>(a["crossbars"].get<int64_t>()), a["status"].get<std::string>().c_str());
     }
   }
@@ -143,7 +145,7 @@ void RegisterFrontier(CLI::App& app) {
     double time_limit = 600, gap = 1e-4;
     int threads = 0;
     int64_t search_nodes = ExactOptions{}.node_limit;
-    std::optional<double> speedup, mvm_speedup;
+    std::optional<double> speedup, makespan, mvm_speedup;
     bool saturation = false, pareto = false;
     int pareto_points = 64;
   };
@@ -167,6 +169,8 @@ void RegisterFrontier(CLI::App& app) {
       ->default_val(o->search_nodes);
   sub->add_option("--min-crossbars-for-speedup", o->speedup,
                   "Also answer: the fewest crossbars whose plan is this many times faster than CPU-only");
+  sub->add_option("--min-crossbars-for-makespan", o->makespan,
+                  "Also answer: the fewest crossbars whose plan takes at most this many µs");
   sub->add_flag("--saturation", o->saturation, "Also answer: the budget beyond which nothing improves");
   sub->add_option("--max-mvm-latency-for-speedup", o->mvm_speedup,
                   "Also answer: the largest MVM latency (ns) at which the plan at the platform's crossbars is still "
@@ -193,6 +197,7 @@ void RegisterFrontier(CLI::App& app) {
     spec.options.threads = o->threads;
     spec.options.exact.node_limit = o->search_nodes;
     spec.min_crossbars_for_speedup = o->speedup;
+    spec.min_crossbars_for_makespan_us = o->makespan;
     spec.saturation = o->saturation;
     spec.pareto = o->pareto;
     spec.pareto_points = o->pareto_points;

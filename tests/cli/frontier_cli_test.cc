@@ -142,6 +142,7 @@ TEST(CliFrontier, BadArgumentsGiveOneErrorLineAndWriteNothing) {
       {"--platform " + platform + " --pu gpu", "no such PU"},
       {"--platform " + platform + " --min-crossbars-for-speedup -2", "factor > 0"},
       {"--platform " + platform + " --min-crossbars-for-speedup 0", "factor > 0"},
+      {"--platform " + platform + " --min-crossbars-for-makespan -1", "makespan is > 0"},
       {"--platform " + platform + " --gap -1", "gap"},
       {"--platform " + platform + " --sweep cim.mvm_latency_ns", "PU.KEY=V1,V2"},
       {"--platform " + platform + " --sweep cim.mvm_latency_ns=50,,100", "empty value"},

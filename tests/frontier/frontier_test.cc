@@ -348,6 +348,19 @@ TEST_P(ZooFrontier, EqualsTheExactMethodAtBreakpointsAndBetween) {
     EXPECT_LT(out->cpu_only_us / f.steps.back().makespan_us, 1.5);
     EXPECT_EQ(q["status"], "unreachable");
   }
+  // A makespan target halfway down the curve: the first budget that reaches it.
+  const double z = (f.steps.front().makespan_us + f.steps.back().makespan_us) / 2;
+  spec.min_crossbars_for_makespan_us = z;
+  auto again = PlanFrontier(pp->subject(), spec);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  const nlohmann::json& m = again->json["min_crossbars_for_makespan"];
+  ASSERT_FALSE(m["crossbars"].is_null()) << m.dump();
+  const int64_t b = m["crossbars"].get<int64_t>();
+  EXPECT_LE(*f.MakespanAt(b), z);
+  ASSERT_GT(b, 0);
+  EXPECT_GT(*f.MakespanAt(b - 1), z);
+  EXPECT_EQ(m["status"], "optimal");
+  EXPECT_EQ(m["target_makespan_us"].get<double>(), z);
 }
 
 // A second axis (MVM latency): each curve equals the frontier of the

@@ -34,6 +34,8 @@ struct FrontierSpec {
   // The fewest crossbars whose best plan is at least this much faster than
   // the CPU-only plan.
   std::optional<double> min_crossbars_for_speedup;
+  // The fewest crossbars whose best plan has at most this makespan (µs).
+  std::optional<double> min_crossbars_for_makespan_us;
   bool saturation = false;  // report the budget beyond which nothing improves
   // The latency–energy Pareto front at the platform's own budget (every PU
   // that runs an operator needs power_w), at most this many points.
