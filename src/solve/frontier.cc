@@ -10,6 +10,7 @@
 #include <iterator>
 #include <thread>
 
+#include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/solver.h"
 #include "solve/exact_search.h"
 #include "solve/mip_model.h"
@@ -124,6 +125,29 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
     step.schedule = out.curve[i].schedule;
     step.makespan_us = step.schedule.makespan_us;
     f.steps.push_back(std::move(step));
+  }
+  // A schedule on one serial PU uses no crossbars, so it holds at every
+  // budget: where the search stopped before it found one as fast at the
+  // small budgets (a complete search always has), it is the curve's first
+  // step, and the steps it beats go.
+  std::optional<Schedule> serial;
+  for (int p = 0; p < costs.num_pus(); ++p) {
+    if (costs.pu(p).spatial) continue;
+    std::optional<Schedule> s = SinglePuSchedule(swept, p);
+    if (s && (!serial || s->makespan_us < serial->makespan_us)) serial = std::move(s);
+  }
+  if (serial && (f.steps.empty() || f.steps.front().crossbars > 0 ||
+                 f.steps.front().makespan_us > serial->makespan_us * (1 + 1e-12))) {
+    std::vector<FrontierStep> steps;
+    FrontierStep zero;
+    zero.crossbars = 0;
+    zero.makespan_us = serial->makespan_us;
+    zero.schedule = std::move(*serial);
+    steps.push_back(std::move(zero));
+    for (FrontierStep& s : f.steps) {
+      if (s.makespan_us < steps.front().makespan_us * (1 - 1e-12)) steps.push_back(std::move(s));
+    }
+    f.steps = std::move(steps);
   }
   // Each step's bound at its last budget (the weakest of the step); the
   // last step runs to max_crossbars.

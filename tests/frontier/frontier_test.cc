@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hetplan/app/frontier.h"
+#include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/references.h"
 #include "hetplan/solve/solver.h"
 #include "solve/ilp_test_support.h"
@@ -180,6 +181,14 @@ TEST(CrossbarFrontier, AStoppedSearchReportsBoundsNotOptimality) {
   if (!f->complete) {
     EXPECT_NE(f->termination, Termination::kOptimal);
   }
+  // The CPU runs every operator, using no crossbars: the curve starts at 0
+  // however early the search stopped, no slower than the CPU-only plan.
+  ASSERT_FALSE(f->steps.empty());
+  EXPECT_EQ(f->steps.front().crossbars, 0);
+  const std::optional<Schedule> cpu_only = SinglePuSchedule(p, 0);
+  ASSERT_TRUE(cpu_only.has_value());
+  EXPECT_LE(f->steps.front().makespan_us, cpu_only->makespan_us + 1e-9);
+  for (size_t i = 1; i < f->steps.size(); ++i) EXPECT_LT(f->steps[i].makespan_us, f->steps[i - 1].makespan_us);
 }
 
 // ---------------------------------------------------------------------------
