@@ -296,8 +296,8 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
     r.notes.push_back(fmt::format("breakpoint of the crossbar frontier of PU {} (hetplan frontier)", pu_name));
     HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
                              ValidatedScheduleFile(subject, at, pr, r, fmt::format("at {} crossbars", s.crossbars)));
-    out.files.push_back({fmt::format("crossbars_{}.json", s.crossbars), fmt::format("/breakpoints/{}", i), file});
-    out.schedules.push_back(std::move(file));
+    out.files.push_back(
+        {fmt::format("crossbars_{}.json", s.crossbars), fmt::format("/breakpoints/{}", i), std::move(file)});
   }
   return out;
 }
@@ -431,7 +431,6 @@ Result<FrontierOutput> PlanFrontiers(const PlanInputs& in, const FrontierSpec& s
                    ax.key);
     }
   }
-  // The swept PU's name, for the MVM question and its errors.
   if (spec.max_mvm_latency_for_speedup) {
     if (!(*spec.max_mvm_latency_for_speedup > 0)) {
       return Error(ErrorCode::kInvalidArgument, "--max-mvm-latency-for-speedup {}: a speedup is a factor > 0",
@@ -502,7 +501,6 @@ Result<FrontierOutput> PlanFrontiers(const PlanInputs& in, const FrontierSpec& s
       file.pointer = fmt::format("/curves/{}{}", c, file.pointer);
       out.files.push_back(std::move(file));
     }
-    for (nlohmann::json& s : curves[c].schedules) out.schedules.push_back(std::move(s));
   }
   return out;
 }

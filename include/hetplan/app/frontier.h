@@ -61,9 +61,6 @@ struct FrontierOutput {
   CrossbarFrontier frontier;
   double cpu_only_us = 0;          // the reference of `speedup`
   nlohmann::json json;             // frontier.json
-  // Per breakpoint (as json["breakpoints"]), the schedule file at its own
-  // budget; each has passed the validator.
-  std::vector<nlohmann::json> schedules;
   // crossbars,makespan_us,speedup,status,lower_bound_us (with an axis, the
   // axis key's column first)
   std::string csv;
