@@ -496,7 +496,7 @@ Result<FrontierOutput> PlanFrontiers(const PlanInputs& in, const FrontierSpec& s
       out.csv += values[c] + "," + csv.substr(pos, end - pos) + "\n";
       pos = end + 1;
     }
-    for (FrontierFile& file : curves[c].files) {
+    for (FrontierScheduleFile& file : curves[c].files) {
       file.name = fmt::format("{}={}/{}", spec.axis->key, values[c], file.name);
       file.pointer = fmt::format("/curves/{}{}", c, file.pointer);
       out.files.push_back(std::move(file));

@@ -216,7 +216,7 @@ void RegisterFrontier(CLI::App& app) {
     if (!f.ok()) return ReportError(f.status());
     // Everything is computed and validated before anything is written.
     if (!o->schedules.empty()) {
-      for (FrontierFile& file : f->files) {
+      for (FrontierScheduleFile& file : f->files) {
         const std::filesystem::path path = std::filesystem::path(o->schedules) / file.name;
         std::error_code ec;
         std::filesystem::create_directories(path.parent_path(), ec);

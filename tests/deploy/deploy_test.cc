@@ -531,11 +531,15 @@ TEST_F(DeployResNet18, CpuOnlyPlanIsOneSegment) {
 // operators, and a segment boundary between them keeps ONNX Runtime from
 // fusing DQ → Conv → Relu → Q into one QLinearConv as it does in the whole
 // model: that segment computes in float and quantizes later, which moves
-// some outputs by one step of the output's quantization (resnet18_int8's
-// output DequantizeLinear has scale 0.04260125).
+// some outputs by a few steps of the output's quantization (resnet18_int8's
+// output DequantizeLinear has scale 0.04260125). How many depends on ONNX
+// Runtime's integer kernels for the CPU: at most one step on the Intel Xeon
+// VM of earlier runs (266 of 1000 outputs), three on an AMD EPYC with AVX2 only
+// (53 of 1000 beyond one step, 3 beyond two; 2026-12-02); four bound both.
 class DeployInt8 : public ::testing::TestWithParam<FusionLevel> {
  protected:
-  double OutputAtol() const { return GetParam() == FusionLevel::kNone ? 0.04260125 * 1.0001 : RunOptions{}.atol; }
+  static constexpr double kOutputScale = 0.04260125;
+  double OutputAtol() const { return GetParam() == FusionLevel::kNone ? 4 * kOutputScale * 1.0001 : RunOptions{}.atol; }
   void SetUp() override {
     model_ = std::string(HETPLAN_ZOO_DIR) + "/resnet18_int8.onnx";
     if (!fs::exists(model_)) GTEST_SKIP() << model_ << " not found (ninja zoo exports it)";

@@ -319,7 +319,7 @@ TEST_P(ZooFrontier, EqualsTheExactMethodAtBreakpointsAndBetween) {
   ASSERT_FALSE(f.steps.empty());
   // Per breakpoint, the schedule file at its own budget, validated.
   size_t breakpoint_files = 0;
-  for (const FrontierFile& file : out->files) {
+  for (const FrontierScheduleFile& file : out->files) {
     if (file.pointer.rfind("/breakpoints/", 0) != 0) continue;
     ++breakpoint_files;
     EXPECT_TRUE(ValidateScheduleJson(file.file).ok()) << file.name;
@@ -432,7 +432,7 @@ TEST(ZooFrontierAxis, CurvesParetoAndMvmQuestionAgreeWithSeparateSolves) {
     EXPECT_TRUE(Near(pf["points"][0]["makespan_us"].get<double>(), *single->frontier.MakespanAt(100)));
   }
   int pareto_files = 0;
-  for (const FrontierFile& f : out->files) {
+  for (const FrontierScheduleFile& f : out->files) {
     EXPECT_TRUE(ValidateScheduleJson(f.file).ok()) << f.name;
     pareto_files += f.name.find("/pareto_") != std::string::npos;
   }

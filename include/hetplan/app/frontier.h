@@ -51,7 +51,7 @@ struct FrontierSpec {
 // A schedule file the frontier holds: `name` relative to --schedules DIR;
 // `pointer` the JSON pointer of the frontier.json item it belongs to (a
 // breakpoint or a Pareto point), which gets its "schedule_file".
-struct FrontierFile {
+struct FrontierScheduleFile {
   std::string name;
   std::string pointer;
   nlohmann::json file;
@@ -66,7 +66,7 @@ struct FrontierOutput {
   std::string csv;
   // Every schedule file (breakpoints, Pareto points; per curve with an
   // axis), each validated.
-  std::vector<FrontierFile> files;
+  std::vector<FrontierScheduleFile> files;
 };
 
 // Checks the spec against the platform before any search (the errors name
