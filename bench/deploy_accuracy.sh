@@ -23,6 +23,7 @@
 #   CACHE_DIR (.cache/hetplan)    profile cache
 #   MODELS_LIST ("resnet18 resnet50 mobilenetv2 yolov5n vit_b_16")
 #   NO_HEADER (unset)             print only the table rows (to join runs)
+#   BOUNDARY_COST (none)          partition's --boundary-cost: none | fitted
 set -euo pipefail
 
 BIN=${1:-build/hetplan}
@@ -32,6 +33,7 @@ WARMUP=${WARMUP:-2}
 NR_RUNS=${NR_RUNS:-3}
 NR_WARMUP=${NR_WARMUP:-1}
 TIME_LIMIT=${TIME_LIMIT:-60}
+BOUNDARY_COST=${BOUNDARY_COST:-none}
 CACHE_DIR=${CACHE_DIR:-.cache/hetplan}
 read -r -a ZOO <<<"${MODELS_LIST:-resnet18 resnet50 mobilenetv2 yolov5n vit_b_16}"
 
@@ -96,7 +98,7 @@ for m in "${ZOO[@]}"; do
     fi
     echo "$m: $label plan ..." >&2
     if ! "$BIN" partition "$model" --platform klein-arm "${sets[@]}" "${PROFILE[@]}" --time-limit "$TIME_LIMIT" \
-        --out "$d.json" >"$d.partition.log" 2>&1; then
+        --boundary-cost "$BOUNDARY_COST" --out "$d.json" >"$d.partition.log" 2>&1; then
       notes+=("- $m $label: partition failed: $(tail -n 1 "$d.partition.log")")
       continue
     fi

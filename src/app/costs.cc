@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -141,6 +142,19 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
     }
   }
   if (in.corun && measured.size() >= 2) HETPLAN_RETURN_IF_ERROR(AddCoRun(model, measured, in, tables, out));
+  out.sources.charge_boundary = in.charge_boundary;
+  if (in.charge_boundary) {
+    for (const auto& [name, t] : out.sources.tables) {
+      auto b = t.boundary_us.find(name);
+      if (b == t.boundary_us.end()) continue;  // BuildCostModel names the PU
+      // boundary_points: "segments:µs" per cut, space-separated.
+      const std::string points = Meta(t, "boundary_points", "");
+      const long cuts = points.empty() ? 0 : std::count(points.begin(), points.end(), ' ') + 1;
+      out.notes.push_back(fmt::format("{}: boundary cost {:.1f} µs per segment charged on every edge into it from "
+                                      "another PU (fitted from {} cuts, R² {})",
+                                      name, b->second, cuts, Meta(t, "boundary_r2", "?")));
+    }
+  }
   return out;
 }
 

@@ -183,6 +183,7 @@ void RegisterFrontier(CLI::App& app) {
   sub->add_option("--csv", o->csv, "The breakpoints as CSV");
   sub->add_option("--schedules", o->schedules, "Directory for each breakpoint's schedule file (validated)");
   AddProfilingFlags(sub, &o->profiling);
+  AddBoundaryCostFlag(sub, &o->profiling);
   Register(sub, [o]() -> int {
     FrontierSpec spec;
     spec.pu = o->pu;

@@ -269,6 +269,7 @@ void RegisterMap(CLI::App& app) {
   sub->add_flag("--compare-ilp", o->compare_ilp, "Also solve the exact ILP (CBC) and print its optimum");
   sub->add_option("--ilp-time-limit", o->ilp_time_limit, "Time limit for --compare-ilp in seconds")->default_val(60);
   AddProfilingFlags(sub, &o->profiling);
+  AddBoundaryCostFlag(sub, &o->profiling);
   Register(sub, [o, accounting]() -> int {
     auto objective = ParseObjective(o->objective);
     if (!objective.ok()) return ReportError(objective.status());
@@ -281,6 +282,15 @@ void RegisterMap(CLI::App& app) {
       return ReportError(
           Error(ErrorCode::kInvalidArgument,
                 "--second-model, --coexec, --joint, --lockstep and --pair-baseline apply to --mode concurrent only"));
+    }
+    if (o->mode == "concurrent" && o->profiling.boundary_cost != "none") {
+      // The two-request search prices each request's operators with their
+      // copies folded in and has no state for "the PU before"; charging a
+      // boundary there would be a number it does not optimise.
+      return ReportError(Error(ErrorCode::kUnsupported,
+                               "--boundary-cost {}: the concurrent (two-request) search does not model segment "
+                               "boundaries; use --mode sequential or parallel, or --boundary-cost none",
+                               o->profiling.boundary_cost));
     }
     auto mode = ParseMapMode(o->mode);
     if (!mode.ok()) return ReportError(mode.status());

@@ -70,8 +70,17 @@ void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f) {
       ->check(CLI::Range(1, 1000));
 }
 
+void AddBoundaryCostFlag(CLI::App* sub, ProfilingFlags* f) {
+  sub->add_option("--boundary-cost", f->boundary_cost,
+                  "none: a segment boundary costs nothing; fitted: charge each measured PU's fitted cost of one "
+                  "more segment (its profile's boundary row) on every edge into it from another PU")
+      ->default_val(f->boundary_cost)
+      ->check(CLI::IsMember({"none", "fitted"}));
+}
+
 void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in) {
   in->profile = MakeProfileOptions(f);
+  in->charge_boundary = f.boundary_cost == "fitted";
   in->corun = !f.no_corun;
   in->corun_options.runs = f.corun_runs;
   in->corun_options.rounds = f.corun_rounds;

@@ -39,8 +39,11 @@ struct ProfilingFlags {
   // The co-run profiler's timed runs per block and rounds (CoRunOptions).
   int corun_runs = CoRunOptions{}.runs;
   int corun_rounds = CoRunOptions{}.rounds;
+  std::string boundary_cost = "none";  // --boundary-cost none | fitted (planning commands only)
 };
 void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f);
+// --boundary-cost, for the commands that plan (partition, map, frontier, dse).
+void AddBoundaryCostFlag(CLI::App* sub, ProfilingFlags* f);
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f);
 // The cost inputs the flags set: profile options and whether to co-run.
 void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in);

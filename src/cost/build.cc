@@ -178,6 +178,22 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
       }
     }
   }
+  if (sources.charge_boundary) {
+    for (int p = 0; p < k; ++p) {
+      const ProcessingUnit& pu = platform.pus[p];
+      if (pu.cost_source != CostSource::kProfile && pu.cost_source != CostSource::kTable) continue;
+      const CostTable& t = sources.tables.at(pu.name);  // present: checked above
+      auto b = t.boundary_us.find(pu.name);
+      if (b == t.boundary_us.end()) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "{}: PU '{}': --boundary-cost fitted, but its cost table has no boundary row for it; profile "
+                     "it again with --boundary-runs > 0 (or --no-cache), add a row kind=boundary "
+                     "(docs/cost-table-format.md), or plan with --boundary-cost none",
+                     platform.source, pu.name);
+      }
+      c.ChargeBoundary(p, b->second);
+    }
+  }
   return c;
 }
 

@@ -212,6 +212,7 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                         {"planned_start_us", seg.planned_start_us},
                         {"planned_finish_us", seg.planned_finish_us}});
     if (seg.unused_outputs) segments.back()["unused_outputs"] = true;
+    if (seg.predicted_boundary_us > 0) segments.back()["predicted_boundary_us"] = seg.predicted_boundary_us;
     if (m.requests > 1) segments.back()["request"] = seg.request;
   }
   if (m.requests > 1) j["requests"] = m.requests;
@@ -364,6 +365,7 @@ Result<Manifest> LoadManifest(const std::string& dir) {
     }
     HETPLAN_ASSIGN_OR_RETURN(seg.predicted_us, rd.Num(js, "predicted_us", where));
     seg.predicted_transfer_in_us = js.value("predicted_transfer_in_us", 0.0);
+    seg.predicted_boundary_us = NumOr(js, "predicted_boundary_us", 0.0);
     seg.planned_start_us = NumOr(js, "planned_start_us", 0.0);
     seg.planned_finish_us = NumOr(js, "planned_finish_us", 0.0);
     seg.unused_outputs = BoolOr(js, "unused_outputs", false);

@@ -654,6 +654,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
     sr.measured = seg.measured;
     sr.operators = static_cast<int>(seg.operators.size());
     sr.predicted_us = seg.predicted_us;
+    sr.predicted_boundary_us = seg.predicted_boundary_us;
     sr.run_us = Median(us);
     sr.run_p10_us = ort::Quantile(us, 0.1);
     sr.run_p90_us = ort::Quantile(us, 0.9);
@@ -680,7 +681,8 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
       sr.start_us = Median(start);
       sr.end_us = Median(end);
     }
-    (seg.measured ? r.predicted_host_us : r.modelled_accelerator_us) += seg.predicted_us;
+    // The host's prediction: its operators and the boundary the planner charged.
+    (seg.measured ? r.predicted_host_us : r.modelled_accelerator_us) += seg.predicted_us + seg.predicted_boundary_us;
     r.predicted_transfer_us += seg.predicted_transfer_in_us;
     r.segments.push_back(std::move(sr));
   }
@@ -770,6 +772,7 @@ nlohmann::json RunReportToJson(const RunReport& r) {
                     {"timing", s.measured ? "measured" : "modelled"},
                     {"operators", s.operators},
                     {"predicted_us", s.predicted_us},
+                    {"predicted_boundary_us", s.predicted_boundary_us},
                     {"run_us", s.run_us},
                     {"run_p10_us", s.run_p10_us},
                     {"run_p90_us", s.run_p90_us},

@@ -57,6 +57,9 @@ std::string SegmentFileName(int id, const std::string& device) {
 struct ScheduleDevice {
   std::string name, kind, costs, execution;
   int threads = 0;  // for profiled CPUs: the threads the costs were measured with
+  // The boundary cost the planner charged per segment on this PU, inside the
+  // transfer_us of every edge into it (devices[].boundary_us; 0 if absent).
+  double boundary_us = 0;
   // The platform's ONNX Runtime configuration of a `cost: profile` PU.
   bool configured = false;
   std::string provider = "cpu";
@@ -114,6 +117,9 @@ Result<ParsedSchedule> ParseSchedule(const nlohmann::json& s, const std::string&
     dev.kind = d.value("kind", std::string("cpu"));
     dev.costs = d.value("costs", std::string());
     dev.execution = d.value("execution", std::string("serial"));
+    if (d.contains("boundary_us") && d["boundary_us"].is_number() && d["boundary_us"].get<double>() >= 0) {
+      dev.boundary_us = d["boundary_us"].get<double>();
+    }
     if (s.contains("platform") && s["platform"].is_object() && s["platform"].contains(dev.name)) {
       const auto& pu = s["platform"][dev.name];
       if (pu.is_object() && pu.contains("threads") && pu["threads"].is_number_integer()) {
@@ -739,11 +745,17 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
     for (int v : (*plan)[static_cast<size_t>(s)].operators) seg_of[static_cast<size_t>(v)] = s;
   }
   std::vector<double> transfer_in(static_cast<size_t>(k), 0.0);
+  // The planner's boundary charge, once per segment that reads from another
+  // PU (it was on every such edge as a latency; the edges overlap).
+  std::vector<double> boundary_in(static_cast<size_t>(k), 0.0);
   for (const auto& [from, to, us] : ps.transfers) {
     if (from < 0 || to < 0 || from >= g.size() || to >= g.size()) continue;
     const int sf = seg_of[static_cast<size_t>(from)], st = seg_of[static_cast<size_t>(to)];
-    if (sf != st && ps.ops[static_cast<size_t>(from)].device_index != ps.ops[static_cast<size_t>(to)].device_index) {
-      transfer_in[static_cast<size_t>(st)] += us;
+    const int dt = ps.ops[static_cast<size_t>(to)].device_index;
+    if (sf != st && ps.ops[static_cast<size_t>(from)].device_index != dt) {
+      const double b = ps.devices[static_cast<size_t>(dt)].boundary_us;
+      boundary_in[static_cast<size_t>(st)] = b;
+      transfer_in[static_cast<size_t>(st)] += std::max(0.0, us - b);
     }
   }
 
@@ -843,7 +855,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
       finish = first ? op.finish_us : std::max(finish, op.finish_us);
       first = false;
     }
-    (dev.executable() ? host_us : accel_us) += predicted;
+    (dev.executable() ? host_us : accel_us) += predicted + boundary_in[static_cast<size_t>(s)];
     transfers_us += transfer_in[static_cast<size_t>(s)];
     for (const auto& name : b.inputs) {
       HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(name));
@@ -866,6 +878,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
     seg.depends_on.assign(deps.begin(), deps.end());
     seg.predicted_us = predicted;
     seg.predicted_transfer_in_us = transfer_in[static_cast<size_t>(s)];
+    seg.predicted_boundary_us = boundary_in[static_cast<size_t>(s)];
     seg.planned_start_us = start;
     seg.planned_finish_us = finish;
     seg.unused_outputs = b.unused_outputs;

@@ -23,6 +23,16 @@ Result<CombinedRequests> CombineRequests(const OpGraph& g0, const CostModel& c0,
                    c0.pu(p).name, c1.pu(p).name);
     }
   }
+  for (int p = 0; p < k; ++p) {
+    if (c0.boundary_us(p) > 0 || c1.boundary_us(p) > 0) {
+      // The combined model folds copies into operators and leaves edges
+      // free; a charged boundary would silently vanish.
+      return Error(ErrorCode::kUnsupported,
+                   "two requests: PU '{}' is charged a segment boundary cost; the two-request model does not "
+                   "carry it (plan with --boundary-cost none)",
+                   c0.pu(p).name);
+    }
+  }
   const int n0 = g0.size(), n1 = g1.size();
   std::vector<Operator> ops;
   ops.reserve(static_cast<size_t>(n0 + n1));

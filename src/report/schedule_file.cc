@@ -198,6 +198,10 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
                        {"capacity_crossbars", pu.spatial ? nlohmann::json(pu.capacity) : nlohmann::json(nullptr)},
                        {"power_w", NumOrNull(pu.power_w)},
                        {"costs", pu.cost_label}});
+    // Charged per segment on this PU, inside every edge's transfer_us into it
+    // (CostModel::ChargeBoundary): split and run take it back out of the
+    // transfers and add it to the segment.
+    if (c.boundary_us(p) > 0) devices.back()["boundary_us"] = c.boundary_us(p);
   }
   auto& ops = j["operators"] = nlohmann::json::array();
   for (const Operator& op : g.operators()) {

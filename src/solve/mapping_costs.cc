@@ -19,7 +19,8 @@ MappingCosts::MappingCosts(int num_ops, std::vector<PuInfo> pus)
       latency_(static_cast<size_t>(n_) * k_, kNaN),
       h2d_(static_cast<size_t>(n_) * k_, 0.0),
       d2h_(static_cast<size_t>(n_) * k_, 0.0),
-      slowdown_(static_cast<size_t>(k_) * k_, 1.0) {
+      slowdown_(static_cast<size_t>(k_) * k_, 1.0),
+      boundary_(static_cast<size_t>(k_), 0.0) {
   for (int p = 0; p < k_; ++p) {
     accelerator_[p] = pus_[p].accelerator() ? 1 : 0;
     if (pus_[p].power_w) power_w_[p] = *pus_[p].power_w;
@@ -51,6 +52,7 @@ Result<MappingCosts> BuildMappingCosts(const OpGraph& g, const CostModel& costs)
   }
   for (int p = 0; p < k; ++p) {
     for (int q = 0; q < k; ++q) mc.set_slowdown(p, q, costs.slowdown(p, q));
+    mc.set_boundary(p, costs.boundary_us(p));
   }
   return mc;
 }

@@ -42,9 +42,12 @@ inline double ExitCost(const MappingCosts& c, int v, int p, const ChainOptions& 
 // v_{i,p} → v_{i+1,q}: a switch leaves p (D2H of u when p is an accelerator)
 // and enters q (H2D of v when q is one). Copies on the host are 0 by
 // construction of MappingCosts.
+// Either accounting adds q's boundary cost (a new segment starts on q).
 inline double SwitchCost(const MappingCosts& c, int u, int p, int v, int q, const ChainOptions& o) {
-  if (o.accounting == TransferAccounting::kConservative || p == q) return 0.0;
-  return Price(c, p, c.d2h_us(u, p), o.objective) + Price(c, q, c.h2d_us(v, q), o.objective);
+  if (p == q) return 0.0;
+  const double boundary = Price(c, q, c.boundary_us(q), o.objective);
+  if (o.accounting == TransferAccounting::kConservative) return boundary;
+  return Price(c, p, c.d2h_us(u, p), o.objective) + Price(c, q, c.h2d_us(v, q), o.objective) + boundary;
 }
 
 // The idle time the written timing leaves before an operator for the copies
@@ -54,7 +57,7 @@ inline double EntryGapUs(const MappingCosts& c, int v, int p) { return c.h2d_us(
 inline double ExitGapUs(const MappingCosts& c, int u, int p) { return c.d2h_us(u, p); }
 inline double SwitchGapUs(const MappingCosts& c, int u, int p, int v, int q, TransferAccounting a) {
   if (a == TransferAccounting::kNeighbour && p == q) return 0.0;
-  return c.d2h_us(u, p) + c.h2d_us(v, q);
+  return c.d2h_us(u, p) + c.h2d_us(v, q) + (p != q ? c.boundary_us(q) : 0.0);
 }
 
 // A monotone priority queue for Dijkstra (a radix heap): keys are

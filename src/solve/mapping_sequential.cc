@@ -415,10 +415,15 @@ Result<MapResult> MapSequential(const Problem& problem, const MappingCosts& c, c
       ToString(problem.objective), r.predicted_latency_us,
       r.predicted_energy_uj ? fmt::format(", energy {:.3f} µJ", *r.predicted_energy_uj) : std::string(),
       DeviceCounts(c, r.device)));
+  bool boundary = false;
+  for (int p = 0; p < c.num_pus(); ++p) boundary = boundary || c.boundary_us(p) > 0;
   if (o.accounting == TransferAccounting::kConservative) {
-    res.notes.push_back(
-        "conservative accounting: every accelerator operator is charged its full H2D and D2H (an upper bound on "
-        "transfers), so the optimum equals the greedy per-operator choice");
+    res.notes.push_back(boundary ? "conservative accounting: every accelerator operator is charged its full H2D and "
+                                   "D2H (an upper bound on transfers), and each switch the boundary cost of the PU "
+                                   "it enters"
+                                 : "conservative accounting: every accelerator operator is charged its full H2D and "
+                                   "D2H (an upper bound on transfers), so the optimum equals the greedy per-operator "
+                                   "choice");
   }
   if (approximate) {
     res.notes.push_back(

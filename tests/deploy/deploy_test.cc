@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -65,8 +66,9 @@ std::string WriteBlock(const fs::path& dir, int channels = 8, int hw = 16) {
 
 std::unique_ptr<PreparedProblem> Prepare(const std::string& model, const fs::path& cache,
                                          std::vector<std::string> overrides = {},
-                                         FusionLevel fusion = FusionLevel::kNone) {
+                                         FusionLevel fusion = FusionLevel::kNone, bool charge_boundary = false) {
   PlanInputs in;
+  in.costs.charge_boundary = charge_boundary;
   in.model_path = model;
   in.import.fusion = fusion;
   in.platform = "klein-arm";
@@ -113,6 +115,17 @@ nlohmann::json HandMade(const PreparedProblem& pp, nlohmann::json schedule,
     op["finish_us"] = t;
   }
   schedule["makespan_us"] = t;
+  // Each edge's transfer as the new assignment crosses it (the file holds the
+  // planned direction's, which a charged boundary makes asymmetric).
+  const CostModel& c = pp.costs;
+  std::map<std::string, int> pu;
+  for (int p = 0; p < c.num_pus(); ++p) pu[c.pu(p).name] = p;
+  for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+    const Edge& edge = g.edges()[static_cast<size_t>(e)];
+    const int du = pu.at(schedule["operators"][static_cast<size_t>(edge.from)]["device"].get<std::string>());
+    const int dv = pu.at(schedule["operators"][static_cast<size_t>(edge.to)]["device"].get<std::string>());
+    if (du != dv) schedule["edges"][static_cast<size_t>(e)]["transfer_us"] = c.transfer_us(e, du, dv);
+  }
   return schedule;
 }
 
@@ -328,6 +341,48 @@ TEST_F(DeployBlock, AlternatingPlanHandsOffEveryTensorAndKeepsTheSkip) {
   nlohmann::json j = RunReportToJson(loading);
   EXPECT_EQ(j["executor"], "load-per-run");
   EXPECT_TRUE(j["check"]["outputs_match"].get<bool>());
+}
+
+// --boundary-cost fitted end to end: the plan records the CPU's fitted
+// boundary, split moves it out of the transfers into each CPU segment entered
+// from the CIM, and run counts it in the host's prediction.
+TEST_F(DeployBlock, ChargedBoundaryIsPlannedSplitAndRun) {
+  ASSERT_NE(pp_, nullptr);
+  auto charged = Prepare((*dir_ / "block.onnx").string(), *dir_ / "cache", {}, FusionLevel::kNone, true);
+  ASSERT_NE(charged, nullptr);
+  const double b = charged->costs.boundary_us(0);
+  EXPECT_GT(b, 0) << "a Session::Run costs something";
+  EXPECT_EQ(charged->costs.boundary_us(1), 0);  // the CIM is modelled
+  const auto alternate = [](int, int) { return true; };  // Conv on the CIM, Relu and Add on the CPU
+  nlohmann::json with = HandMade(*charged, IlpSchedule(*charged), alternate);
+  nlohmann::json without = HandMade(*pp_, IlpSchedule(*pp_), alternate);
+  ASSERT_DOUBLE_EQ(with["devices"][0]["boundary_us"].get<double>(), b);
+  EXPECT_FALSE(without["devices"][0].contains("boundary_us"));
+  SplitResult a = Split(*charged, with, *dir_ / "charged");
+  SplitResult o = Split(*pp_, without, *dir_ / "uncharged");
+  ASSERT_EQ(a.manifest["segments"].size(), o.manifest["segments"].size());
+  int entered = 0;
+  for (size_t s = 0; s < a.manifest["segments"].size(); ++s) {
+    const auto& sa = a.manifest["segments"][s];
+    const auto& so = o.manifest["segments"][s];
+    EXPECT_NEAR(sa["predicted_transfer_in_us"].get<double>(), so["predicted_transfer_in_us"].get<double>(), 1e-9);
+    EXPECT_DOUBLE_EQ(sa["predicted_us"].get<double>(), so["predicted_us"].get<double>());
+    EXPECT_FALSE(so.contains("predicted_boundary_us"));
+    if (sa["device"] == "cpu" && s > 0) {
+      EXPECT_DOUBLE_EQ(sa["predicted_boundary_us"].get<double>(), b) << s;
+      ++entered;
+    } else {
+      EXPECT_FALSE(sa.contains("predicted_boundary_us")) << s;
+    }
+  }
+  EXPECT_EQ(entered, 2);
+  RunReport r = RunOk(*dir_ / "charged", true);
+  double host = 0;
+  for (const SegmentRun& s : r.segments) {
+    if (s.measured) host += s.predicted_us + s.predicted_boundary_us;
+  }
+  EXPECT_NEAR(r.predicted_host_us, host, 1e-9);
+  EXPECT_NEAR(RunReportToJson(r)["segments"][1]["predicted_boundary_us"].get<double>(), b, 1e-9);
 }
 
 TEST_F(DeployBlock, RunExplainsEachSegmentsErrorByBoundaryAndOperators) {

@@ -215,6 +215,63 @@ TEST_P(Conformance, ProvenOptimaAgreeWithTheExactSearch) {
   }
 }
 
+// The fitted segment-boundary cost (--boundary-cost fitted) on every serial
+// PU: each method that applies returns a schedule the validator accepts, in
+// which every operator that reads from another PU starts no earlier than its
+// input's uncharged transfer plus the boundary of its own PU, and the
+// schedule file records the charge. Two requests refuse the charge.
+TEST_P(Conformance, ChargesTheBoundaryOnEveryPuChange) {
+  const MethodInfo& info = method().info();
+  int ran = 0;
+  for (Case c : Cases()) {
+    if (c.two) continue;
+    const CostModel plain = c.one.costs;
+    for (int p = 0; p < plain.num_pus(); ++p) {
+      if (!plain.pu(p).spatial) c.one.costs.ChargeBoundary(p, 4.0 + p);
+    }
+    for (Objective objective : {Objective::kLatency, Objective::kEnergy}) {
+      const Problem p = c.problem(objective);
+      if (!Applies(info, p)) continue;
+      auto r = Solve(GetParam(), p, Quick());
+      if (!r.ok()) {
+        EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported) << c.name << ": " << r.status().message();
+        continue;
+      }
+      ASSERT_TRUE(r->schedule.has_value()) << c.name;
+      ++ran;
+      const nlohmann::json file = ScheduleFile(p, *r, info.schedule_mode);
+      const ValidationReport v = ValidateScheduleJson(file);
+      EXPECT_TRUE(v.ok()) << c.name << ": " << (v.ok() ? "" : v.violations.front());
+      for (int q = 0; q < plain.num_pus(); ++q) {
+        if (plain.pu(q).spatial) {
+          EXPECT_FALSE(file["devices"][q].contains("boundary_us"));
+        } else {
+          EXPECT_DOUBLE_EQ(file["devices"][q]["boundary_us"].get<double>(), 4.0 + q) << c.name;
+        }
+      }
+      const Schedule& s = *r->schedule;
+      for (int e = 0; e < static_cast<int>(p.graph->edges().size()); ++e) {
+        const Edge& edge = p.graph->edges()[e];
+        const int du = s.ops[edge.from].device, dv = s.ops[edge.to].device;
+        if (du == dv || plain.pu(dv).spatial) continue;
+        EXPECT_GE(s.ops[edge.to].start_us + 1e-9, s.ops[edge.from].finish_us + plain.transfer_us(e, du, dv) + 4.0 + dv)
+            << c.name << ", " << ToString(objective) << ": edge " << edge.from << " -> " << edge.to;
+      }
+    }
+  }
+  // A two-request method is never given one request; its only way to a
+  // charged model is CombineRequests, which refuses it.
+  if (info.requests == 1) {
+    EXPECT_GT(ran, 0) << "no single-request case applies to " << GetParam();
+  }
+  // Two requests: the combined model cannot carry the charge and says so.
+  Instance soc = Soc();
+  soc.costs.ChargeBoundary(0, 4.0);
+  auto both = CombineRequests(soc.graph, soc.costs, soc.graph, soc.costs);
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().code(), ErrorCode::kUnsupported);
+}
+
 TEST_P(Conformance, RepeatsItself) {
   for (const Case& c : Cases()) {
     const Problem p = c.problem(Objective::kLatency);

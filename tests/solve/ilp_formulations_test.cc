@@ -119,6 +119,38 @@ TEST(StrongFormulation, MatchesPaperWithTwoCapacitatedSpatialPus) {
   RecordProperty("infeasible", infeasible);
 }
 
+// The fitted segment-boundary cost (CostModel::ChargeBoundary, hetplan
+// --boundary-cost fitted) on the serial PUs: the exact search and the paper's
+// MIP still find the brute-force optimum (the oracle lists every assignment
+// and order through the charged transfers), which never beats the uncharged
+// one, and the term changes what is optimal on a good share of instances.
+TEST(BoundaryCost, ExactAndPaperMipMatchBruteForceWithTheTermCharged) {
+  std::mt19937 rng(2512);
+  int changed = 0, compared = 0;
+  for (int i = 0; i < 120; ++i) {
+    const int n = 2 + static_cast<int>(rng() % 6);
+    const bool three = i % 3 == 2;
+    Instance inst = three ? RandomInstance(rng, n, ThreePus(static_cast<int64_t>(rng() % 21)), i % 2 == 0)
+                          : RandomInstance(rng, n, TwoPus(static_cast<int64_t>(rng() % 21)), i % 4 != 3);
+    if (!ValidateProblem(inst.problem()).ok()) continue;
+    const double plain = BruteForceLatency(inst.problem());
+    Instance charged = inst;
+    const double b = static_cast<double>(5 + rng() % 40);
+    charged.costs.ChargeBoundary(0, b);  // the host
+    if (three) charged.costs.ChargeBoundary(1, b / 2);
+    ASSERT_DOUBLE_EQ(charged.costs.boundary_us(0), b);
+    ExpectSameOptimum(charged, i, /*brute=*/true);
+    if (HasFailure()) return;
+    const double with = BruteForceLatency(charged.problem());
+    EXPECT_GE(with, plain - 1e-9) << "instance " << i;
+    ++compared;
+    changed += with > plain + 1e-9;
+  }
+  EXPECT_GT(compared, 100);
+  EXPECT_GT(changed, compared / 8) << "the boundary term should change the optimum of many instances";
+  RecordProperty("changed", changed);
+}
+
 // Blocks in series (so the graph has cuts), each a random small DAG between a
 // fork and a join, with skip edges from earlier blocks, some of which may
 // carry transfers across a cut.

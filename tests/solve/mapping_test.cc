@@ -85,6 +85,8 @@ double ReferenceCost(const MappingCosts& c, const std::vector<int>& chain, const
   for (size_t i = 0; i < chain.size(); ++i) {
     const int v = chain[i], p = pu[i];
     if (!c.supported(v, p)) return kInf;
+    // A switch starts a segment on p: its boundary cost, in either accounting.
+    if (i > 0 && pu[i - 1] != p) sum += c.boundary_us(p) * power(p);
     if (acc == TransferAccounting::kConservative) {
       sum += (c.latency_us(v, p) + (is_acc(p) ? c.h2d_us(v, p) + c.d2h_us(v, p) : 0.0)) * power(p);
       continue;
@@ -181,7 +183,11 @@ TEST(MappingChain, DpDijkstraAndBruteForceAgreeOnRandomChains) {
   std::mt19937 rng(5);
   for (int trial = 0; trial < 120; ++trial) {
     const int n = 1 + trial % 10;
-    const MappingCosts c = RandomCosts(rng, n);
+    MappingCosts c = RandomCosts(rng, n);
+    // Every third chain pays a boundary cost per segment (--boundary-cost fitted).
+    if (trial % 3 == 2) {
+      for (int p = 0; p < 3; ++p) c.set_boundary(p, static_cast<double>(rng() % 12));
+    }
     const std::vector<int> chain = Iota(n);
     for (Objective obj : kObjectives) {
       for (TransferAccounting acc : kAccountings) {
@@ -206,6 +212,47 @@ TEST(MappingChain, DpDijkstraAndBruteForceAgreeOnRandomChains) {
       }
     }
   }
+}
+
+// The boundary cost decides: op1 is 8 µs faster on the gpu, which costs
+// 1 + 1 µs of copies (neighbour) and, once charged, 4 µs per segment on each
+// side; without the charge the gpu wins (24 < 30 µs), with it it loses
+// (30 < 32 µs), and the written schedule keeps the gap.
+TEST(MappingChain, BoundaryCostIsChargedOnEverySwitch) {
+  const OpGraph g = MakeGraph(3, {{0, 1}, {1, 2}});
+  MappingCosts c(3, SocPus());
+  for (int v = 0; v < 3; ++v) c.set_latency(v, 0, 10);
+  c.set_latency(1, 1, 2);
+  c.set_h2d(1, 1, 1);
+  c.set_d2h(1, 1, 1);
+  for (ChainAlgorithm algorithm : {ChainAlgorithm::kDp, ChainAlgorithm::kDijkstra}) {
+    for (double boundary : {0.0, 4.0}) {
+      MappingCosts charged = c;
+      CostModel cm = ToCostModel(g, c);
+      for (int p = 0; p < 2; ++p) {
+        charged.set_boundary(p, boundary);
+        cm.ChargeBoundary(p, boundary);
+      }
+      const Problem p{&g, &cm, Objective::kLatency, std::nullopt};
+      auto r = MapSequential(p, charged, MapOptions{TransferAccounting::kNeighbour, algorithm});
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_EQ(r->device[1], boundary == 0 ? 1 : 0) << "boundary " << boundary;
+      EXPECT_DOUBLE_EQ(r->predicted_latency_us, boundary == 0 ? 24 : 30);
+      EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+      // Forced onto the gpu, the prediction pays both boundaries.
+      const std::vector<int> on_gpu = {0, 1, 0};
+      EXPECT_DOUBLE_EQ(
+          ChainCost(charged, Iota(3), on_gpu, ChainOptions{Objective::kLatency, TransferAccounting::kNeighbour}),
+          24 + 2 * boundary);
+    }
+  }
+  // From the cost model: BuildMappingCosts carries the charge.
+  CostModel cm = ToCostModel(g, c);
+  cm.ChargeBoundary(1, 5);
+  auto mc = BuildMappingCosts(g, cm);
+  ASSERT_TRUE(mc.ok());
+  EXPECT_DOUBLE_EQ(mc->boundary_us(1), 5);
+  EXPECT_DOUBLE_EQ(mc->boundary_us(0), 0);
 }
 
 // BIDENT §IV-E: under conservative accounting a greedy per-operator mapper
@@ -560,6 +607,24 @@ TEST(MapParallel, NeverPredictedSlowerThanTheBestSinglePu) {
 // ---------------------------------------------------------------------------
 // BuildMappingCosts.
 
+// cpu and gpu priced by cost tables, the npu by a roofline (1 TFLOP/s).
+Platform TableSoc() {
+  Platform platform;
+  platform.name = "soc";
+  platform.source = "soc.yaml";
+  const char* names[] = {"cpu", "gpu", "npu"};
+  const PuKind kinds[] = {PuKind::kCpu, PuKind::kGpu, PuKind::kNpu};
+  for (int p = 0; p < 3; ++p) {
+    ProcessingUnit pu;
+    pu.name = names[p];
+    pu.kind = kinds[p];
+    pu.cost_source = p == 2 ? CostSource::kRoofline : CostSource::kTable;
+    pu.roofline.peak_gflops = {{"float32", 1e12}};
+    platform.pus.push_back(pu);
+  }
+  return platform;
+}
+
 TEST(BuildMappingCosts, CopiesFromTablesThenLinks) {
   std::vector<Operator> ops(2);
   for (int i = 0; i < 2; ++i) {
@@ -575,19 +640,10 @@ TEST(BuildMappingCosts, CopiesFromTablesThenLinks) {
   ASSERT_TRUE(g.ok());
   // The copies are part of the solver-facing cost model (BuildCostModel):
   // cpu and gpu priced by tables, the npu by a roofline without a table.
-  Platform platform;
-  platform.name = "soc";
-  const char* names[] = {"cpu", "gpu", "npu"};
-  const PuKind kinds[] = {PuKind::kCpu, PuKind::kGpu, PuKind::kNpu};
+  Platform platform = TableSoc();
   for (int p = 0; p < 3; ++p) {
-    ProcessingUnit pu;
-    pu.name = names[p];
-    pu.kind = kinds[p];
-    pu.cost_source = p == 2 ? CostSource::kRoofline : CostSource::kTable;
-    pu.power_w = std::vector<double>{3.0, 4.5, 2.0}[p];
-    pu.roofline.peak_gflops = {{"float32", 1e12}};
-    pu.roofline.dispatch_us = 10;
-    platform.pus.push_back(pu);
+    platform.pus[static_cast<size_t>(p)].power_w = std::vector<double>{3.0, 4.5, 2.0}[p];
+    platform.pus[static_cast<size_t>(p)].roofline.dispatch_us = 10;
   }
   platform.links.push_back(Link{"cpu", "npu", 1.0, 2.0, std::nullopt});  // 1 GB/s = 1000 bytes/µs, 2 µs
   CostSources sources;
@@ -637,6 +693,63 @@ TEST(BuildMappingCosts, CopiesFromTablesThenLinks) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(refused.status().message().find("partition"), std::string::npos);
+}
+
+// --boundary-cost fitted (CostSources::charge_boundary): each table PU's
+// boundary row joins the transfer of every edge into it from another PU; a
+// modelled PU pays none; off, nothing changes; a table without the row is a
+// one-line error that names the PU and the ways out.
+TEST(BuildCostModel, ChargesEachTablePusBoundaryOnEdgesIntoIt) {
+  auto g = OpGraph::Create("g", [] {
+    std::vector<Operator> ops(2);
+    for (int i = 0; i < 2; ++i) {
+      ops[i].id = i;
+      ops[i].name = "op" + std::to_string(i);
+      ops[i].type = "Relu";
+      ops[i].nodes = {ops[i].name};
+    }
+    return ops;
+  }(), {Edge{0, 1, {"t"}, 250, 1000}});
+  ASSERT_TRUE(g.ok());
+  Platform platform = TableSoc();
+  CostSources sources;
+  for (int p = 0; p < 2; ++p) {
+    CostTable t;
+    for (int v = 0; v < 2; ++v) {
+      OpCost r;
+      r.op_name = "op" + std::to_string(v);
+      r.pu = platform.pus[static_cast<size_t>(p)].name;
+      r.exec_us = 10;
+      r.h2d_us = p == 1 ? 1 : 0;
+      r.d2h_us = p == 1 ? 2 : 0;
+      t.ops.push_back(r);
+    }
+    t.boundary_us[platform.pus[static_cast<size_t>(p)].name] = p == 0 ? 6 : 2.5;
+    sources.tables[platform.pus[static_cast<size_t>(p)].name] = t;
+  }
+  auto plain = BuildCostModel(*g, platform, sources);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  sources.charge_boundary = true;
+  auto charged = BuildCostModel(*g, platform, sources);
+  ASSERT_TRUE(charged.ok()) << charged.status().message();
+  const double into[3] = {6, 2.5, 0};
+  for (int q = 0; q < 3; ++q) {
+    EXPECT_EQ(plain->boundary_us(q), 0);
+    EXPECT_EQ(charged->boundary_us(q), into[q]);
+    for (int p = 0; p < 3; ++p) {
+      if (p == q) continue;
+      EXPECT_DOUBLE_EQ(charged->transfer_us(0, p, q), plain->transfer_us(0, p, q) + into[q]) << p << " -> " << q;
+    }
+    for (int v = 0; v < 2; ++v) EXPECT_EQ(charged->latency_us(v, q), plain->latency_us(v, q));
+  }
+  sources.tables["gpu"].boundary_us.clear();
+  auto missing = BuildCostModel(*g, platform, sources);
+  ASSERT_FALSE(missing.ok());
+  const std::string m = missing.status().message();
+  EXPECT_NE(m.find("soc.yaml"), std::string::npos) << m;
+  EXPECT_NE(m.find("'gpu'"), std::string::npos) << m;
+  EXPECT_NE(m.find("--boundary-cost none"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
 }
 
 // ---------------------------------------------------------------------------

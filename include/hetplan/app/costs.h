@@ -32,6 +32,9 @@ struct CostInputs {
   // co-running them (cost/corun_profiler.h; cached next to the profiles),
   // and add its slowdown, coexec and transfer rows to each one's table.
   bool corun = true;
+  // Charge each measured PU's fitted boundary cost on every edge into it from
+  // another PU (--boundary-cost fitted; CostSources::charge_boundary).
+  bool charge_boundary = false;
   CoRunOptions corun_options;  // cache_dir and progress are taken from `profile` and `progress`
   // Called while a PU is profiled, with its name (from the calling thread).
   std::function<void(const std::string& pu, int done, int total)> progress;

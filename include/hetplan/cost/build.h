@@ -17,6 +17,10 @@ struct CostSources {
   // Per PU name: a table (measured by the profiler for `profile` PUs, or a
   // user table given with --costs / the PU's `table:` key).
   std::map<std::string, CostTable> tables;
+  // Charge each measured or table PU's fitted boundary cost (its table's
+  // boundary row; CostModel::ChargeBoundary). A PU whose table has none is
+  // an error; cim and roofline PUs have none (0: they are modelled).
+  bool charge_boundary = false;
 };
 
 // Transfer on edge e between PUs p ≠ q:

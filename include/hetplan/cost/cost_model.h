@@ -41,7 +41,8 @@ class CostModel {
         h2d_(static_cast<size_t>(n_) * k_, 0.0),
         d2h_(static_cast<size_t>(n_) * k_, 0.0),
         transfer_(static_cast<size_t>(num_edges) * k_ * k_, 0.0),
-        slowdown_(static_cast<size_t>(k_) * k_, 1.0) {}
+        slowdown_(static_cast<size_t>(k_) * k_, 1.0),
+        boundary_(static_cast<size_t>(k_), 0.0) {}
 
   int num_ops() const { return n_; }
   int num_pus() const { return k_; }
@@ -66,6 +67,10 @@ class CostModel {
   double h2d_us(int v, int p) const { return h2d_[Idx(v, p)]; }
   double d2h_us(int v, int p) const { return d2h_[Idx(v, p)]; }
   double slowdown(int run, int interfere) const { return slowdown_[run * k_ + interfere]; }
+  // What a segment starting on p costs beyond its operators (a Session::Run
+  // invocation, its bindings, cold caches; the profiler fits it from split
+  // executions), where it is charged (ChargeBoundary); 0 otherwise.
+  double boundary_us(int p) const { return boundary_[p]; }
   // Measured makespans of operator pairs run together (BIDENT's co-execution
   // rows, by operator and PU name, as the cost tables give them).
   const std::vector<CoExecution>& coexec() const { return coexec_; }
@@ -82,6 +87,20 @@ class CostModel {
   void set_d2h(int v, int p, double us) { d2h_[Idx(v, p)] = us; }
   void set_slowdown(int run, int interfere, double f) { slowdown_[run * k_ + interfere] = f; }
   void set_coexec(std::vector<CoExecution> rows) { coexec_ = std::move(rows); }
+  // Charges `us` per segment on p: a segment on p starts where an operator
+  // on p reads a tensor from another PU, so `us` joins the transfer time of
+  // every edge into p from another PU, and every planner, the brute-force
+  // oracle and the schedule file (whose edges carry transfer_us) see it
+  // through transfer_us. Charged as the edge's latency: p may run another
+  // ready operator meanwhile, and two edges into one segment overlap.
+  void ChargeBoundary(int p, double us) {
+    boundary_[p] += us;
+    for (int e = 0; e < num_edges(); ++e) {
+      for (int q = 0; q < k_; ++q) {
+        if (q != p) transfer_[(static_cast<size_t>(e) * k_ + q) * k_ + p] += us;
+      }
+    }
+  }
   PuInfo& mutable_pu(int p) { return pus_[p]; }
 
  private:
@@ -94,6 +113,7 @@ class CostModel {
   std::vector<double> transfer_;
   std::vector<double> slowdown_;
   std::vector<CoExecution> coexec_;
+  std::vector<double> boundary_;
 };
 
 }  // namespace hetplan

@@ -67,6 +67,9 @@ struct ManifestSegment {
   std::vector<int> depends_on;
   double predicted_us = 0;
   double predicted_transfer_in_us = 0;
+  // The boundary cost the planner charged this segment (--boundary-cost
+  // fitted): part of its predicted time, not of predicted_us (its operators).
+  double predicted_boundary_us = 0;
   double planned_start_us = 0, planned_finish_us = 0;
   bool unused_outputs = false;  // nobody reads its results; its operators' outputs are exposed
   int request = 0;              // two-request plans: which request's operators it runs

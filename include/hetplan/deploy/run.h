@@ -57,7 +57,8 @@ struct SegmentRun {
   std::string device, kind, file;
   bool measured = true;
   int operators = 0;
-  double predicted_us = 0;
+  double predicted_us = 0;            // its operators
+  double predicted_boundary_us = 0;   // the boundary cost its plan charged it (--boundary-cost fitted)
   double run_us = 0, run_p10_us = 0, run_p90_us = 0;  // wall time of Session::Run (median, p10, p90)
   double charged_us = 0;                              // run_us when measured, predicted_us when modelled
   double handoff_in_us = 0;  // median executor time from the previous segment's Run to this one's (0 for the first)

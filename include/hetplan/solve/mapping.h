@@ -67,6 +67,9 @@ class MappingCosts {
   // w + H2D + D2H: BIDENT's conservative per-operator total.
   double total_us(int v, int p) const { return latency_[Idx(v, p)] + h2d_[Idx(v, p)] + d2h_[Idx(v, p)]; }
   double slowdown(int run, int interfere) const { return slowdown_[static_cast<size_t>(run) * k_ + interfere]; }
+  // What one more segment on p costs (CostModel::boundary_us): charged on
+  // every switch into p, in either accounting.
+  double boundary_us(int p) const { return boundary_[p]; }
 
   void set_latency(int v, int p, double us) { latency_[Idx(v, p)] = us; }
   void set_unsupported(int v, int p) { latency_[Idx(v, p)] = std::numeric_limits<double>::quiet_NaN(); }
@@ -74,6 +77,7 @@ class MappingCosts {
   void set_h2d(int v, int p, double us) { h2d_[Idx(v, p)] = accelerator(p) ? us : 0.0; }
   void set_d2h(int v, int p, double us) { d2h_[Idx(v, p)] = accelerator(p) ? us : 0.0; }
   void set_slowdown(int run, int interfere, double f) { slowdown_[static_cast<size_t>(run) * k_ + interfere] = f; }
+  void set_boundary(int p, double us) { boundary_[p] = us; }
 
  private:
   size_t Idx(int v, int p) const { return static_cast<size_t>(v) * k_ + p; }
@@ -81,7 +85,7 @@ class MappingCosts {
   std::vector<PuInfo> pus_;
   std::vector<uint8_t> accelerator_;
   std::vector<double> power_w_;
-  std::vector<double> latency_, h2d_, d2h_, slowdown_;
+  std::vector<double> latency_, h2d_, d2h_, slowdown_, boundary_;
 };
 
 // Flattens the solver-facing cost model (latencies, the per-operator H2D/D2H
