@@ -139,6 +139,27 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
                  "--refine: calibrates latencies against measured runs; plan with --objective latency");
   }
   const CostModel& base = pp.costs;
+  // The PUs whose costs are measurements of this machine: only those are
+  // refitted to what runs here. A roofline CPU models another chip; its
+  // segments run here functionally, but their times say nothing about it.
+  std::vector<bool> fittable(static_cast<size_t>(base.num_pus()), false);
+  std::string modelled;
+  for (int p = 0; p < base.num_pus(); ++p) {
+    for (const ProcessingUnit& pu : pp.platform.pus) {
+      if (pu.name != base.pu(p).name) continue;
+      if (pu.cost_source == CostSource::kProfile || pu.cost_source == CostSource::kTable) {
+        fittable[static_cast<size_t>(p)] = true;
+      } else {
+        modelled += fmt::format("{}{}: {}", modelled.empty() ? "" : ", ", pu.name, ToString(pu.cost_source));
+      }
+    }
+  }
+  if (std::find(fittable.begin(), fittable.end(), true) == fittable.end()) {
+    return Error(ErrorCode::kUnsupported,
+                 "--refine: platform {} has no PU whose costs are measured on this machine ({}); refine calibrates "
+                 "measured costs: give a PU cost: profile or cost: table",
+                 pp.platform.name, modelled);
+  }
   WorkDir work(o.work_dir);
   RunOptions run = o.run;
   if (run.model_path.empty()) run.model_path = pp.model.path;
@@ -185,7 +206,7 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
       for (int q = 0; q < base.num_pus(); ++q) {
         if (base.pu(q).name == seg.device) p = q;
       }
-      if (p < 0) continue;
+      if (p < 0 || !fittable[static_cast<size_t>(p)]) continue;
       SegmentSample x;
       for (int v : seg.operators) x.predicted_us += base.latency_us(v, p);
       x.entered = sr.boundary_in;

@@ -30,6 +30,7 @@ struct MapOpts {
   std::string second_model, second_costs, coexec, out, csv, trace, pair_baseline;
   bool joint = false, lockstep = false, compare_ilp = false;
   double ilp_time_limit = 60;
+  RefineFlags refine;
 };
 
 PlanInputs MakeInputs(const MapOpts& o, const std::string& model, const std::string& costs, const ImportOptions& io) {
@@ -81,7 +82,8 @@ int RunSingle(const MapOpts& o, const PreparedProblem& pp, const PlanSpec& spec)
   const Objective objective = spec.objective;
   const TransferAccounting accounting = spec.options.mapping.accounting;
   const ChainAlgorithm algorithm = spec.options.mapping.algorithm;
-  auto plan = Plan(pp.subject(), spec);
+  std::vector<std::string> refine_lines;
+  auto plan = o.refine.rounds ? PlanRefined(pp, spec, o.refine, &refine_lines) : Plan(pp.subject(), spec);
   if (!plan.ok()) return ReportError(plan.status());
   const SolveResult& res = plan->result;
   const MappingStats& m = *res.mapping;
@@ -131,6 +133,7 @@ int RunSingle(const MapOpts& o, const PreparedProblem& pp, const PlanSpec& spec)
     }
     std::printf(")\n");
   }
+  for (const auto& line : refine_lines) std::printf("refine    %s\n", line.c_str());
   PrintSchedule(s, plan->validation);
   if (o.compare_ilp) {
     SolveOptions so;
@@ -270,6 +273,7 @@ void RegisterMap(CLI::App& app) {
   sub->add_option("--ilp-time-limit", o->ilp_time_limit, "Time limit for --compare-ilp in seconds")->default_val(60);
   AddProfilingFlags(sub, &o->profiling);
   AddBoundaryCostFlag(sub, &o->profiling);
+  AddRefineFlags(sub, &o->refine);
   Register(sub, [o, accounting]() -> int {
     auto objective = ParseObjective(o->objective);
     if (!objective.ok()) return ReportError(objective.status());
@@ -291,6 +295,11 @@ void RegisterMap(CLI::App& app) {
                                "--boundary-cost {}: the concurrent (two-request) search does not model segment "
                                "boundaries; use --mode sequential or parallel, or --boundary-cost none",
                                o->profiling.boundary_cost));
+    }
+    if (o->mode == "concurrent" && o->refine.rounds) {
+      return ReportError(Error(ErrorCode::kUnsupported,
+                               "--refine: a two-request plan is not split and run one round at a time; use --mode "
+                               "sequential or parallel"));
     }
     auto mode = ParseMapMode(o->mode);
     if (!mode.ok()) return ReportError(mode.status());

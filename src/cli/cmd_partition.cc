@@ -4,7 +4,6 @@
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "hetplan/app/plan.h"
-#include "hetplan/app/refine.h"
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 
@@ -21,10 +20,7 @@ void RegisterPartition(CLI::App& app) {
     std::vector<std::string> sets;
     std::string costs, solver = "exact", objective = "latency", out, csv, trace;
     std::optional<double> latency_cap;
-    std::optional<int> refine;
-    double refine_tolerance = 0.05;
-    int refine_runs = 10, refine_warmup = 2;
-    std::string refine_dir;
+    RefineFlags refine;
   };
   auto o = std::make_shared<Opts>();
   AddModelOptions(sub, &o->model);
@@ -41,23 +37,7 @@ void RegisterPartition(CLI::App& app) {
   sub->add_option("--trace", o->trace, "Chrome trace (Perfetto, chrome://tracing)");
   AddProfilingFlags(sub, &o->profiling);
   AddBoundaryCostFlag(sub, &o->profiling);
-  sub->add_option("--refine", o->refine,
-                  "Close the loop: split and run the plan, fit the measured PUs' costs to its segments, plan again; "
-                  "at most N re-plans (0: measure the plan only), stopping when host prediction and measurement "
-                  "agree within --refine-tolerance")
-      ->check(CLI::Range(0, 100));
-  sub->add_option("--refine-tolerance", o->refine_tolerance,
-                  "--refine stops when |measured host / predicted host - 1| is at most this")
-      ->default_val(0.05)
-      ->check(CLI::Range(0.0, 10.0));
-  sub->add_option("--refine-runs", o->refine_runs, "--refine: timed runs of each round's plan")
-      ->default_val(10)
-      ->check(CLI::Range(1, 10000));
-  sub->add_option("--refine-warmup", o->refine_warmup, "--refine: untimed runs first")
-      ->default_val(2)
-      ->check(CLI::Range(0, 10000));
-  sub->add_option("--refine-dir", o->refine_dir,
-                  "--refine: keep each round's split in DIR/round-<r> (default: a temporary folder, removed)");
+  AddRefineFlags(sub, &o->refine);
   Register(sub, [o]() -> int {
     auto solver = ResolveSolverFlag(o->solver, o->solve.formulation);
     if (!solver.ok()) return ReportError(solver.status());
@@ -70,7 +50,7 @@ void RegisterPartition(CLI::App& app) {
     if (!pp.ok()) return ReportError(pp.status());
     Result<PlanOutput> plan = Error(ErrorCode::kInternal, "not planned");
     std::vector<std::string> refine_lines;
-    if (!o->refine) {
+    if (!o->refine.rounds) {
       plan = PlanPartition(*pp, *solver, *objective, o->latency_cap, MakeSolveOptions(o->solve));
     } else {
       PlanSpec spec;
@@ -78,29 +58,7 @@ void RegisterPartition(CLI::App& app) {
       spec.objective = *objective;
       spec.latency_cap_us = o->latency_cap;
       spec.options = MakeSolveOptions(o->solve);
-      RefineOptions ro;
-      ro.rounds = *o->refine;
-      ro.tolerance = o->refine_tolerance;
-      ro.run.runs = o->refine_runs;
-      ro.run.warmup = o->refine_warmup;
-      ro.work_dir = o->refine_dir;
-      ro.progress = [](int r, double predicted, double measured) {
-        std::fprintf(stderr, "refine: round %d: host predicted %.3f ms, measured %.3f ms\n", r, predicted / 1e3,
-                     measured / 1e3);
-      };
-      auto refined = Refine(*pp, spec, ro);
-      if (!refined.ok()) return ReportError(refined.status());
-      for (const RefineRound& r : refined->rounds) {
-        refine_lines.push_back(fmt::format(
-            "round {}: {} segments, host predicted {:.3f} ms, measured {:.3f} ms ({:+.1f} %), makespan {:.3f} ms "
-            "planned, {:.3f} ms on the final calibration",
-            r.round, r.segments, r.predicted_host_us / 1e3, r.measured_host_us / 1e3, 100 * r.host_error,
-            r.makespan_us / 1e3, r.calibrated_makespan_us / 1e3));
-      }
-      refine_lines.push_back(fmt::format("kept round {} (least makespan on the final calibration); {}; {}",
-                                         refined->best, refined->converged ? "converged" : "not converged",
-                                         refined->stopped));
-      plan = std::move(refined->plan);
+      plan = PlanRefined(*pp, spec, o->refine, &refine_lines);
     }
     if (!plan.ok()) return ReportError(plan.status());
     const SolveResult& r = plan->result;

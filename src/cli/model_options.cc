@@ -4,6 +4,9 @@
 
 #include <cstdio>
 
+#include <fmt/format.h>
+
+#include "hetplan/app/refine.h"
 #include "hetplan/solve/solver.h"
 
 namespace hetplan::cli {
@@ -76,6 +79,51 @@ void AddBoundaryCostFlag(CLI::App* sub, ProfilingFlags* f) {
                   "more segment (its profile's boundary row) on every edge into it from another PU")
       ->default_val(f->boundary_cost)
       ->check(CLI::IsMember({"none", "fitted"}));
+}
+
+void AddRefineFlags(CLI::App* sub, RefineFlags* f) {
+  sub->add_option("--refine", f->rounds,
+                  "Close the loop: split and run the plan, fit the measured PUs' costs to its segments, plan again; "
+                  "at most N re-plans (0: measure the plan only), stopping when host prediction and measurement "
+                  "agree within --refine-tolerance")
+      ->check(CLI::Range(0, 100));
+  sub->add_option("--refine-tolerance", f->tolerance,
+                  "--refine stops when |measured host / predicted host - 1| is at most this")
+      ->default_val(f->tolerance)
+      ->check(CLI::Range(0.0, 10.0));
+  sub->add_option("--refine-runs", f->runs, "--refine: timed runs of each round's plan")
+      ->default_val(f->runs)
+      ->check(CLI::Range(1, 10000));
+  sub->add_option("--refine-warmup", f->warmup, "--refine: untimed runs first")
+      ->default_val(f->warmup)
+      ->check(CLI::Range(0, 10000));
+  sub->add_option("--refine-dir", f->dir,
+                  "--refine: keep each round's split in DIR/round-<r> (default: a temporary folder, removed)");
+}
+
+Result<PlanOutput> PlanRefined(const PreparedProblem& pp, const PlanSpec& spec, const RefineFlags& f,
+                               std::vector<std::string>* lines) {
+  RefineOptions ro;
+  ro.rounds = f.rounds.value_or(0);
+  ro.tolerance = f.tolerance;
+  ro.run.runs = f.runs;
+  ro.run.warmup = f.warmup;
+  ro.work_dir = f.dir;
+  ro.progress = [](int r, double predicted, double measured) {
+    std::fprintf(stderr, "refine: round %d: host predicted %.3f ms, measured %.3f ms\n", r, predicted / 1e3,
+                 measured / 1e3);
+  };
+  HETPLAN_ASSIGN_OR_RETURN(RefineOutput refined, Refine(pp, spec, ro));
+  for (const RefineRound& r : refined.rounds) {
+    lines->push_back(fmt::format(
+        "round {}: {} segments, host predicted {:.3f} ms, measured {:.3f} ms ({:+.1f} %), makespan {:.3f} ms "
+        "planned, {:.3f} ms on the final calibration",
+        r.round, r.segments, r.predicted_host_us / 1e3, r.measured_host_us / 1e3, 100 * r.host_error,
+        r.makespan_us / 1e3, r.calibrated_makespan_us / 1e3));
+  }
+  lines->push_back(fmt::format("kept round {} (least makespan on the final calibration); {}; {}", refined.best,
+                               refined.converged ? "converged" : "not converged", refined.stopped));
+  return std::move(refined.plan);
 }
 
 void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,19 @@ void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f);
 // --boundary-cost, for the commands that plan (partition, map, frontier, dse).
 void AddBoundaryCostFlag(CLI::App* sub, ProfilingFlags* f);
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f);
+
+// --refine N and its --refine-* options (partition, map: docs/deployment.md#refine).
+struct RefineFlags {
+  std::optional<int> rounds;  // unset: plan once, no loop
+  double tolerance = 0.05;
+  int runs = 10, warmup = 2;
+  std::string dir;
+};
+void AddRefineFlags(CLI::App* sub, RefineFlags* f);
+// Plans through the loop, progress on stderr; `lines` gets one line per round
+// and the verdict, for the command to print before its validation line.
+Result<PlanOutput> PlanRefined(const PreparedProblem& pp, const PlanSpec& spec, const RefineFlags& f,
+                               std::vector<std::string>* lines);
 // The cost inputs the flags set: profile options and whether to co-run.
 void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in);
 // The inputs every planning command (partition, map, frontier) builds from

@@ -155,6 +155,44 @@ TEST(Cli, ProfileWritesATableAndHitsTheCacheTheSecondTime) {
   EXPECT_NE(csv.find("/conv1/Conv"), std::string::npos);
 }
 
+// --refine on partition and map: each round printed and kept in the file,
+// the kept schedule valid; where nothing is measured here, one error line and
+// no file.
+TEST(Cli, RefineReportsEveryRoundAndRefusesWhatItCannotMeasure) {
+  fs::path d = TempDir("refine");
+  CmdResult r = Hetplan("partition " + Zoo("resnet18") + " --platform klein-arm --warmup 2 --runs 5 --cache-dir " +
+                        (d / "cache").string() + " --boundary-cost fitted --refine 1 --refine-tolerance 0 " +
+                        "--refine-runs 3 --refine-warmup 1 --refine-dir " + (d / "rounds").string() + " --out " +
+                        (d / "s.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("refine    round 0: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refine    round 1: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refine    kept round "), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(d / "rounds" / "round-1" / "manifest.json"));
+  EXPECT_EQ(Hetplan("validate " + (d / "s.json").string()).code, 0);
+  auto s = ReadJson(d / "s.json");
+  ASSERT_TRUE(s.contains("refine")) << s.dump().substr(0, 400);
+  EXPECT_EQ(s["refine"]["rounds"].size(), 2u);
+  EXPECT_TRUE(s["refine"]["calibration"].contains("cpu"));
+  EXPECT_FALSE(s["refine"]["calibration"].contains("cim"));
+  EXPECT_GT(s["refine"]["calibration"]["cpu"]["scale"].get<double>(), 0);
+  EXPECT_GE(s["refine"]["calibration"]["cpu"]["boundary_us"].get<double>(), 0);
+  // The kept round's charge, where its fit found one, is in the file.
+  const auto& kept = s["refine"]["rounds"][s["refine"]["kept_round"].get<size_t>()];
+  if (kept["fits"].contains("cpu") && kept["fits"]["cpu"]["boundary_us"].get<double>() > 0) {
+    EXPECT_DOUBLE_EQ(s["devices"][0]["boundary_us"].get<double>(), kept["fits"]["cpu"]["boundary_us"].get<double>());
+  }
+
+  for (const std::string& args : {std::string("map ") + Zoo("resnet18") + " --platform soc-example --refine 1",
+                                  std::string("map ") + Zoo("resnet18") + " --mode concurrent --refine 1"}) {
+    CmdResult bad = Hetplan(args + " --out " + (d / "never.json").string());
+    EXPECT_NE(bad.code, 0) << args;
+    EXPECT_NE(bad.out.find("--refine"), std::string::npos) << bad.out;
+    EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+    EXPECT_FALSE(fs::exists(d / "never.json"));
+  }
+}
+
 TEST(Cli, BadOverrideIsAClearError) {
   CmdResult r = Hetplan("partition " + Zoo("resnet18") + " --set cim.nonsense=3 --out /tmp/never-written.json");
   EXPECT_NE(r.code, 0);

@@ -220,6 +220,17 @@ TEST_F(RefineBlock, BadOptionsAreOneLineErrors) {
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(e.status().message().find("--objective latency"), std::string::npos);
+  // A platform whose costs are all modelled has nothing to calibrate.
+  PlanInputs in;
+  in.model_path = (*dir_ / "block.onnx").string();
+  in.platform = "soc-example";
+  auto soc = PrepareProblem(in);
+  ASSERT_TRUE(soc.ok()) << soc.status().message();
+  auto modelled = Refine(*soc, Spec(), Options(1, 0.05));
+  ASSERT_FALSE(modelled.ok());
+  EXPECT_EQ(modelled.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(modelled.status().message().find("cpu: roofline"), std::string::npos) << modelled.status().message();
+  EXPECT_NE(modelled.status().message().find("cost: profile"), std::string::npos);
   for (auto [rounds, tolerance] : {std::pair{-1, 0.05}, std::pair{101, 0.05}, std::pair{1, -0.5}}) {
     auto bad = Refine(*pp_, Spec(), Options(rounds, tolerance));
     ASSERT_FALSE(bad.ok());

@@ -1,5 +1,5 @@
 // Closing the loop between the planner's host model and what `hetplan run`
-// measures (`hetplan partition --refine N`, docs/deployment.md#refine): plan,
+// measures (`hetplan partition|map --refine N`, docs/deployment.md#refine): plan,
 // split, run, fit the measured PUs' costs to the measured segments, plan
 // again, until the host prediction agrees with the measurement or N
 // re-plans are spent. Every round's plan, prediction and measurement is kept.
@@ -73,11 +73,11 @@ struct RefineOutput {
   PlanOutput plan;         // the best round's plan; its schedule carries the history (schedule["refine"])
 };
 
-// The loop (latency objective only). `pp` holds the first round's costs;
-// every measured segment must run on a PU whose costs were measured here
-// (`cost: profile` or a table; CIM segments are modelled and not refitted).
-// Errors: a plan without a schedule, a split or run failure (naming the
-// round), a bad option.
+// The loop (latency objective only). `pp` holds the first round's costs.
+// Only PUs whose costs were measured here (`cost: profile` or a table) are
+// refitted; modelled ones (CIM, roofline) keep theirs. Errors: no measured
+// PU, a plan without a schedule, a split or run failure (naming the round),
+// a bad option.
 Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, const RefineOptions& options);
 
 }  // namespace hetplan
