@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "hetplan/cost/build.h"
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/deploy/split.h"
 #include "hetplan/solve/list_schedule.h"
@@ -59,10 +60,7 @@ void PlanOrder(const nlohmann::json& schedule, const CostModel& c, std::vector<i
   std::vector<std::tuple<double, double, int>> by_start;
   for (const auto& op : ops) {
     const int id = op["id"].get<int>();
-    const std::string name = op["device"].get<std::string>();
-    for (int p = 0; p < c.num_pus(); ++p) {
-      if (c.pu(p).name == name) (*device)[static_cast<size_t>(id)] = p;
-    }
+    (*device)[static_cast<size_t>(id)] = std::max(0, c.FindPu(op["device"].get<std::string>()));
     by_start.emplace_back(op["start_us"].get<double>(), op["finish_us"].get<double>(), id);
   }
   std::sort(by_start.begin(), by_start.end());
@@ -145,13 +143,12 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
   std::vector<bool> fittable(static_cast<size_t>(base.num_pus()), false);
   std::string modelled;
   for (int p = 0; p < base.num_pus(); ++p) {
-    for (const ProcessingUnit& pu : pp.platform.pus) {
-      if (pu.name != base.pu(p).name) continue;
-      if (pu.cost_source == CostSource::kProfile || pu.cost_source == CostSource::kTable) {
-        fittable[static_cast<size_t>(p)] = true;
-      } else {
-        modelled += fmt::format("{}{}: {}", modelled.empty() ? "" : ", ", pu.name, ToString(pu.cost_source));
-      }
+    const int i = pp.platform.FindPu(base.pu(p).name);
+    if (i < 0) continue;
+    const ProcessingUnit& pu = pp.platform.pus[static_cast<size_t>(i)];
+    fittable[static_cast<size_t>(p)] = TableCosted(pu);
+    if (!TableCosted(pu)) {
+      modelled += fmt::format("{}{}: {}", modelled.empty() ? "" : ", ", pu.name, ToString(pu.cost_source));
     }
   }
   if (std::find(fittable.begin(), fittable.end(), true) == fittable.end()) {
@@ -202,10 +199,7 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
       const SegmentRun& sr = report->segments[s];
       const ManifestSegment& seg = manifest.segments[s];
       if (!sr.measured) continue;
-      int p = -1;
-      for (int q = 0; q < base.num_pus(); ++q) {
-        if (base.pu(q).name == seg.device) p = q;
-      }
+      const int p = base.FindPu(seg.device);
       if (p < 0 || !fittable[static_cast<size_t>(p)]) continue;
       SegmentSample x;
       for (int v : seg.operators) x.predicted_us += base.latency_us(v, p);

@@ -48,18 +48,13 @@ void RegisterPartition(CLI::App& app) {
     if (!objective.ok()) return ReportError(objective.status());
     auto pp = PrepareProblem(in);
     if (!pp.ok()) return ReportError(pp.status());
-    Result<PlanOutput> plan = Error(ErrorCode::kInternal, "not planned");
+    PlanSpec spec;
+    spec.solver = *solver;
+    spec.objective = *objective;
+    spec.latency_cap_us = o->latency_cap;
+    spec.options = MakeSolveOptions(o->solve);
     std::vector<std::string> refine_lines;
-    if (!o->refine.rounds) {
-      plan = PlanPartition(*pp, *solver, *objective, o->latency_cap, MakeSolveOptions(o->solve));
-    } else {
-      PlanSpec spec;
-      spec.solver = *solver;
-      spec.objective = *objective;
-      spec.latency_cap_us = o->latency_cap;
-      spec.options = MakeSolveOptions(o->solve);
-      plan = PlanRefined(*pp, spec, o->refine, &refine_lines);
-    }
+    auto plan = o->refine.rounds ? PlanRefined(*pp, spec, o->refine, &refine_lines) : Plan(pp->subject(), spec);
     if (!plan.ok()) return ReportError(plan.status());
     const SolveResult& r = plan->result;
     if (!r.schedule) {

@@ -181,7 +181,7 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
   if (sources.charge_boundary) {
     for (int p = 0; p < k; ++p) {
       const ProcessingUnit& pu = platform.pus[p];
-      if (pu.cost_source != CostSource::kProfile && pu.cost_source != CostSource::kTable) continue;
+      if (!TableCosted(pu)) continue;
       const CostTable& t = sources.tables.at(pu.name);  // present: checked above
       auto b = t.boundary_us.find(pu.name);
       if (b == t.boundary_us.end()) {

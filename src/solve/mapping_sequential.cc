@@ -418,12 +418,11 @@ Result<MapResult> MapSequential(const Problem& problem, const MappingCosts& c, c
   bool boundary = false;
   for (int p = 0; p < c.num_pus(); ++p) boundary = boundary || c.boundary_us(p) > 0;
   if (o.accounting == TransferAccounting::kConservative) {
-    res.notes.push_back(boundary ? "conservative accounting: every accelerator operator is charged its full H2D and "
-                                   "D2H (an upper bound on transfers), and each switch the boundary cost of the PU "
-                                   "it enters"
-                                 : "conservative accounting: every accelerator operator is charged its full H2D and "
-                                   "D2H (an upper bound on transfers), so the optimum equals the greedy per-operator "
-                                   "choice");
+    res.notes.push_back(
+        std::string("conservative accounting: every accelerator operator is charged its full H2D and D2H (an upper "
+                    "bound on transfers), ") +
+        (boundary ? "and each switch the boundary cost of the PU it enters"
+                  : "so the optimum equals the greedy per-operator choice"));
   }
   if (approximate) {
     res.notes.push_back(

@@ -23,6 +23,14 @@ struct CostSources {
   bool charge_boundary = false;
 };
 
+// Whether p's costs come from a cost table: profiled on this machine
+// (`cost: profile`) or given (`cost: table`). These PUs carry a fitted
+// boundary cost and are what --refine recalibrates; cim and roofline PUs are
+// modelled.
+inline bool TableCosted(const ProcessingUnit& pu) {
+  return pu.cost_source == CostSource::kProfile || pu.cost_source == CostSource::kTable;
+}
+
 // Transfer on edge e between PUs p ≠ q:
 //  - a link between them: latency_us + bytes / bandwidth, the bytes being
 //    the edge's tensors at their own element sizes (b_elem of eq. 4: 1 for
