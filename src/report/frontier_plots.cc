@@ -322,8 +322,9 @@ Result<Figure> PlotFrontier(const FrontierFile& file, const std::string& stem, c
     }
   }
   if (steps == 0) return Error(ErrorCode::kNotFound, "{}: no breakpoint in any curve", file.path);
-  // The axis reaches a little past HI so that a step starting at HI shows.
-  const double x_hi = static_cast<double>(hi) + std::max<double>(1.0, 0.03 * static_cast<double>(hi - lo));
+  // The axis reaches past HI so that a step starting at HI shows, and the
+  // value written right of a mark at HI (a paper budget there) fits.
+  const double x_hi = static_cast<double>(hi) + std::max<double>(1.0, 0.07 * static_cast<double>(hi - lo));
   DataSets data;
   std::string plot, marks;
   std::vector<int64_t> budgets;

@@ -168,6 +168,60 @@ TEST(Profiler, MeasuresEveryOperatorAndTheWholeModel) {
   }
 }
 
+// A chain of many tiny kernels, where ORT's profiler costs more than the
+// kernels it times: the in-context shares are scaled to the plain Run, so
+// that a one-segment plan is predicted as the model runs without it.
+TEST(Profiler, InContextSharesAddUpToThePlainRunNotTheProfiledOne) {
+  TempDir dir;
+  onnx::ModelProto mp = test_util::NewModel("tiny_chain");
+  auto* g = mp.mutable_graph();
+  AddTensor(g->add_input(), "x", {1, 8});
+  std::string in = "x";
+  constexpr int kOps = 160;
+  for (int i = 0; i < kOps; ++i) {
+    const std::string out = i + 1 == kOps ? "y" : "t" + std::to_string(i);
+    AddNode(g, i % 2 ? "Tanh" : "Sigmoid", {in}, {out}, "/n" + std::to_string(i));
+    in = out;
+  }
+  AddTensor(g->add_output(), "y", {1, 8});
+  std::string bytes;
+  ASSERT_TRUE(mp.SerializeToString(&bytes));
+  const std::string path = (dir.path() / "chain.onnx").string();
+  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+  LoadedModel m = Load(path);
+  ASSERT_EQ(m.graph.size(), kOps);
+  ProfileOptions o = Quick();
+  o.boundary_runs = 0;
+  o.runs = 3;
+  o.model_runs = 15;
+  auto t = ProfileOnnxRuntime(m, "cpu", o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_FALSE(t->meta.count("in_context_error")) << t->meta["in_context_error"];
+  const double scale = std::stod(t->meta.at("in_context_scale"));
+  const double plain = std::stod(t->meta.at("in_context_plain_us"));
+  const double run = std::stod(t->meta.at("in_context_run_us"));
+  const double outside = std::stod(t->meta.at("run_overhead_us"));
+  EXPECT_GT(scale, 0);
+  EXPECT_LE(scale, 1);
+  // The plain runs are the model row's runs.
+  ASSERT_TRUE(t->model_median_us.has_value());
+  EXPECT_DOUBLE_EQ(plain, *t->model_median_us);
+  // The profiler costs several µs per kernel; these kernels take well under
+  // one, so a profiled Run is far longer than a plain one.
+  EXPECT_LT(scale, 0.9) << "profiled model_run " << run << " µs, plain Run " << plain << " µs";
+  double planned = 0;
+  int with_context = 0;
+  for (const OpCost& c : t->ops) {
+    planned += c.PlannedUs();
+    with_context += c.in_context_us.has_value();
+  }
+  EXPECT_GE(with_context, kOps * 9 / 10);
+  // Σ planned is the plain model_run (what ORT's profile attributes of it):
+  // never above the plain Run, and not far below it.
+  EXPECT_LE(planned, plain - outside + 1.0) << "scale " << scale;
+  EXPECT_GE(planned, 0.6 * plain) << "scale " << scale << ", plain " << plain << " µs";
+}
+
 TEST(Profiler, FusedOperatorsWithAllOptimisations) {
   TempDir dir;
   LoadedModel m = Load(WriteBlock(dir.path()), FusionLevel::kActivation);
