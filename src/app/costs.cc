@@ -126,6 +126,7 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
                                       po.cores.empty() ? std::string()
                                                        : fmt::format(", pinned to core{} {}", po.cores.size() == 1 ? "" : "s",
                                                                      fmt::join(po.cores, ","))));
+      if (std::string w = ProfileStabilityWarning(*t, pu.name); !w.empty()) out.notes.push_back("warning: " + w);
       out.run_notes.push_back(fmt::format("{}: profile cache {}", pu.name, Meta(*t, "cache", "off")));
       out.sources.tables[pu.name] = *t;
       po.cache_dir.clear();

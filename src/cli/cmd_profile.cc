@@ -193,6 +193,19 @@ void RegisterProfile(CLI::App& app) {
                          b->second, std::count(points.begin(), points.end(), ':'),
                          std::strtod(meta("boundary_r2").c_str(), nullptr), points);
     }
+    if (!meta("model_drift").empty()) {
+      out += fmt::format("drift          {:+.1f} % (the whole model at the end of the profile, {}, against its start)"
+                         "{}\n",
+                         std::strtod(meta("model_drift").c_str(), nullptr) * 100.0,
+                         Ms(std::strtod(meta("model_end_median_us").c_str(), nullptr)),
+                         meta("cpu_steal_share").empty()
+                             ? std::string()
+                             : fmt::format("; CPU steal {:.1f} %",
+                                           std::strtod(meta("cpu_steal_share").c_str(), nullptr) * 100.0));
+    }
+    if (std::string w = ProfileStabilityWarning(*table, opts->pu); !w.empty()) {
+      std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
     std::string cache = meta("cache");
     if (cache == "hit" || cache == "miss") cache += " (" + meta("cache_file") + ")";
     if (!meta("cache_error").empty()) cache += "; not written: " + meta("cache_error");

@@ -19,12 +19,14 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <unordered_map>
@@ -110,6 +112,30 @@ std::vector<double> TimeRuns(Runner& r, int warmup, int runs) {
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
   return us;
+}
+
+// The CPU time counters of /proc/stat's "cpu" line (jiffies, all CPUs): the
+// time the hypervisor gave to other guests (steal) and in all. Absent where
+// there is no /proc/stat (not Linux) or no steal field (kernels before 2.6.11).
+struct CpuTimes {
+  long long steal = 0, total = 0;
+};
+std::optional<CpuTimes> ReadCpuTimes() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  if (!(in >> cpu) || cpu != "cpu") return std::nullopt;
+  CpuTimes t;
+  long long v = 0;
+  int fields = 0;
+  // user nice system idle iowait irq softirq steal guest guest_nice; guest
+  // time is already counted in user and nice.
+  while (fields < 8 && in >> v) {
+    t.total += v;
+    if (fields == 7) t.steal = v;
+    ++fields;
+  }
+  if (fields < 8) return std::nullopt;
+  return t;
 }
 
 // --- cutting one operator out of the model -----------------------------------
@@ -666,6 +692,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   const std::string model_label = m.path.empty() ? std::string("the model") : m.path;
   CostTable t;
   auto& meta = t.meta;
+  const std::optional<CpuTimes> cpu_start = ReadCpuTimes();
 
   // The whole model first: a model ORT cannot load fails before minutes of
   // per-operator work.
@@ -774,7 +801,6 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     t.model_p10_us = s.p10_us;
     t.model_p90_us = s.p90_us;
   }
-  plain->reset();
 
   OperatorExtractor extractor(m);
   double sum_us = 0, planned_us = 0;
@@ -809,6 +835,30 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     planned_us += c.PlannedUs();
     t.ops.push_back(std::move(c));
     if (o.progress) o.progress(op.id + 1, g.size());
+  }
+
+  // Did the machine keep its speed? Every in-context cost was scaled to the
+  // whole model timed before the operators, minutes ago on a large model: on
+  // a VM whose neighbours come and go the same Run can be 15 % slower or
+  // faster by now, and every plan from this table is off by as much. Time
+  // the whole model once more and record the change (and what the
+  // hypervisor stole meanwhile); ProfileStabilityWarning reads them.
+  try {
+    const int end_runs = std::max(5, o.model_runs / 5);
+    Stats end = Summarise(TimeRuns(**plain, std::min(o.warmup, 3), end_runs));
+    meta["model_end_median_us"] = DoubleText(end.median_us);
+    meta["model_end_runs"] = std::to_string(end_runs);
+    if (t.model_median_us && *t.model_median_us > 0) {
+      meta["model_drift"] = DoubleText(end.median_us / *t.model_median_us - 1.0);
+    }
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model: {}", model_label,
+                 OneLine(e.what()));
+  }
+  plain->reset();
+  if (auto cpu_end = ReadCpuTimes(); cpu_start && cpu_end && cpu_end->total > cpu_start->total) {
+    meta["cpu_steal_share"] = DoubleText(static_cast<double>(cpu_end->steal - cpu_start->steal) /
+                                         static_cast<double>(cpu_end->total - cpu_start->total));
   }
 
   if (o.boundary_runs > 0) {
@@ -945,6 +995,32 @@ std::string CpuModelName() {
     }
   }
   return fallback.empty() ? "unknown" : fallback;
+}
+
+std::string ProfileStabilityWarning(const CostTable& t, const std::string& pu) {
+  auto num = [&](const char* key) -> std::optional<double> {
+    auto it = t.meta.find(key);
+    if (it == t.meta.end()) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(it->second.c_str(), &end);
+    if (end == it->second.c_str() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  };
+  const std::optional<double> drift = num("model_drift");
+  const std::optional<double> steal = num("cpu_steal_share");
+  const bool drifted = drift && std::abs(*drift) > kProfileDriftLimit;
+  const bool stolen = steal && *steal > kProfileStealLimit;
+  if (!drifted && !stolen) return {};
+  std::string what;
+  if (drift) {
+    what = fmt::format("the whole model ran {:.1f} % {} at the end of the profile than at its start", std::abs(*drift) * 100.0,
+                       *drift < 0 ? "faster" : "slower");
+  }
+  if (steal) what += fmt::format("{}the hypervisor took {:.1f} % of the CPU time meanwhile", what.empty() ? "" : "; ", *steal * 100.0);
+  const auto created = t.meta.find("created");
+  return fmt::format("{}: the machine's speed changed while it was profiled{}: {}, so plans from this profile may be "
+                     "off by as much; profile again (--no-cache) when the machine is quiet",
+                     pu, created == t.meta.end() ? "" : " (" + created->second + ")", what);
 }
 
 std::string HostName() {

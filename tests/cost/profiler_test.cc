@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "hetplan/app/costs.h"
 #include "hetplan/util/io.h"
 #include "testing/helpers.h"
 
@@ -220,6 +222,91 @@ TEST(Profiler, InContextSharesAddUpToThePlainRunNotTheProfiledOne) {
   // never above the plain Run, and not far below it.
   EXPECT_LE(planned, plain - outside + 1.0) << "scale " << scale;
   EXPECT_GE(planned, 0.6 * plain) << "scale " << scale << ", plain " << plain << " µs";
+}
+
+// The whole model is timed again after the operators: how far the machine's
+// speed moved during the profile, and what the hypervisor took meanwhile.
+TEST(Profiler, RecordsTheWholeModelAgainAtTheEnd) {
+  TempDir dir;
+  LoadedModel m = Load(WriteBlock(dir.path()));
+  ProfileOptions o = Quick();
+  o.boundary_runs = 0;
+  o.model_runs = 10;
+  auto t = ProfileOnnxRuntime(m, "cpu", o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_TRUE(t->model_median_us.has_value());
+  const double end = std::stod(t->meta.at("model_end_median_us"));
+  EXPECT_GT(end, 0);
+  EXPECT_EQ(t->meta.at("model_end_runs"), "5");  // at least 5, a fifth of model_runs
+  EXPECT_NEAR(std::stod(t->meta.at("model_drift")), end / *t->model_median_us - 1.0, 1e-9);
+  if (std::ifstream("/proc/stat")) {
+    const double steal = std::stod(t->meta.at("cpu_steal_share"));
+    EXPECT_GE(steal, 0);
+    EXPECT_LE(steal, 1);
+  }
+}
+
+TEST(Profiler, StabilityWarningNamesTheDriftAndTheFix) {
+  CostTable t;
+  EXPECT_EQ(ProfileStabilityWarning(t, "cpu"), "");  // nothing recorded: nothing to say
+  t.meta["created"] = "2026-12-04T00:54:09Z";
+  t.meta["model_drift"] = "-0.152";
+  t.meta["cpu_steal_share"] = "0.001";
+  const std::string w = ProfileStabilityWarning(t, "cpu");
+  EXPECT_NE(w.find("cpu:"), std::string::npos) << w;
+  EXPECT_NE(w.find("15.2 % faster"), std::string::npos) << w;
+  EXPECT_NE(w.find("2026-12-04T00:54:09Z"), std::string::npos) << w;
+  EXPECT_NE(w.find("--no-cache"), std::string::npos) << w;
+  EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+  t.meta["model_drift"] = "0.03";  // within the limit, little steal
+  EXPECT_EQ(ProfileStabilityWarning(t, "cpu"), "");
+  t.meta["cpu_steal_share"] = "0.064";  // the hypervisor took 6.4 %
+  EXPECT_NE(ProfileStabilityWarning(t, "cpu").find("6.4 %"), std::string::npos);
+  t.meta["cpu_steal_share"] = "0";
+  t.meta["model_drift"] = "0.08";
+  EXPECT_NE(ProfileStabilityWarning(t, "cpu").find("8.0 % slower"), std::string::npos);
+  t.meta["model_drift"] = "garbage";  // unreadable: no claim either way
+  EXPECT_EQ(ProfileStabilityWarning(t, "cpu"), "");
+}
+
+// A profile whose machine drifted warns in the notes every schedule made from
+// it carries; a steady one does not.
+TEST(Profiler, PlansFromADriftedProfileCarryTheWarning) {
+  TempDir dir;
+  LoadedModel m = Load(WriteBlock(dir.path()));
+  auto platform = LoadPlatform("klein-arm");
+  ASSERT_TRUE(platform.ok()) << platform.status().message();
+  CostInputs in;
+  in.profile = Quick();
+  in.profile.boundary_runs = 0;
+  in.profile.cache_dir = (dir.path() / "cache").string();
+  auto warnings = [&](const ResolvedCosts& r) {
+    return std::count_if(r.notes.begin(), r.notes.end(),
+                         [](const std::string& n) { return n.rfind("warning: cpu: ", 0) == 0; });
+  };
+  auto first = ResolveCosts(m, *platform, in);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  const CostTable& measured = first->sources.tables.at("cpu");
+  ASSERT_TRUE(measured.meta.count("model_drift"));
+  EXPECT_EQ(warnings(*first), ProfileStabilityWarning(measured, "cpu").empty() ? 0 : 1);
+
+  // The cached table as if the machine had slowed down by a fifth meanwhile.
+  const ProcessingUnit& cpu = platform->pus[static_cast<size_t>(platform->FindPu("cpu"))];
+  const fs::path cached = fs::path(in.profile.cache_dir) / (ProfileCacheKey(m, "cpu", ForPu(in.profile, cpu)) + ".json");
+  auto t = LoadCostTable(cached.string());
+  ASSERT_TRUE(t.ok()) << cached << ": " << t.status().message();
+  t->meta["model_drift"] = "0.2";
+  t->meta["cpu_steal_share"] = "0";
+  ASSERT_TRUE(SaveCostTable(*t, (fs::path(cached).replace_extension(".csv")).string(), cached.string()).ok());
+  auto again = ResolveCosts(m, *platform, in);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->sources.tables.at("cpu").meta.at("cache"), "hit");
+  ASSERT_EQ(warnings(*again), 1);
+  for (const std::string& n : again->notes) {
+    if (n.rfind("warning:", 0) == 0) {
+      EXPECT_NE(n.find("20.0 % slower"), std::string::npos) << n;
+    }
+  }
 }
 
 TEST(Profiler, FusedOperatorsWithAllOptimisations) {

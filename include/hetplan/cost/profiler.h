@@ -68,6 +68,17 @@ Status CheckPuRuntimes(const Platform& platform, const std::vector<std::string>&
 // The cache key and the files it names: <cache_dir>/<key>.json and .csv.
 std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o);
 
+// Whether the machine kept its speed while `t` was profiled: one line naming
+// `pu`, how much the whole model's time changed between the start and the
+// end of the profile (meta model_drift) and the share of CPU time the
+// hypervisor gave to other guests meanwhile (meta cpu_steal_share), when the
+// change is beyond kProfileDriftLimit or the steal beyond kProfileStealLimit;
+// empty otherwise, and for tables without those fields (older caches, tables
+// not measured here).
+inline constexpr double kProfileDriftLimit = 0.05;
+inline constexpr double kProfileStealLimit = 0.02;
+std::string ProfileStabilityWarning(const CostTable& t, const std::string& pu);
+
 // "1.29.0"
 std::string OnnxRuntimeVersion();
 // The CPU's model name from /proc/cpuinfo ("model name", or on ARM
