@@ -348,10 +348,19 @@ TEST_F(DeployBlock, AlternatingPlanHandsOffEveryTensorAndKeepsTheSkip) {
 // from the CIM, and run counts it in the host's prediction.
 TEST_F(DeployBlock, ChargedBoundaryIsPlannedSplitAndRun) {
   ASSERT_NE(pp_, nullptr);
-  auto charged = Prepare((*dir_ / "block.onnx").string(), *dir_ / "cache", {}, FusionLevel::kNone, true);
-  ASSERT_NE(charged, nullptr);
-  const double b = charged->costs.boundary_us(0);
-  EXPECT_GT(b, 0) << "a Session::Run costs something";
+  // The fit from 2 passes per cut can come out at or below 0 (clipped to 0:
+  // no measurable cost) when other jobs share the two cores; profile afresh
+  // up to twice more. The fit itself is the profiler tests' subject: this
+  // test needs a charged boundary to follow.
+  std::unique_ptr<PreparedProblem> charged;
+  double b = 0;
+  for (int attempt = 0; attempt < 3 && b <= 0; ++attempt) {
+    charged = Prepare((*dir_ / "block.onnx").string(), *dir_ / (attempt ? "cache_b" + std::to_string(attempt) : "cache"),
+                      {}, FusionLevel::kNone, true);
+    ASSERT_NE(charged, nullptr);
+    b = charged->costs.boundary_us(0);
+  }
+  ASSERT_GT(b, 0) << "a Session::Run costs something (three fits)";
   EXPECT_EQ(charged->costs.boundary_us(1), 0);  // the CIM is modelled
   const auto alternate = [](int, int) { return true; };  // Conv on the CIM, Relu and Add on the CPU
   nlohmann::json with = HandMade(*charged, IlpSchedule(*charged), alternate);
