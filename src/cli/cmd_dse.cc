@@ -166,6 +166,7 @@ void RegisterDse(CLI::App& app) {
   sub->add_option("--schedules", o->schedules, "Folder for each point's schedule file");
   sub->add_option("--fusion", o->fusion, "Operator fusion level: none | activation")->default_val("none");
   AddProfilingFlags(sub, &o->profiling);
+  AddBoundaryCostFlag(sub, &o->profiling);
   Register(sub, [o, sub]() -> int {
     DseSpec spec;
     spec.models = o->models;
@@ -190,6 +191,7 @@ void RegisterDse(CLI::App& app) {
     if (!fusion.ok()) return ReportError(fusion.status());
     spec.import.fusion = *fusion;
     spec.profile = MakeProfileOptions(o->profiling);
+    spec.charge_boundary = o->profiling.boundary_cost == "fitted";
     spec.solve = MakeSolveOptions(o->solve);
     spec.jobs = o->jobs;
     spec.out_path = o->out;

@@ -43,7 +43,7 @@ struct ProfilingFlags {
   std::string boundary_cost = "none";  // --boundary-cost none | fitted (planning commands only)
 };
 void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f);
-// --boundary-cost, for the commands that plan one model (partition, map, frontier; dse does not take it yet).
+// --boundary-cost, for the planning commands (partition, map, frontier, dse).
 void AddBoundaryCostFlag(CLI::App* sub, ProfilingFlags* f);
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f);
 

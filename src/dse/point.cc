@@ -48,7 +48,8 @@ std::string SchedulePath(const DseSpec& spec, const std::string& key) {
 std::string KeyOf(const Shared& sh, const DsePoint& pt) {
   const std::string& first = sh.models[pt.model].sha256;
   return PointKey(pt.second < 0 ? first : first + "+" + sh.models[pt.second].sha256, sh.spec->platforms[pt.platform], pt.overrides, pt.solver,
-                  pt.objective);
+                  pt.objective) +
+         (sh.spec->charge_boundary ? "|boundary=fitted" : "");
 }
 
 std::string Describe(const Shared& sh, const DsePoint& pt) {
@@ -113,6 +114,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
     line["rank"] = sh.run_rank;
   }
   line["profile"] = {{"warmup", spec.profile.warmup}, {"runs", spec.profile.runs}};
+  line["boundary_cost"] = spec.charge_boundary ? "fitted" : "none";
   if (info.time_limit) line["time_limit_s"] = Num(spec.solve.time_limit_s);
   auto fail = [&](const std::string& status, const std::string& message) {
     line["status"] = status;

@@ -31,6 +31,7 @@ nlohmann::json SpecFingerprint(const DseSpec& s) {
           {"fusion", static_cast<int>(s.import.fusion)},
           {"warmup", s.profile.warmup},
           {"runs", s.profile.runs},
+          {"boundary_cost", s.charge_boundary},
           {"time_limit_s", s.solve.time_limit_s},
           {"relative_gap", s.solve.relative_gap},
           {"jobs", s.jobs},

@@ -38,6 +38,15 @@ Status CheckSpec(DseSpec* spec) {
                    "pair_naive_multi_pu (hetplan solvers lists them)");
     }
   }
+  if (spec->charge_boundary) {
+    for (const std::string& s : spec->solvers) {
+      if (FindSolver(s)->info().requests == 2) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "dse: --boundary-cost fitted: the two-request method {} does not model segment boundaries; "
+                     "drop it from --solvers or use --boundary-cost none", s);
+      }
+    }
+  }
   std::set<std::string> seen_keys;
   for (const SweepAxis& axis : spec->sweeps) {
     if (!seen_keys.insert(axis.key).second) {
@@ -84,6 +93,7 @@ Status LoadModelsAndCosts(const DseSpec& spec, Shared* sh, DseSummary* summary, 
     HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(spec.models[m], spec.import));
     CostInputs in;
     in.profile = spec.profile;
+    in.charge_boundary = spec.charge_boundary;
     if (progress) {
       in.progress = [&, name = ModelName(model.path)](const std::string& pu, int done, int total) {
         DseProgress pp = prog;

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "hetplan/cost/profiler.h"
 #include "hetplan/report/plots.h"
 #include "hetplan/validate/validator.h"
 #include "testing/helpers.h"
@@ -206,6 +207,78 @@ TEST(Dse, MiniSweepResultsAndResume) {
   EXPECT_EQ(noop->ran, 0);
   EXPECT_EQ(noop->resumed, 4);
   EXPECT_EQ(Lines(out).size(), 4u);
+}
+
+// --boundary-cost fitted in a sweep: every point plans with the CPU's fitted
+// boundary (its schedule records it), never below the uncharged optimum; the
+// setting is in the key (a resume with the other setting redoes every point)
+// and in each line; two-request methods are refused before anything runs.
+TEST(Dse, FittedBoundaryIsChargedKeyedAndRecorded) {
+  if (!ZooPresent()) GTEST_SKIP() << "zoo not built";
+  DseSpec none = MiniSpec(Fresh("boundary_none.jsonl"));
+  none.sweeps = {{"cim.crossbars", {"25", "100"}}};
+  none.schedules_dir = Fresh("boundary_none_schedules");
+  DseSpec fitted = none;
+  fitted.charge_boundary = true;
+  fitted.out_path = Fresh("boundary_fitted.jsonl");
+  fitted.schedules_dir = Fresh("boundary_fitted_schedules");
+  for (const DseSpec* s : {&none, &fitted}) {
+    auto r = RunDse(*s);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->ran, 2);
+    EXPECT_EQ(r->failed, 0);
+  }
+  // What the sweep charged: the CPU's boundary row in the shared profile (a
+  // fit that came out at or below 0 under load records 0: nothing to charge).
+  auto model = LoadOnnxModel(kResnet18);
+  auto klein = LoadPlatform("klein-arm");
+  ASSERT_TRUE(model.ok() && klein.ok());
+  const ProcessingUnit& cpu = klein->pus[static_cast<size_t>(klein->FindPu("cpu"))];
+  auto table = LoadCostTable((fs::path(CacheDir()) / (ProfileCacheKey(*model, "cpu", ForPu(none.profile, cpu)) + ".json")).string());
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  const double boundary = table->boundary_us.count("cpu") ? table->boundary_us.at("cpu") : 0.0;
+  auto a = ReadDseResults(none.out_path);
+  auto b = ReadDseResults(fitted.out_path);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->rows.size(), 2u);
+  ASSERT_EQ(b->rows.size(), 2u);
+  for (const nlohmann::json& u : a->rows) {
+    const nlohmann::json* c = nullptr;
+    for (const nlohmann::json& r : b->rows) {
+      if (r["params"] == u["params"]) c = &r;
+    }
+    ASSERT_NE(c, nullptr) << u["params"].dump();
+    EXPECT_EQ(u["boundary_cost"], "none");
+    EXPECT_EQ((*c)["boundary_cost"], "fitted");
+    EXPECT_EQ((*c)["key"].get<std::string>(), u["key"].get<std::string>() + "|boundary=fitted");
+    EXPECT_EQ((*c)["status"], "optimal") << c->dump();
+    EXPECT_GE((*c)["makespan_us"].get<double>(), u["makespan_us"].get<double>() * (1 - 1e-9));
+    // The planner saw the charge: the schedule file carries the CPU's boundary.
+    std::ifstream fc((*c)["schedule_file"].get<std::string>()), fu(u["schedule_file"].get<std::string>());
+    const nlohmann::json sc = nlohmann::json::parse(fc), su = nlohmann::json::parse(fu);
+    bool charged = false;
+    for (const auto& d : sc["devices"]) charged = charged || (d["name"] == "cpu" && d.contains("boundary_us"));
+    EXPECT_EQ(charged, boundary > 0) << "boundary " << boundary << " µs; " << sc["devices"].dump();
+    for (const auto& d : su["devices"]) EXPECT_FALSE(d.contains("boundary_us")) << d.dump();
+  }
+  // Resuming the uncharged file with the charge on matches none of its points.
+  DseSpec mixed = fitted;
+  mixed.out_path = none.out_path;
+  mixed.schedules_dir.clear();
+  mixed.resume = true;
+  auto resumed = RunDse(mixed);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_EQ(resumed->resumed, 0);
+  EXPECT_EQ(resumed->ran, 2);
+
+  DseSpec pair = fitted;
+  pair.solvers = {"map_concurrent"};
+  pair.out_path = Fresh("boundary_pair.jsonl");
+  auto refused = RunDse(pair);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--boundary-cost"), std::string::npos) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("map_concurrent"), std::string::npos) << refused.status().message();
+  EXPECT_FALSE(fs::exists(pair.out_path));
 }
 
 TEST(Dse, BaselinesAndNotApplicableRows) {

@@ -61,6 +61,11 @@ struct DseSpec {
   // with itself; true plans every unordered pair, a model with itself
   // included (BIDENT's pair study: its 19 configurations give 190 pairs).
   bool all_pairs = false;
+  // --boundary-cost fitted: every point charges each measured PU's fitted
+  // segment boundary on every edge into it from another PU (CostInputs::
+  // charge_boundary). Part of each point's key, so a resumed sweep never mixes
+  // the two settings. Two-request methods do not model it: refused.
+  bool charge_boundary = false;
 };
 
 // A point of the product. `overrides` = the spec's, then one value per axis.
