@@ -191,19 +191,21 @@ def plan(model: ModelLike, platform: PlatformLike = ..., solver: str = ..., *, o
          search_nodes: int = ..., warm_start: bool = ..., log: bool = ..., write_lp: Optional[PathLike] = ...,
          write_mps: Optional[PathLike] = ..., accounting: str = ..., algorithm: Optional[str] = ...,
          space: str = ..., solo_steps: bool = ..., axonn_max_switches: int = ..., hetero_max_pus: int = ...,
-         warmup: int = ..., runs: int = ..., cache_dir: Optional[PathLike] = ...,
+         warmup: int = ..., runs: int = ..., cache_dir: Optional[PathLike] = ..., boundary_cost: str = ...,
          progress: Optional[ProfileProgress] = ...) -> Schedule: ...
 def partition(model: ModelLike, platform: PlatformLike = ..., overrides: Overrides = ..., objective: str = ...,
               time_limit: float = ..., costs: CostsLike = ..., *, solver: str = ...,
               latency_cap: Optional[float] = ..., gap: float = ..., threads: int = ..., search_nodes: int = ...,
               warm_start: bool = ..., log: bool = ..., write_lp: Optional[PathLike] = ...,
               write_mps: Optional[PathLike] = ..., warmup: int = ..., runs: int = ...,
-              cache_dir: Optional[PathLike] = ..., progress: Optional[ProfileProgress] = ...) -> Schedule: ...
+              cache_dir: Optional[PathLike] = ..., boundary_cost: str = ...,
+              progress: Optional[ProfileProgress] = ...) -> Schedule: ...
 def map(model: ModelLike, platform: PlatformLike = ..., mode: str = ..., *, overrides: Overrides = ...,
         objective: str = ..., accounting: Optional[str] = ..., algorithm: str = ..., costs: CostsLike = ...,
         second_model: Optional[ModelLike] = ..., second_costs: CostsLike = ..., coexec: CostsLike = ...,
         joint: bool = ..., lockstep: bool = ..., warmup: int = ..., runs: int = ...,
-        cache_dir: Optional[PathLike] = ..., progress: Optional[ProfileProgress] = ...) -> Schedule: ...
+        cache_dir: Optional[PathLike] = ..., boundary_cost: str = ...,
+        progress: Optional[ProfileProgress] = ...) -> Schedule: ...
 def validate(schedule: Union[PathLike, Dict[str, Any], Schedule]) -> Validation: ...
 def dse(models: Union[ModelLike, Sequence[ModelLike]], platforms: Union[PathLike, Platform, Sequence[Any]] = ...,
         *, sweep: Union[Dict[str, Sequence[Any]], Sequence[str], None] = ..., overrides: Overrides = ...,
@@ -211,6 +213,7 @@ def dse(models: Union[ModelLike, Sequence[ModelLike]], platforms: Union[PathLike
         latency_cap: Optional[float] = ..., fusion: str = ..., out: Optional[PathLike] = ..., resume: bool = ...,
         jobs: int = ..., schedules: Optional[PathLike] = ..., time_limit: float = ..., gap: float = ...,
         threads: int = ..., search_nodes: int = ..., warm_start: bool = ..., warmup: int = ..., runs: int = ...,
-        cache_dir: Optional[PathLike] = ..., progress: Optional[DseProgress] = ...) -> DseResults: ...
+        cache_dir: Optional[PathLike] = ..., boundary_cost: str = ...,
+        progress: Optional[DseProgress] = ...) -> DseResults: ...
 def read_results(path: PathLike) -> DseResults: ...
 def onnxruntime_version() -> str: ...

@@ -106,7 +106,7 @@ def dse(models: Any, platforms: Any = "klein-arm", *, sweep: Any = None, overrid
         fusion: str = "none", out: Optional[PathLike] = None, resume: bool = False, jobs: int = 0,
         schedules: Optional[PathLike] = None, time_limit: float = 600, gap: float = 1e-4, threads: int = 0,
         search_nodes: int = 100000, warm_start: bool = True, warmup: int = 20, runs: int = 200,
-        cache_dir: Optional[PathLike] = _core.default_cache_dir,
+        cache_dir: Optional[PathLike] = _core.default_cache_dir, boundary_cost: str = "none",
         progress: Optional[DseProgress] = None) -> DseResults:
     """Sweeps models × platforms × swept values × objectives × methods, as ``hetplan dse`` does.
 
@@ -117,7 +117,9 @@ def dse(models: Any, platforms: Any = "klein-arm", *, sweep: Any = None, overrid
     baseline. ``out``: the results file (JSON lines, appended as points
     finish; an existing one needs ``resume=True``); without it a temporary
     file is used and removed. ``schedules``: a folder for each point's
-    schedule file. ``progress(p)`` is called on the calling thread with a
+    schedule file. ``boundary_cost="fitted"``: every point charges each
+    measured PU's fitted segment boundary (``--boundary-cost fitted``; in
+    each point's key and line). ``progress(p)`` is called on the calling thread with a
     dict: phase (profiling, solving, done), done, total, resumed, elapsed_s,
     eta_s, message. Ctrl-C stops the sweep cleanly: the points done are
     returned (``interrupted`` True) and stay in ``out`` for ``resume``.
@@ -150,7 +152,7 @@ def dse(models: Any, platforms: Any = "klein-arm", *, sweep: Any = None, overrid
             _args.integer(func, "threads", threads, 0), _args.integer(func, "search_nodes", search_nodes, 0),
             _args.boolean(func, "warm_start", warm_start), _args.integer(func, "jobs", jobs, 0), out_path,
             _args.boolean(func, "resume", resume), _args.optional_path(func, "schedules", schedules),
-            _args.callback(func, "progress", progress))
+            _args.string(func, "boundary_cost", boundary_cost), _args.callback(func, "progress", progress))
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -282,7 +282,8 @@ class _Call(NamedTuple):
 
 
 def _call(func: str, spec: Any, model: Model, platform: Platform, costs: Any, second: Optional[Model],
-          second_costs: Any, warmup: int, runs: int, cache_dir: Optional[PathLike], progress: Any) -> _Call:
+          second_costs: Any, warmup: int, runs: int, cache_dir: Optional[PathLike], progress: Any,
+          boundary_cost: str = "none") -> _Call:
     table, label, path = _cost_args(func, "costs", costs)
     table2, label2, path2 = _cost_args(func, "second_costs", second_costs)
     warmup = _args.integer(func, "warmup", warmup, 0)
@@ -290,7 +291,7 @@ def _call(func: str, spec: Any, model: Model, platform: Platform, costs: Any, se
     cache = _args.optional_path(func, "cache_dir", cache_dir)
     _args.callback(func, "progress", progress)
     call = _core.make_call(spec, model._h, platform._h, table, label, path, second._h if second else None, table2,
-                           label2, path2, warmup, runs, cache)
+                           label2, path2, warmup, runs, cache, _args.string(func, "boundary_cost", boundary_cost))
     return _Call(call, model, platform, progress)
 
 
@@ -314,7 +315,7 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
          write_mps: Optional[PathLike] = None, accounting: str = "conservative", algorithm: Optional[str] = None,
          space: str = "joint", solo_steps: bool = True, axonn_max_switches: int = 2, hetero_max_pus: int = 7,
          warmup: int = 20, runs: int = 200, cache_dir: Optional[PathLike] = _core.default_cache_dir,
-         progress: Optional[ProfileProgress] = None, _func: str = "plan") -> _Call:
+         boundary_cost: str = "none", progress: Optional[ProfileProgress] = None, _func: str = "plan") -> _Call:
     """Plans with any registered method (:func:`solvers` lists them) through the application layer the CLI uses.
 
     ``model``: a :class:`Model` or an ONNX path. ``platform``: a preset name,
@@ -323,6 +324,8 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
     table file, for ``cost: table`` PUs and instead of profiling where it
     covers a PU (``--costs``); otherwise ``cost: profile`` PUs are measured
     with ``warmup``/``runs`` through ``cache_dir`` (``None``: afresh).
+    ``boundary_cost="fitted"`` charges each measured PU's fitted segment
+    boundary on every edge into it from another PU (``--boundary-cost``).
     Two-request methods (``map_concurrent``, ``pair_serial``, ...) plan
     ``second_model`` (default: the model twice). The solver options are the
     CLI's: ``time_limit`` (s), ``gap``, ``threads`` (CBC), ``search_nodes``
@@ -356,7 +359,7 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
         _args.integer(func, "hetero_max_pus", hetero_max_pus), _coexec(func, coexec))
     if notice:
         warnings.warn(notice, FutureWarning, stacklevel=3)
-    return _call(func, spec, m, p, costs, second, second_costs, warmup, runs, cache_dir, progress)
+    return _call(func, spec, m, p, costs, second, second_costs, warmup, runs, cache_dir, progress, boundary_cost)
 
 
 # plan's signature and docstring are _plan_call's (one definition of the options).
@@ -372,7 +375,7 @@ def partition(model: Any, platform: Any = "klein-arm", overrides: Any = None, ob
               search_nodes: int = 100000, warm_start: bool = True, log: bool = False,
               write_lp: Optional[PathLike] = None, write_mps: Optional[PathLike] = None, warmup: int = 20,
               runs: int = 200, cache_dir: Optional[PathLike] = _core.default_cache_dir,
-              progress: Optional[ProfileProgress] = None) -> Schedule:
+              boundary_cost: str = "none", progress: Optional[ProfileProgress] = None) -> Schedule:
     """Assigns every operator to a PU and schedules it: ``hetplan partition``.
 
     The defaults are the CLI's: the exact search on ``klein-arm``, latency,
@@ -384,14 +387,15 @@ def partition(model: Any, platform: Any = "klein-arm", overrides: Any = None, ob
     return _plan_call(model, platform, solver, objective=objective, latency_cap=latency_cap, overrides=overrides,
                       costs=costs, time_limit=time_limit, gap=gap, threads=threads, search_nodes=search_nodes,
                       warm_start=warm_start, log=log, write_lp=write_lp, write_mps=write_mps, warmup=warmup,
-                      runs=runs, cache_dir=cache_dir, progress=progress, _func="partition").run()
+                      runs=runs, cache_dir=cache_dir, boundary_cost=boundary_cost, progress=progress,
+                      _func="partition").run()
 
 
 def map(model: Any, platform: Any = "soc-example", mode: str = "sequential", *, overrides: Any = None,
         objective: str = "latency", accounting: Optional[str] = None, algorithm: str = "dp", costs: Any = None,
         second_model: Any = None, second_costs: Any = None, coexec: Any = None, joint: bool = False,
         lockstep: bool = False, warmup: int = 20, runs: int = 200,
-        cache_dir: Optional[PathLike] = _core.default_cache_dir,
+        cache_dir: Optional[PathLike] = _core.default_cache_dir, boundary_cost: str = "none",
         progress: Optional[ProfileProgress] = None) -> Schedule:
     """BIDENT's operator-level mapping: ``hetplan map``.
 
@@ -413,4 +417,5 @@ def map(model: Any, platform: Any = "soc-example", mode: str = "sequential", *, 
                           _args.string(func, "algorithm", algorithm), second is not None,
                           _args.boolean(func, "joint", joint), _args.boolean(func, "lockstep", lockstep),
                           _coexec(func, coexec))
-    return _call(func, spec, m, p, costs, second, second_costs, warmup, runs, cache_dir, progress).run()
+    return _call(func, spec, m, p, costs, second, second_costs, warmup, runs, cache_dir, progress,
+                 boundary_cost).run()

@@ -199,8 +199,12 @@ PlanCall MakeCall(const PlanSpec& spec, std::shared_ptr<ModelRef> model,
                   const std::string& table_label, const std::string& costs_path,
                   std::shared_ptr<ModelRef> second, std::shared_ptr<CostTable> second_table,
                   const std::string& second_label, const std::string& second_path, int warmup, int runs,
-                  const std::string& cache_dir) {
+                  const std::string& cache_dir, const std::string& boundary_cost) {
+  if (boundary_cost != "none" && boundary_cost != "fitted") {
+    Throw(Error(ErrorCode::kInvalidArgument, "boundary_cost '{}' is unknown; use none or fitted", boundary_cost));
+  }
   PlanCall call;
+  call.charge_boundary = boundary_cost == "fitted";
   call.spec = spec;
   call.model = std::move(model);
   call.platform = std::move(platform);
@@ -342,8 +346,12 @@ py::tuple Dse(const std::vector<std::string>& models, const std::vector<std::str
               std::optional<double> latency_cap, const std::string& fusion, int warmup, int runs,
               const std::string& cache_dir, double time_limit, double gap, int threads, int64_t search_nodes,
               bool warm_start, int jobs, const std::string& out, bool resume, const std::string& schedules,
-              py::object progress) {
+              const std::string& boundary_cost, py::object progress) {
+  if (boundary_cost != "none" && boundary_cost != "fitted") {
+    Throw(Error(ErrorCode::kInvalidArgument, "boundary_cost '{}' is unknown; use none or fitted", boundary_cost));
+  }
   DseSpec spec;
+  spec.charge_boundary = boundary_cost == "fitted";
   spec.models = models;
   spec.platforms = platforms;
   spec.overrides = overrides;
@@ -502,7 +510,8 @@ void Bind(py::module_& m) {
   py::class_<PlanCall>(m, "PlanCall");
   m.def("make_call", &MakeCall, py::arg("spec"), py::arg("model"), py::arg("platform"), py::arg("table"),
         py::arg("table_label"), py::arg("costs_path"), py::arg("second"), py::arg("second_table"),
-        py::arg("second_label"), py::arg("second_path"), py::arg("warmup"), py::arg("runs"), py::arg("cache_dir"));
+        py::arg("second_label"), py::arg("second_path"), py::arg("warmup"), py::arg("runs"), py::arg("cache_dir"),
+        py::arg("boundary_cost"));
   m.def("run_plan", &RunPlanCall, py::arg("call"), py::arg("progress"));
   m.def("_time_run_plan", &TimeRunPlan, py::arg("call"), py::arg("repeats"));
 
@@ -570,7 +579,7 @@ void Bind(py::module_& m) {
         py::arg("solvers"), py::arg("objectives"), py::arg("latency_cap"), py::arg("fusion"), py::arg("warmup"),
         py::arg("runs"), py::arg("cache_dir"), py::arg("time_limit"), py::arg("gap"), py::arg("threads"),
         py::arg("search_nodes"), py::arg("warm_start"), py::arg("jobs"), py::arg("out"), py::arg("resume"),
-        py::arg("schedules"), py::arg("progress"));
+        py::arg("schedules"), py::arg("boundary_cost"), py::arg("progress"));
   m.def(
       "read_dse_results",
       [](const std::string& path) {

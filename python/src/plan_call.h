@@ -46,6 +46,7 @@ struct PlanCall {
   std::shared_ptr<Platform> platform;
   CostChoice costs, second_costs;
   ProfileOptions profile;  // warmup, runs, cache_dir ("" = no cache)
+  bool charge_boundary = false;  // boundary_cost="fitted" (CostInputs::charge_boundary)
   PlanSpec spec;
 };
 

@@ -42,6 +42,23 @@ def test_resume_and_an_existing_file(data, tmp_path, binary):
     assert again.summary["resumed"] == 2 and again.summary["ran"] == 1 and len(again) == 3
 
 
+def test_boundary_cost_is_in_each_key_and_line_and_refused_for_two_requests(data, tmp_path, binary):
+    args = dict(platforms="soc-example", sweep={"gpu.power_w": [1, 2]}, solvers=["greedy"])
+    plain = hetplan.dse(data / "tiny.onnx", out=tmp_path / "none.jsonl", **args)
+    fitted = hetplan.dse(data / "tiny.onnx", out=tmp_path / "fitted.jsonl", boundary_cost="fitted", **args)
+    assert [row["boundary_cost"] for row in plain] == ["none", "none"]
+    assert [row["boundary_cost"] for row in fitted] == ["fitted", "fitted"]
+    assert sorted(row["key"] + "|boundary=fitted" for row in plain) == sorted(row["key"] for row in fitted)
+    with pytest.raises(hetplan.InvalidArgumentError) as e:
+        hetplan.dse(data / "tiny.onnx", "soc-example", solvers=["map_concurrent"], boundary_cost="fitted",
+                    out=tmp_path / "pair.jsonl")
+    assert str(e.value) == cli_error(binary, "dse", data / "tiny.onnx", "--platform", "soc-example", "--solvers",
+                                     "map_concurrent", "--boundary-cost", "fitted", "--out", tmp_path / "pair.jsonl")
+    assert not (tmp_path / "pair.jsonl").exists()
+    with pytest.raises(hetplan.InvalidArgumentError, match="boundary_cost 'maybe'"):
+        hetplan.dse(data / "tiny.onnx", "soc-example", boundary_cost="maybe")
+
+
 def test_without_out_a_temporary_file_is_used(data):
     r = hetplan.dse(data / "tiny.onnx", "soc-example", solvers="baselines")
     assert r.path is None and len(r) == r.summary["points"] > 3

@@ -87,6 +87,26 @@ def test_resnet18_with_measured_costs_matches_the_cli(resnet18, binary, profile_
     assert f"makespan  {s.makespan_us:.1f} µs" in stdout
 
 
+def test_boundary_cost_fitted_is_the_cli_flag(resnet18, binary, profile_cache, tmp_path):
+    """boundary_cost="fitted" plans as --boundary-cost fitted: the same schedule file, never below the uncharged plan."""
+    out = tmp_path / "cli.json"
+    code, _, err = run_cli(binary, "partition", resnet18, "--warmup", "2", "--runs", "5", "--cache-dir", profile_cache,
+                           "--set", "cim.crossbars=50", "--boundary-cost", "fitted", "--out", out)
+    assert code == 0, err
+    args = dict(warmup=2, runs=5, cache_dir=profile_cache)
+    s = hetplan.partition(resnet18, "klein-arm", {"cim.crossbars": 50}, boundary_cost="fitted", **args)
+    assert without_per_run_fields(out.read_text()) == without_per_run_fields(s.to_json())
+    assert any(n.startswith("cpu: boundary cost") for n in s.cost_notes), s.cost_notes
+    plain = hetplan.partition(resnet18, "klein-arm", {"cim.crossbars": 50}, **args)
+    assert not any(n.startswith("cpu: boundary cost") for n in plain.cost_notes)
+    assert s.makespan_us >= plain.makespan_us * (1 - 1e-9)
+    # BIDENT's mapping on a SoC whose CPU is measured here.
+    mapped = hetplan.map(resnet18, "soc-example", overrides={"cpu.cost": "profile"}, boundary_cost="fitted", **args)
+    assert any(n.startswith("cpu: boundary cost") for n in mapped.cost_notes)
+    with pytest.raises(hetplan.InvalidArgumentError, match="boundary_cost 'maybe'"):
+        hetplan.partition(resnet18, "klein-arm", boundary_cost="maybe", **args)
+
+
 def test_map_modes(data):
     m = hetplan.load_model(data / "branchy.onnx")
     seq = hetplan.map(m)
