@@ -1008,7 +1008,12 @@ std::string ProfileStabilityWarning(const CostTable& t, const std::string& pu) {
   };
   const std::optional<double> drift = num("model_drift");
   const std::optional<double> steal = num("cpu_steal_share");
-  const bool drifted = drift && std::abs(*drift) > kProfileDriftLimit;
+  // A change the start's own spread covers is noise (a model of a few µs),
+  // not drift: the end's median must also lie outside the start's p10–p90.
+  const std::optional<double> end_us = num("model_end_median_us");
+  const bool outside = !end_us || !t.model_p10_us || !t.model_p90_us || *end_us < *t.model_p10_us ||
+                       *end_us > *t.model_p90_us;
+  const bool drifted = drift && std::abs(*drift) > kProfileDriftLimit && outside;
   const bool stolen = steal && *steal > kProfileStealLimit;
   if (!drifted && !stolen) return {};
   std::string what;

@@ -267,6 +267,16 @@ TEST(Profiler, StabilityWarningNamesTheDriftAndTheFix) {
   EXPECT_NE(ProfileStabilityWarning(t, "cpu").find("8.0 % slower"), std::string::npos);
   t.meta["model_drift"] = "garbage";  // unreadable: no claim either way
   EXPECT_EQ(ProfileStabilityWarning(t, "cpu"), "");
+  // Within the start's own spread it is noise, not drift.
+  t.model_median_us = 100.0;
+  t.model_p10_us = 80.0;
+  t.model_p90_us = 130.0;
+  t.meta["model_drift"] = "0.2";
+  t.meta["model_end_median_us"] = "120";
+  EXPECT_EQ(ProfileStabilityWarning(t, "cpu"), "");
+  t.meta["model_end_median_us"] = "135";
+  t.meta["model_drift"] = "0.35";
+  EXPECT_NE(ProfileStabilityWarning(t, "cpu").find("35.0 % slower"), std::string::npos);
 }
 
 // A profile whose machine drifted warns in the notes every schedule made from
@@ -296,6 +306,8 @@ TEST(Profiler, PlansFromADriftedProfileCarryTheWarning) {
   auto t = LoadCostTable(cached.string());
   ASSERT_TRUE(t.ok()) << cached << ": " << t.status().message();
   t->meta["model_drift"] = "0.2";
+  ASSERT_TRUE(t->model_median_us && t->model_p90_us);
+  t->meta["model_end_median_us"] = std::to_string(std::max(*t->model_median_us * 1.2, *t->model_p90_us + 1.0));
   t->meta["cpu_steal_share"] = "0";
   ASSERT_TRUE(SaveCostTable(*t, (fs::path(cached).replace_extension(".csv")).string(), cached.string()).ok());
   auto again = ResolveCosts(m, *platform, in);

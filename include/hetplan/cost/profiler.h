@@ -72,7 +72,9 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
 // `pu`, how much the whole model's time changed between the start and the
 // end of the profile (meta model_drift) and the share of CPU time the
 // hypervisor gave to other guests meanwhile (meta cpu_steal_share), when the
-// change is beyond kProfileDriftLimit or the steal beyond kProfileStealLimit;
+// change is beyond kProfileDriftLimit (and the end's median outside the
+// start's p10–p90, so that a noisy tiny model is not called drifted) or the
+// steal beyond kProfileStealLimit;
 // empty otherwise, and for tables without those fields (older caches, tables
 // not measured here).
 inline constexpr double kProfileDriftLimit = 0.05;
