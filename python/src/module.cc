@@ -194,17 +194,23 @@ struct PlanResult {
   bool interrupted = false;  // Ctrl-C (or another signal handler) stopped it
 };
 
+// boundary_cost= of partition, map, plan and dse: "fitted" charges the fitted
+// segment boundary (--boundary-cost).
+bool ChargesBoundary(const std::string& boundary_cost) {
+  if (boundary_cost != "none" && boundary_cost != "fitted") {
+    Throw(Error(ErrorCode::kInvalidArgument, "boundary_cost '{}' is unknown; use none or fitted", boundary_cost));
+  }
+  return boundary_cost == "fitted";
+}
+
 PlanCall MakeCall(const PlanSpec& spec, std::shared_ptr<ModelRef> model,
                   std::shared_ptr<Platform> platform, std::shared_ptr<CostTable> table,
                   const std::string& table_label, const std::string& costs_path,
                   std::shared_ptr<ModelRef> second, std::shared_ptr<CostTable> second_table,
                   const std::string& second_label, const std::string& second_path, int warmup, int runs,
                   const std::string& cache_dir, const std::string& boundary_cost) {
-  if (boundary_cost != "none" && boundary_cost != "fitted") {
-    Throw(Error(ErrorCode::kInvalidArgument, "boundary_cost '{}' is unknown; use none or fitted", boundary_cost));
-  }
   PlanCall call;
-  call.charge_boundary = boundary_cost == "fitted";
+  call.charge_boundary = ChargesBoundary(boundary_cost);
   call.spec = spec;
   call.model = std::move(model);
   call.platform = std::move(platform);
@@ -347,11 +353,8 @@ py::tuple Dse(const std::vector<std::string>& models, const std::vector<std::str
               const std::string& cache_dir, double time_limit, double gap, int threads, int64_t search_nodes,
               bool warm_start, int jobs, const std::string& out, bool resume, const std::string& schedules,
               const std::string& boundary_cost, py::object progress) {
-  if (boundary_cost != "none" && boundary_cost != "fitted") {
-    Throw(Error(ErrorCode::kInvalidArgument, "boundary_cost '{}' is unknown; use none or fitted", boundary_cost));
-  }
   DseSpec spec;
-  spec.charge_boundary = boundary_cost == "fitted";
+  spec.charge_boundary = ChargesBoundary(boundary_cost);
   spec.models = models;
   spec.platforms = platforms;
   spec.overrides = overrides;

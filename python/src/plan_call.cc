@@ -26,12 +26,14 @@ Result<PlanRun> RunPlan(const PlanCall& call, const std::atomic<bool>* interrupt
   run.model = call.model;
   run.second = call.second;
   run.platform = call.platform;
-  HETPLAN_ASSIGN_OR_RETURN(run.costs, Costs(*call.model, *call.platform, call.costs, call.profile, call.charge_boundary, progress));
+  HETPLAN_ASSIGN_OR_RETURN(run.costs, Costs(*call.model, *call.platform, call.costs, call.profile,
+                                            call.charge_boundary, progress));
   const PlanSubject first{&call.model->model, call.platform.get(), &run.costs.costs, &run.costs.notes};
   PlanSubject second;
   if (call.second) {
     HETPLAN_ASSIGN_OR_RETURN(run.second_costs,
-                             Costs(*call.second, *call.platform, call.second_costs, call.profile, call.charge_boundary, progress));
+                             Costs(*call.second, *call.platform, call.second_costs, call.profile,
+                                   call.charge_boundary, progress));
     second = PlanSubject{&call.second->model, call.platform.get(), &run.second_costs.costs,
                          &run.second_costs.notes};
   }

@@ -150,6 +150,7 @@ void RegisterProfile(CLI::App& app) {
       auto it = table->meta.find(key);
       return it == table->meta.end() ? std::string() : it->second;
     };
+    auto num = [&](const char* key) { return std::strtod(meta(key).c_str(), nullptr); };
     double sum_us = 0, planned_us = 0;
     for (const OpCost& c : table->ops) {
       sum_us += c.exec_us;
@@ -170,7 +171,6 @@ void RegisterProfile(CLI::App& app) {
       if (!meta("in_context_run_us").empty()) {
         // The breakdown of one Run with ORT's profiler on (medians), and what
         // the planners charge: kernels in context plus the executor's share.
-        auto num = [&](const char* k) { return std::strtod(meta(k).c_str(), nullptr); };
         out += fmt::format("in context     Run {} = kernels {} + executor {} ({:.2f} µs per kernel, {} kernels)"
                            " + outside model_run {}\n",
                            Ms(num("in_context_wall_us")), Ms(num("in_context_kernel_sum_us")),
@@ -182,7 +182,7 @@ void RegisterProfile(CLI::App& app) {
     }
     if (!meta("in_context_unmapped_share").empty()) {
       out += fmt::format("in context     {:.1f} % of kernel time not attributed to an operator\n",
-                         std::strtod(meta("in_context_unmapped_share").c_str(), nullptr) * 100.0);
+                         num("in_context_unmapped_share") * 100.0);
     } else if (!meta("in_context_error").empty()) {
       out += fmt::format("in context     not measured: {}\n", meta("in_context_error"));
     }
@@ -191,17 +191,17 @@ void RegisterProfile(CLI::App& app) {
       out += fmt::format("boundary       {:.1f} µs per segment (fit of {} split executions, R² {:.3f}; "
                          "segments:pass µs {})\n",
                          b->second, std::count(points.begin(), points.end(), ':'),
-                         std::strtod(meta("boundary_r2").c_str(), nullptr), points);
+                         num("boundary_r2"), points);
     }
     if (!meta("model_drift").empty()) {
       out += fmt::format("drift          {:+.1f} % (the whole model at the end of the profile, {}, against its start)"
                          "{}\n",
-                         std::strtod(meta("model_drift").c_str(), nullptr) * 100.0,
-                         Ms(std::strtod(meta("model_end_median_us").c_str(), nullptr)),
+                         num("model_drift") * 100.0,
+                         Ms(num("model_end_median_us")),
                          meta("cpu_steal_share").empty()
                              ? std::string()
                              : fmt::format("; CPU steal {:.1f} %",
-                                           std::strtod(meta("cpu_steal_share").c_str(), nullptr) * 100.0));
+                                           num("cpu_steal_share") * 100.0));
     }
     if (std::string w = ProfileStabilityWarning(*table, opts->pu); !w.empty()) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());

@@ -693,6 +693,9 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   CostTable t;
   auto& meta = t.meta;
   const std::optional<CpuTimes> cpu_start = ReadCpuTimes();
+  auto cannot_run = [&](const std::exception& e) {
+    return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model: {}", model_label, OneLine(e.what()));
+  };
 
   // The whole model first: a model ORT cannot load fails before minutes of
   // per-operator work.
@@ -792,8 +795,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   try {
     if (plain_us.size() != static_cast<size_t>(o.model_runs)) plain_us = TimeRuns(**plain, o.warmup, o.model_runs);
   } catch (const std::exception& e) {
-    return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model: {}", model_label,
-                 OneLine(e.what()));
+    return cannot_run(e);
   }
   {
     Stats s = Summarise(plain_us);
@@ -852,8 +854,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
       meta["model_drift"] = DoubleText(end.median_us / *t.model_median_us - 1.0);
     }
   } catch (const std::exception& e) {
-    return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model: {}", model_label,
-                 OneLine(e.what()));
+    return cannot_run(e);
   }
   plain->reset();
   if (auto cpu_end = ReadCpuTimes(); cpu_start && cpu_end && cpu_end->total > cpu_start->total) {

@@ -48,8 +48,7 @@ std::string SchedulePath(const DseSpec& spec, const std::string& key) {
 std::string KeyOf(const Shared& sh, const DsePoint& pt) {
   const std::string& first = sh.models[pt.model].sha256;
   return PointKey(pt.second < 0 ? first : first + "+" + sh.models[pt.second].sha256, sh.spec->platforms[pt.platform], pt.overrides, pt.solver,
-                  pt.objective) +
-         (sh.spec->charge_boundary ? "|boundary=fitted" : "");
+                  pt.objective, sh.spec->charge_boundary);
 }
 
 std::string Describe(const Shared& sh, const DsePoint& pt) {

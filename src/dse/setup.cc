@@ -30,9 +30,9 @@ Status CheckSpec(DseSpec* spec) {
     if (!resolved.ok()) return Error(ErrorCode::kInvalidArgument, "dse: {}", resolved.status().message());
     s = resolved->canonical;
   }
+  const auto two_requests = [](const std::string& s) { return FindSolver(s)->info().requests == 2; };
   if (spec->all_pairs) {
-    if (std::none_of(spec->solvers.begin(), spec->solvers.end(),
-                     [](const std::string& s) { return FindSolver(s)->info().requests == 2; })) {
+    if (std::none_of(spec->solvers.begin(), spec->solvers.end(), two_requests)) {
       return Error(ErrorCode::kInvalidArgument,
                    "dse: --pairs all needs a two-request method; add e.g. --solvers pair:map,pair_serial,"
                    "pair_naive_multi_pu (hetplan solvers lists them)");
@@ -40,7 +40,7 @@ Status CheckSpec(DseSpec* spec) {
   }
   if (spec->charge_boundary) {
     for (const std::string& s : spec->solvers) {
-      if (FindSolver(s)->info().requests == 2) {
+      if (two_requests(s)) {
         return Error(ErrorCode::kInvalidArgument,
                      "dse: --boundary-cost fitted: the two-request method {} does not model segment boundaries; "
                      "drop it from --solvers or use --boundary-cost none", s);

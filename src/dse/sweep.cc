@@ -96,8 +96,10 @@ std::vector<DsePoint> ExpandPoints(const DseSpec& spec) {
 }
 
 std::string PointKey(const std::string& model_sha256, const std::string& platform,
-                     const std::vector<std::string>& overrides, const std::string& solver, Objective objective) {
-  return fmt::format("{}|{}|{}|{}|{}", model_sha256, platform, fmt::join(overrides, ";"), solver, ToString(objective));
+                     const std::vector<std::string>& overrides, const std::string& solver, Objective objective,
+                     bool charge_boundary) {
+  return fmt::format("{}|{}|{}|{}|{}{}", model_sha256, platform, fmt::join(overrides, ";"), solver, ToString(objective),
+                     charge_boundary ? "|boundary=fitted" : "");
 }
 
 Result<DseResults> ReadDseResults(const std::string& path) {

@@ -84,9 +84,11 @@ struct DsePoint {
 std::vector<DsePoint> ExpandPoints(const DseSpec& spec);
 
 // The resume key: model hash ("<first>+<second>" for a pair of two models),
-// platform as given, overrides, solver, objective.
+// platform as given, overrides, solver, objective, then "|boundary=fitted"
+// when the point charges the fitted segment boundary.
 std::string PointKey(const std::string& model_sha256, const std::string& platform,
-                     const std::vector<std::string>& overrides, const std::string& solver, Objective objective);
+                     const std::vector<std::string>& overrides, const std::string& solver, Objective objective,
+                     bool charge_boundary = false);
 
 struct DseProgress {
   enum class Phase { kProfiling, kSolving, kDone };
