@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <queue>
 #include <string>
 #include <thread>
@@ -164,6 +165,7 @@ struct SearchInput {
   int64_t max_nodes = std::numeric_limits<int64_t>::max();  // then stop as on the deadline
   double lower = 0;                                         // a bound already proven for every completion
   double tolerance = 0;                                     // prune nodes whose bound is within this of the frontier
+  bool lagrangian = false;                                  // the root bound with AssignmentSearch::Lagrangian too
   // Per usage u of the budget PU (0..max_budget): only completions shorter
   // than threshold[u] can improve the whole schedule.
   const std::vector<double>* threshold = nullptr;
@@ -643,7 +645,13 @@ class AssignmentSearch {
         return;
       }
     }
+    if (in_.lagrangian) TuneMultipliers(in_.max_budget - Usage());
     root_bound_ = Bound(in_.max_budget - Usage());
+    // Below the root, nodes are bounded as in the first pass (and inherit
+    // the root's bound): the Lagrangian at every node cut the nodes per
+    // second by up to 1.7× on the irregular networks and, at 10 s, gave no
+    // better bound or schedule (docs/ilp.md).
+    if (lag_) lag_->active = false;
     if (in_.dive_only) {
       Rec(0, root_bound_);
     } else {
@@ -656,6 +664,14 @@ class AssignmentSearch {
   bool complete() const { return complete_; }
   double open_bound() const { return complete_ ? kInf : std::min(open_bound_, root_bound_); }
   double root_bound() const { return root_bound_; }
+  // The root bound with the Lagrangian bound (multipliers tuned here).
+  double LagrangianRootBound() {
+    for (int i = 0; i < l_.m; ++i) {
+      if (l_.cand[i].empty()) return kInf;
+    }
+    TuneMultipliers(in_.max_budget - Usage());
+    return Bound(in_.max_budget - Usage());
+  }
   int64_t nodes() const { return nodes_; }
   // Every completion is at least its frontier value minus this.
   double slack() const { return slack_; }
@@ -674,7 +690,20 @@ class AssignmentSearch {
     for (int i = 0; i < l_.m; ++i) {
       if (l_.cand[i].empty()) return f;
     }
+    TuneMultipliers(in_.max_budget - Usage());
     for (int64_t u = Usage(); u <= in_.max_budget; ++u) f[u] = Bound(u - Usage());
+    // Multipliers tuned for the whole budget are weak at a small one, where
+    // the serial load weighs more: tune them again at kLevels budgets; a
+    // bound at budget b holds for every completion that uses less.
+    constexpr int kLevels = 16;
+    const int64_t span = in_.max_budget - Usage();
+    double later = -kInf;
+    for (int j = kLevels - 1; j >= 1 && span >= kLevels; --j) {
+      const int64_t b = Usage() + span * j / kLevels;
+      TuneMultipliers(b - Usage());
+      later = std::max(later, Bound(b - Usage()));
+      for (int64_t u = Usage() + span * (j - 1) / kLevels + 1; u <= b; ++u) f[u] = std::max(f[u], later);
+    }
     for (size_t u = 1; u < f.size(); ++u) f[u] = std::min(f[u], f[u - 1]);
     return f;
   }
@@ -738,6 +767,7 @@ class AssignmentSearch {
       lb = std::max(lb, best_path);
       if (lb == kInf) return kInf;
     }
+    if (lag_ && lag_->active) lb = std::max(lb, Lagrangian(left, false));
     if (l_.serial.size() != 1) return lb;
 
     // The one serial PU P: its load (what must stay, plus what the knapsack
@@ -798,6 +828,263 @@ class AssignmentSearch {
     lb = std::max(lb, Jackson(&jobs_, &heap_));
     return lb;
   }
+
+  // The Lagrangian bound. Every completion's segment length L is at least
+  // the length of any path π (Σ_{i∈π} d_i plus its transfers, of which
+  // those on arcs with one end fixed are counted) and at least
+  // each serial PU P's load (plus P's earliest start and shortest tail when
+  // some operator must run on P). So for weights ν_π, λ_P ≥ 0 summing to
+  // one, L ≥ Σ_i μ_i d_i(A_i) + Σ_e ν_e t_e(A) + Σ_P λ_P (load_P(A) + s_P)
+  // with μ_i (ν_e) the weight of the paths through operator i (arc e).
+  // Minimising the right side over the
+  // assignments A still allowed is separable per operator but for the
+  // crossbars left: an exact knapsack (fractional beyond kMaxBudgetColumns,
+  // still a bound). Any multipliers give a bound; TuneMultipliers picks them
+  // at the root. Unlike max(critical path, load), this sees that an
+  // operator cannot be both fast on the path and off the serial PU, and
+  // that the crossbars cannot shorten every branch at once. Uses est_ and
+  // tail_ of the current state (Bound() fills them); with `want_pick`,
+  // L.pick gets a minimising assignment.
+  double Lagrangian(int64_t left, bool want_pick) {
+    LagrangianState& L = *lag_;
+    const int m = l_.m;
+    const int B = in_.budget_pu;
+    double total = 0;
+    L.items.clear();
+    if (want_pick) L.pick.assign(m, -1);
+    // The PU of each operator left only one (-1: a choice).
+    L.fixed.assign(m, -1);
+    for (int i = 0; i < m; ++i) {
+      int count = 0;
+      for (int p : l_.cand[i]) {
+        if (est_[Idx(i, p)] == kInf) continue;
+        L.fixed[i] = p;
+        ++count;
+      }
+      if (count == 0) return kInf;
+      if (count > 1) L.fixed[i] = -1;
+    }
+    for (int i = 0; i < m; ++i) {
+      double nb = kInf, cb = kInf;
+      int pnb = -1;
+      for (int p : l_.cand[i]) {
+        if (est_[Idx(i, p)] == kInf) continue;
+        // The transfers on the path arcs at i whose other end is fixed (an
+        // arc with two choices counts as free: still a bound).
+        double cost = (L.mu[i] + L.lam[p]) * l_.dur[Idx(i, p)];
+        for (size_t j = 0; j < l_.in[i].size(); ++j) {
+          const double w = L.nu[L.arc_off[i] + j];
+          if (w <= 0) continue;
+          const Arc& a = l_.in[i][j];
+          const int from = a.other < 0 ? in_.entry_pu : L.fixed[a.other];
+          if (from >= 0) cost += w * Transfer(a.edge, from, p);
+        }
+        if (L.fixed[i] < 0) {
+          for (size_t j = 0; j < l_.out[i].size(); ++j) {
+            const Arc& a = l_.out[i][j];
+            const double w = L.nu[L.out_arc[L.arc_out_off[i] + j]];
+            if (w > 0 && L.fixed[a.other] >= 0) cost += w * Transfer(a.edge, p, L.fixed[a.other]);
+          }
+        }
+        if (p == B && decided_[i] != B) {
+          cb = cost;
+        } else if (cost < nb) {
+          nb = cost;
+          pnb = p;
+        }
+      }
+      if (nb == kInf) {
+        if (cb == kInf) return kInf;
+        total += cb;
+        left -= l_.xb[Idx(i, B)];
+        if (left < 0) return kInf;
+        if (want_pick) L.pick[i] = B;
+        continue;
+      }
+      total += nb;
+      if (want_pick) L.pick[i] = pnb;
+      if (cb < nb) L.items.push_back({l_.xb[Idx(i, B)], nb - cb, i});
+    }
+    // The serial PUs' windows, where some operator must run on them.
+    L.window.assign(k_, 0.0);
+    for (int P : l_.serial) {
+      if (L.lam[P] <= 0 && !want_pick) continue;
+      double start = kInf, after = kInf;
+      bool forced = false;
+      for (int i = 0; i < m; ++i) {
+        const double e = est_[Idx(i, P)];
+        if (e == kInf) continue;
+        start = std::min(start, e);
+        after = std::min(after, tail_[Idx(i, P)] - l_.dur[Idx(i, P)]);
+        bool other = false;
+        for (int q : l_.cand[i]) other = other || (q != P && est_[Idx(i, q)] < kInf);
+        forced = forced || !other;
+      }
+      if (forced) L.window[P] = start + std::max(0.0, after);
+      total += L.lam[P] * L.window[P];
+    }
+    int64_t weight = 0;
+    for (const LagItem& it : L.items) weight += it.weight;
+    if (weight <= left) {
+      for (const LagItem& it : L.items) {
+        total -= it.gain;
+        if (want_pick) L.pick[it.op] = B;
+      }
+    } else if (left <= kMaxBudgetColumns) {
+      const size_t cols = static_cast<size_t>(left) + 1;
+      knap_.assign(cols, 0.0);
+      if (want_pick) L.take.assign(L.items.size() * cols, 0);
+      for (size_t j = 0; j < L.items.size(); ++j) {
+        const LagItem& it = L.items[j];
+        for (int64_t b = left; b >= it.weight; --b) {
+          const double with = knap_[b - it.weight] + it.gain;
+          if (with > knap_[b]) {
+            knap_[b] = with;
+            if (want_pick) L.take[j * cols + b] = 1;
+          }
+        }
+      }
+      total -= knap_[left];
+      if (want_pick) {
+        int64_t b = left;
+        for (size_t j = L.items.size(); j-- > 0;) {
+          if (L.take[j * cols + b] != 0) {
+            L.pick[L.items[j].op] = B;
+            b -= L.items[j].weight;
+          }
+        }
+      }
+    } else {
+      std::sort(L.items.begin(), L.items.end(),
+                [](const LagItem& x, const LagItem& y) { return x.gain * y.weight > y.gain * x.weight; });
+      double cap = static_cast<double>(left);
+      for (const LagItem& it : L.items) {
+        const double f = std::min(1.0, cap / static_cast<double>(it.weight));
+        total -= it.gain * f;
+        cap -= static_cast<double>(it.weight) * f;
+        if (want_pick && f >= 1.0) L.pick[it.op] = B;
+        if (cap <= 0) break;
+      }
+    }
+    return total;
+  }
+
+  // The longest path (durations only) under L.pick: its length, and μ-style
+  // indicator of its operators in `on`.
+  double LongestPath(std::vector<double>* on, std::vector<double>* on_arc) {
+    LagrangianState& L = *lag_;
+    const int m = l_.m;
+    L.path_finish.assign(m, 0.0);
+    L.path_pred.assign(m, -1);
+    int last = -1;
+    for (int i = 0; i < m; ++i) {
+      double start = 0;
+      for (size_t j = 0; j < l_.in[i].size(); ++j) {
+        const Arc& a = l_.in[i][j];
+        const double t = a.other < 0 ? Transfer(a.edge, in_.entry_pu, L.pick[i])
+                                     : L.path_finish[a.other] + Transfer(a.edge, L.pick[a.other], L.pick[i]);
+        if (t > start) {
+          start = t;
+          L.path_pred[i] = static_cast<int>(L.arc_off[i] + j);
+        }
+      }
+      L.path_finish[i] = start + l_.dur[Idx(i, L.pick[i])];
+      if (last < 0 || L.path_finish[i] > L.path_finish[last]) last = i;
+    }
+    on->assign(m, 0.0);
+    on_arc->assign(L.arc_from.size(), 0.0);
+    for (int i = last; i >= 0;) {
+      (*on)[i] = 1.0;
+      const int arc = L.path_pred[i];
+      if (arc < 0) break;
+      (*on_arc)[arc] = 1.0;
+      i = L.arc_from[arc];
+    }
+    return last < 0 ? 0.0 : L.path_finish[last];
+  }
+
+  // Multipliers for Lagrangian() by fictitious play between the assignment
+  // (a best response: the minimiser) and the multipliers (a best response:
+  // the path or serial load that the minimiser makes longest), the
+  // multipliers the average of their responses; the best found is kept.
+  // Deterministic; a fixed number of rounds.
+  void TuneMultipliers(int64_t left) {
+    if (!lag_) lag_ = std::make_unique<LagrangianState>();
+    LagrangianState& L = *lag_;
+    constexpr int kRounds = 60;
+    const int m = l_.m;
+    L.active = false;
+    if (m == 0 || Bound(left) == kInf) return;
+    if (L.arc_off.empty()) {
+      // Flat ids of the arcs (by head, in l_.in order), their tails, and
+      // each out-arc's id.
+      L.arc_off.assign(m + 1, 0);
+      for (int i = 0; i < m; ++i) L.arc_off[i + 1] = L.arc_off[i] + l_.in[i].size();
+      L.arc_from.assign(L.arc_off[m], -1);
+      L.arc_out_off.assign(m + 1, 0);
+      for (int i = 0; i < m; ++i) L.arc_out_off[i + 1] = L.arc_out_off[i] + l_.out[i].size();
+      L.out_arc.assign(L.arc_out_off[m], 0);
+      for (int i = 0; i < m; ++i) {
+        for (size_t j = 0; j < l_.in[i].size(); ++j) L.arc_from[L.arc_off[i] + j] = l_.in[i][j].other;
+        for (size_t j = 0; j < l_.out[i].size(); ++j) {
+          const Arc& a = l_.out[i][j];
+          const auto& back = l_.in[a.other];
+          for (size_t r = 0; r < back.size(); ++r) {
+            if (back[r].edge == a.edge) L.out_arc[L.arc_out_off[i] + j] = L.arc_off[a.other] + r;
+          }
+        }
+      }
+    }
+    L.mu.assign(m, 0.0);
+    L.nu.assign(L.arc_from.size(), 0.0);
+    L.lam.assign(k_, 0.0);
+    // Start from the longest path with every operator on its fastest PU.
+    L.pick.assign(m, -1);
+    for (int i = 0; i < m; ++i) {
+      for (int p : l_.cand[i]) {
+        if (est_[Idx(i, p)] == kInf) continue;
+        if (L.pick[i] < 0 || l_.dur[Idx(i, p)] < l_.dur[Idx(i, L.pick[i])]) L.pick[i] = p;
+      }
+      if (L.pick[i] < 0) return;
+    }
+    std::vector<double> on, on_arc;
+    LongestPath(&on, &on_arc);
+    L.mu = on;
+    L.nu = on_arc;
+    std::vector<double> best_mu = L.mu, best_nu = L.nu, best_lam = L.lam;
+    double best = -kInf;
+    for (int round = 1; round <= kRounds; ++round) {
+      const double value = Lagrangian(left, true);
+      if (value == kInf) return;
+      if (value > best) {
+        best = value;
+        best_mu = L.mu;
+        best_nu = L.nu;
+        best_lam = L.lam;
+      }
+      // The response: the longest of the path and the serial loads under L.pick.
+      double response = LongestPath(&on, &on_arc);
+      int serial = -1;
+      for (int P : l_.serial) {
+        double load = L.window[P];
+        for (int i = 0; i < m; ++i) load += L.pick[i] == P ? l_.dur[Idx(i, P)] : 0.0;
+        if (load > response) {
+          response = load;
+          serial = P;
+        }
+      }
+      if (response <= value + Tol(value)) break;  // no multipliers do better
+      const double a = 1.0 / (round + 1);
+      for (int i = 0; i < m; ++i) L.mu[i] = (1 - a) * L.mu[i] + (serial < 0 ? a * on[i] : 0.0);
+      for (size_t j = 0; j < L.nu.size(); ++j) L.nu[j] = (1 - a) * L.nu[j] + (serial < 0 ? a * on_arc[j] : 0.0);
+      for (int P : l_.serial) L.lam[P] = (1 - a) * L.lam[P] + (P == serial ? a : 0.0);
+    }
+    L.mu = std::move(best_mu);
+    L.nu = std::move(best_nu);
+    L.lam = std::move(best_lam);
+    L.active = true;
+  }
+
 
   // True when no completion of this node can improve the frontier at any
   // budget: on each step of the frontier (and of the threshold), the bound
@@ -1012,6 +1299,26 @@ class AssignmentSearch {
   std::vector<int64_t> used_;
   std::vector<double> est_, tail_, knap_;
   std::vector<std::pair<int64_t, double>> items_;
+  // The Lagrangian bound's state (Lagrangian()), made when its multipliers
+  // are first tuned: searches that never tune them pay one pointer.
+  struct LagItem {
+    int64_t weight;
+    double gain;
+    int op;
+  };
+  struct LagrangianState {
+    bool active = false;                   // Bound() adds the Lagrangian bound
+    std::vector<double> mu, nu, lam;       // multipliers: operators, arcs, serial PUs
+    std::vector<double> window;            // per serial PU: earliest start + shortest tail
+    std::vector<int> fixed;                // per operator: its one PU left, or -1
+    std::vector<int> arc_from;             // per arc (flat, by head): the tail's local id
+    std::vector<size_t> arc_off, arc_out_off, out_arc;
+    std::vector<int> pick, path_pred;      // a minimising assignment; longest-path scratch
+    std::vector<double> path_finish;
+    std::vector<LagItem> items;
+    std::vector<uint8_t> take;
+  };
+  std::unique_ptr<LagrangianState> lag_;
   std::vector<JacksonJob> jobs_;
   std::vector<std::pair<double, double>> heap_;
   std::vector<FrontierPoint> frontier_;
@@ -1166,6 +1473,53 @@ std::vector<Incumbent> LocalSearchSchedules(const Problem& pr, const std::vector
 
 }  // namespace
 
+RootBounds SegmentRootBounds(const Problem& pr, const std::vector<std::vector<int>>& cand) {
+  const CostModel& c = *pr.costs;
+  const int k = c.num_pus();
+  RootBounds out;
+  std::vector<int64_t> capacity(k, std::numeric_limits<int64_t>::max());
+  int budget_pu = -1;
+  for (int p = 0; p < k; ++p) {
+    if (!c.pu(p).spatial) continue;
+    capacity[p] = c.pu(p).capacity;
+    if (budget_pu < 0) budget_pu = p;
+  }
+  const std::vector<Segment> segments = Decompose(*pr.graph, c, cand);
+  out.segments = static_cast<int>(segments.size());
+  if (budget_pu >= 0) out.by_budget.assign(static_cast<size_t>(c.pu(budget_pu).capacity) + 1, 0.0);
+  for (size_t si = 0; si < segments.size(); ++si) {
+    const Segment& seg = segments[si];
+    const std::vector<int> entries = si == 0 ? std::vector<int>{-1} : cand[seg.entry];
+    const std::vector<int> exits = seg.has_exit ? cand[seg.ops.back()] : std::vector<int>{-1};
+    double plain = kInf, lagrangian = kInf;
+    std::vector<double> by_budget(out.by_budget.size(), kInf);
+    for (int a : entries) {
+      for (int b : exits) {
+        SearchInput in;
+        in.problem = &pr;
+        in.cand = &cand;
+        in.segment = &seg;
+        in.entry_pu = a;
+        in.exit_pu = b;
+        in.budget_pu = budget_pu;
+        in.max_budget = budget_pu >= 0 ? c.pu(budget_pu).capacity : 0;
+        in.capacity = capacity;
+        const LocalSegment local = BuildLocal(in);
+        plain = std::min(plain, AssignmentSearch(in, local).RootBound());
+        lagrangian = std::min(lagrangian, AssignmentSearch(in, local).LagrangianRootBound());
+        if (budget_pu >= 0) {
+          const std::vector<double> f = AssignmentSearch(in, local).RootBoundByBudget();
+          for (size_t u = 0; u < f.size(); ++u) by_budget[u] = std::min(by_budget[u], f[u]);
+        }
+      }
+    }
+    out.plain += plain;
+    out.lagrangian += lagrangian;
+    for (size_t u = 0; u < by_budget.size(); ++u) out.by_budget[u] += by_budget[u];
+  }
+  return out;
+}
+
 SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vector<int>>& cand,
                                    Clock::time_point deadline, double relative_gap, int64_t node_limit,
                                    const std::atomic<bool>* interrupt, int threads, int sweep_pu) {
@@ -1280,7 +1634,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   // One search of a job with its own node allowance: jobs share nothing
   // mutable, so they may run on several threads with the same result.
   auto run = [&](Job& job, Clock::time_point until, double tolerance, const std::vector<double>* threshold,
-                 int64_t nodes) {
+                 int64_t nodes, bool lagrangian) {
     WorkBudget work;
     work.interrupt = interrupt;
     work.limit = nodes;
@@ -1290,6 +1644,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
     in.dive_only = Clock::now() > deadline;
     in.tolerance = tolerance;
     in.threshold = threshold;
+    in.lagrangian = lagrangian;
     in.initial = &job.record.frontier;
     AssignmentSearch search(in, job.local);
     search.Run();
@@ -1376,7 +1731,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   }
   const int64_t first_nodes = allowance(node_limit / 3, jobs.size());
   ParallelFor(threads > 1 && seeder.joinable() ? threads - 1 : threads, order.size(), [&](size_t i) {
-    run(jobs[order[i]], Clock::now() + first_share, 0.0, nullptr, first_nodes);
+    run(jobs[order[i]], Clock::now() + first_share, 0.0, nullptr, first_nodes, false);
   });
   std::vector<int> again;
   std::vector<bool> segment_again(num_segments, false);
@@ -1488,7 +1843,7 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
       const auto now = Clock::now();
       const auto share = now < search_deadline ? (search_deadline - t2) * width / static_cast<int64_t>(again.size())
                                                : Clock::duration(0);
-      run(jobs[again[r]], now + share, tolerance_left / hard_segments, &thresholds[again[r]], second_nodes);
+      run(jobs[again[r]], now + share, tolerance_left / hard_segments, &thresholds[again[r]], second_nodes, true);
     });
     for (int ji : again) threshold_slack = std::max(threshold_slack, jobs[ji].record.slack);
     bool open = false;

@@ -15,7 +15,10 @@
 //  * per segment, a best-first branch-and-bound over the PUs of the
 //    operators that have a choice, bounded by the critical path, the serial
 //    load with an exact knapsack over the crossbars left, and the preemptive
-//    Jackson schedule of the operators surely on the serial PU;
+//    Jackson schedule of the operators surely on the serial PU; the root of
+//    a search the first pass leaves open, and its bounds by crossbars used,
+//    are also bounded by a Lagrangian bound (paths and serial loads
+//    weighted, minimised over the assignments with the knapsack);
 //  * per promising complete assignment, a depth-first search over the order
 //    on each serial PU (Giffler–Thompson conflict sets, critical-path and
 //    Jackson bounds, dominance between partial schedules over the same
@@ -97,5 +100,19 @@ SearchOutcome SolveLatencyBySearch(const Problem& problem, const std::vector<std
                                    std::chrono::steady_clock::time_point deadline, double relative_gap,
                                    int64_t node_limit = 0, const std::atomic<bool>* interrupt = nullptr,
                                    int threads = 1, int sweep_pu = -1);
+
+// For tests: over the segments of the series decomposition, the sum of each
+// segment's least root bound over its entry/exit PUs, as the first pass
+// bounds a segment (`plain`) and with the Lagrangian bound of the second
+// pass (`lagrangian`), and the second pass's bound by crossbars
+// (`by_budget[u]`: every completion within u crossbars of the first spatial
+// PU; empty without one). Each is a lower bound on the optimum (at capacity
+// u for by_budget[u], all other costs equal).
+struct RootBounds {
+  int segments = 0;
+  double plain = 0, lagrangian = 0;
+  std::vector<double> by_budget;
+};
+RootBounds SegmentRootBounds(const Problem& problem, const std::vector<std::vector<int>>& cand);
 
 }  // namespace hetplan::exact_internal

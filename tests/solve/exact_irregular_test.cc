@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "solve/exact_search.h"
 #include "solve/ilp_test_support.h"
+#include "solve/mip_model.h"
 
 namespace hetplan {
 namespace {
@@ -272,6 +274,81 @@ TEST(ExactIrregular, SameScheduleWithOneAndTwoThreads) {
   EXPECT_GE(compared, 12);
   EXPECT_GE(second_pass, 3) << "too few instances reached the second pass";
   RecordProperty("compared", compared);
+  RecordProperty("second_pass", second_pass);
+}
+
+// The second pass's Lagrangian bound (exact_search.cc, AssignmentSearch::
+// Lagrangian) on 240 small DAGs of the three classes: at the whole budget and
+// at every smaller one (by_budget[u], for completions within u crossbars) it
+// is never above the optimum of the same instance with capacity u (the
+// exact search's, which the tests above hold to the paper's MIP and brute
+// force; brute force itself where the graph is small), never below the
+// first pass's bound, and above it on a good share of the instances.
+TEST(ExactIrregular, LagrangianBoundIsBelowTheOptimumAtEveryBudget) {
+  std::mt19937 rng(1506);
+  int stronger = 0, checked = 0;
+  for (int i = 0; i < 240; ++i) {
+    const int kind = i % 3;
+    const Builder b = kind == 0   ? NasCells(rng, 1 + static_cast<int>(rng() % 2), 1 + static_cast<int>(rng() % 2))
+                      : kind == 1 ? RandWire(rng, 3 + static_cast<int>(rng() % 4), i % 2)
+                                  : DenseGrid(rng, 2 + static_cast<int>(rng() % 3), i % 2 == 0);
+    const int64_t capacity = 2 + static_cast<int64_t>(rng() % 14);
+    const Instance inst = WithCosts(rng, b, capacity);
+    const Problem p = inst.problem();
+    const auto bounds = exact_internal::SegmentRootBounds(p, mip_internal::Candidates(inst.costs));
+    ASSERT_EQ(bounds.by_budget.size(), static_cast<size_t>(capacity) + 1) << i;
+    EXPECT_GE(bounds.lagrangian, bounds.plain - 1e-9) << i;
+    if (bounds.lagrangian > bounds.plain * (1 + 1e-6) + 1e-9) ++stronger;
+    for (int64_t u : {capacity, capacity / 2, int64_t{0}}) {
+      Instance at = inst;
+      at.costs.mutable_pu(1).capacity = u;
+      const Problem q = at.problem();
+      const SolveResult best = MustSolve(q, Exact());
+      ASSERT_EQ(best.status, SolveStatus::kOptimal) << i << " at " << u << ": " << Notes(best);
+      const double bound = u == capacity ? std::max(bounds.lagrangian, bounds.by_budget[u]) : bounds.by_budget[u];
+      EXPECT_LE(bound, best.objective * (1 + 1e-9) + 1e-9)
+          << "instance " << i << ", " << u << " crossbars: bound " << bound << " optimum " << best.objective << "\n"
+          << Describe(at);
+      if (at.graph.size() <= 8) {
+        EXPECT_TRUE(Near(best.objective, BruteForceLatency(q))) << i << " at " << u;
+      }
+      ++checked;
+    }
+    if (HasFailure()) return;
+  }
+  EXPECT_GE(stronger, 24) << "the Lagrangian bound rose above the first pass's on too few instances";
+  RecordProperty("stronger", stronger);
+  RecordProperty("checked", checked);
+}
+
+// Instances where the first pass leaves searches open but the second pass,
+// which bounds with the Lagrangian too, finishes within the node budget: its
+// optimum is that of the first pass run to the end (no node limit), which
+// the tests above hold to the paper's MIP and brute force.
+TEST(ExactIrregular, SecondPassWithTheLagrangianBoundStaysExact) {
+  std::mt19937 rng(1507);
+  int second_pass = 0;
+  for (int i = 0; i < 40; ++i) {
+    Builder b = i % 3 == 0 ? NasCells(rng, 3, 2) : i % 3 == 1 ? RandWire(rng, 8, i % 2) : DenseGrid(rng, 4, true);
+    const Instance inst = WithCosts(rng, b, 4 + static_cast<int64_t>(rng() % 16));
+    const Problem p = inst.problem();
+    TestOptions o = Exact();
+    o.exact.node_limit = 1500;
+    const SolveResult exact = MustSolve(p, o);
+    if (exact.exact->mip_fallback || exact.exact->nodes <= o.exact.node_limit / 3) continue;
+    ++second_pass;
+    TestOptions whole = Exact();
+    whole.exact.node_limit = 0;
+    const SolveResult first = MustSolve(p, whole);
+    ASSERT_EQ(first.status, SolveStatus::kOptimal) << i;
+    ASSERT_EQ(exact.status, SolveStatus::kOptimal) << i << ": " << Notes(exact);
+    ExpectValid(p, exact);
+    EXPECT_TRUE(Near(exact.objective, first.objective))
+        << i << ": second pass " << exact.objective << ", first pass alone " << first.objective << "\n" << Describe(inst);
+    EXPECT_LE(exact.bound, first.objective * (1 + 1e-9)) << i;
+    if (HasFailure()) return;
+  }
+  EXPECT_GE(second_pass, 10) << "too few instances were settled by the second pass";
   RecordProperty("second_pass", second_pass);
 }
 
