@@ -613,6 +613,14 @@ class SequenceSearch {
 
 class AssignmentSearch {
  public:
+  // An item of the knapsacks over the crossbars left: an operator moved to
+  // the budget PU, its crossbars and what that takes off the bound.
+  struct KnapItem {
+    int64_t weight;
+    double gain;
+    int op;
+  };
+
   AssignmentSearch(const SearchInput& in, const LocalSegment& l)
       : in_(in), l_(l), c_(*in.problem->costs), k_(c_.num_pus()) {
     decided_.assign(l.m, -1);
@@ -799,34 +807,75 @@ class AssignmentSearch {
       } else if (weight == 0 || in_.budget_pu < 0) {
         load -= d;
       } else if (d > 0) {
-        items_.push_back({weight, d});
+        items_.push_back({weight, d, i});
       }
     }
     if (start == kInf) return lb;
-    int64_t total = 0;
-    for (const auto& it : items_) total += it.first;
-    if (total <= left) {
-      for (const auto& it : items_) load -= it.second;
-    } else if (left <= kMaxBudgetColumns) {
-      knap_.assign(static_cast<size_t>(left) + 1, 0.0);
-      for (const auto& [w, d] : items_) {
-        for (int64_t b = left; b >= w; --b) knap_[b] = std::max(knap_[b], knap_[b - w] + d);
-      }
-      load -= knap_[left];
-    } else {
-      std::sort(items_.begin(), items_.end(),
-                [](const auto& x, const auto& y) { return x.second * y.first > y.second * x.first; });
-      double cap = static_cast<double>(left);
-      for (const auto& [w, d] : items_) {
-        const double f = std::min(1.0, cap / static_cast<double>(w));
-        load -= d * f;
-        cap -= static_cast<double>(w) * f;
-        if (cap <= 0) break;
-      }
-    }
+    TakeKnapsack(&items_, left, &load, nullptr);
     if (forced || load > Tol(load)) lb = std::max(lb, start + load + std::max(0.0, min_after));
     lb = std::max(lb, Jackson(&jobs_, &heap_));
     return lb;
+  }
+
+  // Subtracts from *value the most gain that items fitting into `cap`
+  // crossbars give: all of them when they fit, else a 0/1 knapsack, exact up
+  // to kMaxBudgetColumns columns and fractional beyond (which takes off no
+  // less, so a bound stays a bound). The fractional case reorders `items`.
+  // With `chosen`: one flag per item (in their order on return), set for
+  // the items taken whole.
+  void TakeKnapsack(std::vector<KnapItem>* items, int64_t cap, double* value, std::vector<uint8_t>* chosen) {
+    if (chosen != nullptr) chosen->assign(items->size(), 0);
+    int64_t weight = 0;
+    for (const KnapItem& it : *items) weight += it.weight;
+    if (weight <= cap) {
+      for (size_t j = 0; j < items->size(); ++j) {
+        *value -= (*items)[j].gain;
+        if (chosen != nullptr) (*chosen)[j] = 1;
+      }
+    } else if (cap <= kMaxBudgetColumns) {
+      const size_t cols = static_cast<size_t>(cap) + 1;
+      knap_.assign(cols, 0.0);
+      if (chosen == nullptr) {
+        // Branch-free: this runs at every node of the search.
+        for (const KnapItem& it : *items) {
+          for (int64_t b = cap; b >= it.weight; --b) knap_[b] = std::max(knap_[b], knap_[b - it.weight] + it.gain);
+        }
+      } else {
+        knap_take_.assign(items->size() * cols, 0);
+        for (size_t j = 0; j < items->size(); ++j) {
+          const KnapItem& it = (*items)[j];
+          for (int64_t b = cap; b >= it.weight; --b) {
+            const double with = knap_[b - it.weight] + it.gain;
+            if (with > knap_[b]) {
+              knap_[b] = with;
+              knap_take_[j * cols + b] = 1;
+            }
+          }
+        }
+      }
+      *value -= knap_[cap];
+      if (chosen != nullptr) {
+        int64_t b = cap;
+        for (size_t j = items->size(); j-- > 0;) {
+          if (knap_take_[j * cols + b] != 0) {
+            (*chosen)[j] = 1;
+            b -= (*items)[j].weight;
+          }
+        }
+      }
+    } else {
+      std::sort(items->begin(), items->end(),
+                [](const KnapItem& x, const KnapItem& y) { return x.gain * y.weight > y.gain * x.weight; });
+      double left = static_cast<double>(cap);
+      for (size_t j = 0; j < items->size(); ++j) {
+        const KnapItem& it = (*items)[j];
+        const double f = std::min(1.0, left / static_cast<double>(it.weight));
+        *value -= it.gain * f;
+        left -= static_cast<double>(it.weight) * f;
+        if (chosen != nullptr && f >= 1.0) (*chosen)[j] = 1;
+        if (left <= 0) break;
+      }
+    }
   }
 
   // The Lagrangian bound. Every completion's segment length L is at least
@@ -916,61 +965,22 @@ class AssignmentSearch {
         if (e == kInf) continue;
         start = std::min(start, e);
         after = std::min(after, tail_[Idx(i, P)] - l_.dur[Idx(i, P)]);
-        bool other = false;
-        for (int q : l_.cand[i]) other = other || (q != P && est_[Idx(i, q)] < kInf);
-        forced = forced || !other;
+        forced = forced || L.fixed[i] == P;
       }
       if (forced) L.window[P] = start + std::max(0.0, after);
       total += L.lam[P] * L.window[P];
     }
-    int64_t weight = 0;
-    for (const LagItem& it : L.items) weight += it.weight;
-    if (weight <= left) {
-      for (const LagItem& it : L.items) {
-        total -= it.gain;
-        if (want_pick) L.pick[it.op] = B;
-      }
-    } else if (left <= kMaxBudgetColumns) {
-      const size_t cols = static_cast<size_t>(left) + 1;
-      knap_.assign(cols, 0.0);
-      if (want_pick) L.take.assign(L.items.size() * cols, 0);
+    TakeKnapsack(&L.items, left, &total, want_pick ? &L.chosen : nullptr);
+    if (want_pick) {
       for (size_t j = 0; j < L.items.size(); ++j) {
-        const LagItem& it = L.items[j];
-        for (int64_t b = left; b >= it.weight; --b) {
-          const double with = knap_[b - it.weight] + it.gain;
-          if (with > knap_[b]) {
-            knap_[b] = with;
-            if (want_pick) L.take[j * cols + b] = 1;
-          }
-        }
-      }
-      total -= knap_[left];
-      if (want_pick) {
-        int64_t b = left;
-        for (size_t j = L.items.size(); j-- > 0;) {
-          if (L.take[j * cols + b] != 0) {
-            L.pick[L.items[j].op] = B;
-            b -= L.items[j].weight;
-          }
-        }
-      }
-    } else {
-      std::sort(L.items.begin(), L.items.end(),
-                [](const LagItem& x, const LagItem& y) { return x.gain * y.weight > y.gain * x.weight; });
-      double cap = static_cast<double>(left);
-      for (const LagItem& it : L.items) {
-        const double f = std::min(1.0, cap / static_cast<double>(it.weight));
-        total -= it.gain * f;
-        cap -= static_cast<double>(it.weight) * f;
-        if (want_pick && f >= 1.0) L.pick[it.op] = B;
-        if (cap <= 0) break;
+        if (L.chosen[j] != 0) L.pick[L.items[j].op] = B;
       }
     }
     return total;
   }
 
-  // The longest path (durations only) under L.pick: its length, and μ-style
-  // indicator of its operators in `on`.
+  // The longest path under L.pick (durations and transfers): its length,
+  // and indicators of its operators in `on` and of its arcs in `on_arc`.
   double LongestPath(std::vector<double>* on, std::vector<double>* on_arc) {
     LagrangianState& L = *lag_;
     const int m = l_.m;
@@ -1084,7 +1094,6 @@ class AssignmentSearch {
     L.lam = std::move(best_lam);
     L.active = true;
   }
-
 
   // True when no completion of this node can improve the frontier at any
   // budget: on each step of the frontier (and of the threshold), the bound
@@ -1298,14 +1307,10 @@ class AssignmentSearch {
   std::vector<int> decided_, choice_;
   std::vector<int64_t> used_;
   std::vector<double> est_, tail_, knap_;
-  std::vector<std::pair<int64_t, double>> items_;
+  std::vector<uint8_t> knap_take_;
+  std::vector<KnapItem> items_;
   // The Lagrangian bound's state (Lagrangian()), made when its multipliers
   // are first tuned: searches that never tune them pay one pointer.
-  struct LagItem {
-    int64_t weight;
-    double gain;
-    int op;
-  };
   struct LagrangianState {
     bool active = false;                   // Bound() adds the Lagrangian bound
     std::vector<double> mu, nu, lam;       // multipliers: operators, arcs, serial PUs
@@ -1315,8 +1320,8 @@ class AssignmentSearch {
     std::vector<size_t> arc_off, arc_out_off, out_arc;
     std::vector<int> pick, path_pred;      // a minimising assignment; longest-path scratch
     std::vector<double> path_finish;
-    std::vector<LagItem> items;
-    std::vector<uint8_t> take;
+    std::vector<KnapItem> items;
+    std::vector<uint8_t> chosen;
   };
   std::unique_ptr<LagrangianState> lag_;
   std::vector<JacksonJob> jobs_;
