@@ -97,25 +97,15 @@ Result<std::unique_ptr<ort::Runner>> MakeRunner(Ort::Env& env, Pu& pu, const std
 
 // y = Relu(x) over `n` floats: the producer and the consumer of a hand-off.
 Result<std::string> ReluModel(int64_t n) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.set_producer_name("hetplan-corun");
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
+  onnx::ModelProto m = cost_internal::SmallModel("hetplan-corun", "handoff");
   auto* g = m.mutable_graph();
-  g->set_name("handoff");
   auto* node = g->add_node();
   node->set_op_type("Relu");
   node->set_name("relu");
   node->add_input("x");
   node->add_output("y");
-  for (auto [vi, name] : {std::pair{g->add_input(), "x"}, std::pair{g->add_output(), "y"}}) {
-    vi->set_name(name);
-    auto* tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    tt->mutable_shape()->add_dim()->set_dim_value(n);
-  }
+  cost_internal::AddFloatVector(g->add_input(), "x", n);
+  cost_internal::AddFloatVector(g->add_output(), "y", n);
   std::string bytes;
   if (!m.SerializeToString(&bytes)) return Error(ErrorCode::kInternal, "cannot serialise the hand-off model");
   return bytes;

@@ -3,8 +3,12 @@
 // profiled alone. Internal to the cost module.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <onnx/onnx_pb.h>
 
 #include "hetplan/cost/cost_table.h"
 #include "hetplan/graph/onnx_import.h"
@@ -29,5 +33,29 @@ void StoreInCache(const std::string& dir, const std::string& key, CostTable* t);
 
 // "2026-12-01T19:56:10Z": when a table was measured (meta `created`).
 std::string UtcNow();
+
+// An empty opset-13 model (IR 8) with a named graph, for the profilers' own
+// probes; and a float tensor of `n` elements as a graph input or output.
+onnx::ModelProto SmallModel(const std::string& producer, const std::string& graph);
+void AddFloatVector(onnx::ValueInfoProto* vi, const std::string& name, int64_t n);
+
+// How the in-context shares were corrected for ORT's profiler: the µs taken
+// off each kernel, then the factor applied to everything left.
+struct InContextCorrection {
+  double per_kernel_us = 0;
+  double scale = 1;
+};
+
+// Corrects the profiled shares (per operator: kernel time `in_context`, the
+// executor's share `framework`, its kernels `op_kernels`; operators without
+// `in_context` are left alone) so that they add up to `plain_run_us`, the
+// model_run of a Run without the profiler, where they add up to more with
+// it. First the profiler's cost per event, min(`per_kernel_us`, excess /
+// kernels), off every kernel, which falls on tiny kernels as on large ones:
+// from the executor's share, then from the kernel's, never below 0. Then
+// one factor ≤ 1 for what is left of the excess.
+InContextCorrection CorrectInContext(double plain_run_us, double per_kernel_us, const std::vector<int>& op_kernels,
+                                     std::vector<std::optional<double>>* in_context,
+                                     std::vector<std::optional<double>>* framework);
 
 }  // namespace hetplan::cost_internal

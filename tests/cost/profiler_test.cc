@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "cost/profiler_internal.h"
 #include "hetplan/app/costs.h"
 #include "hetplan/util/io.h"
 #include "testing/helpers.h"
@@ -170,9 +171,63 @@ TEST(Profiler, MeasuresEveryOperatorAndTheWholeModel) {
   }
 }
 
+// The correction for ORT's profiler, by hand: a tiny operator (1 µs kernel,
+// 4 µs executor share), a large one (100 + 4 µs) and one of two kernels
+// (10 + 8 µs); profiled they add up to 127 µs.
+TEST(Profiler, ProfilerCostComesOffEveryKernelBeforeTheScale) {
+  using cost_internal::CorrectInContext;
+  const std::vector<int> kernels = {1, 1, 2, 0};
+  auto shares = [] {
+    return std::pair{std::vector<std::optional<double>>{1.0, 100.0, 10.0, std::nullopt},
+                     std::vector<std::optional<double>>{4.0, 4.0, 8.0, std::nullopt}};
+  };
+  {
+    // 5 µs per kernel: the tiny one loses all of its 5, the two-kernel one
+    // 10 of its 18, the large one 5 of its 104 (its executor share, then a
+    // µs of kernel); 107 µs left, and the plain Run is 96.3: scale 0.9.
+    auto [ic, fw] = shares();
+    const auto c = CorrectInContext(96.3, 5.0, kernels, &ic, &fw);
+    EXPECT_DOUBLE_EQ(c.per_kernel_us, 5.0);
+    EXPECT_NEAR(c.scale, 0.9, 1e-12);
+    EXPECT_DOUBLE_EQ(*ic[0] + *fw[0], 0.0);
+    EXPECT_NEAR(*fw[1], 0.0, 1e-12);
+    EXPECT_NEAR(*ic[1], 99.0 * 0.9, 1e-9);
+    EXPECT_NEAR(*ic[2] + *fw[2], 8.0 * 0.9, 1e-9);
+    EXPECT_NEAR(*fw[2], 0.0, 1e-12);  // the executor's share goes first
+    EXPECT_FALSE(ic[3].has_value());
+    EXPECT_NEAR(*ic[0] + *fw[0] + *ic[1] + *fw[1] + *ic[2] + *fw[2], 96.3, 1e-9);
+  }
+  {
+    // One factor alone (no probe) keeps the tiny operator's 5 µs scaled:
+    // the over-prediction of small operators that the probe removes.
+    auto [ic, fw] = shares();
+    const auto c = CorrectInContext(96.3, 0.0, kernels, &ic, &fw);
+    EXPECT_NEAR(c.scale, 96.3 / 127.0, 1e-12);
+    EXPECT_NEAR(*ic[0] + *fw[0], 5.0 * 96.3 / 127.0, 1e-9);
+  }
+  {
+    // Never more per kernel than the excess (127 − 119 = 8 µs over 4
+    // kernels): then no factor is needed.
+    auto [ic, fw] = shares();
+    const auto c = CorrectInContext(119.0, 5.0, kernels, &ic, &fw);
+    EXPECT_DOUBLE_EQ(c.per_kernel_us, 2.0);
+    EXPECT_NEAR(c.scale, 1.0, 1e-12);
+    EXPECT_NEAR(*ic[0] + *fw[0] + *ic[1] + *fw[1] + *ic[2] + *fw[2], 119.0, 1e-9);
+  }
+  {
+    // A plain Run slower than the profiled shares: left as measured.
+    auto [ic, fw] = shares();
+    const auto c = CorrectInContext(130.0, 5.0, kernels, &ic, &fw);
+    EXPECT_DOUBLE_EQ(c.per_kernel_us, 0.0);
+    EXPECT_DOUBLE_EQ(c.scale, 1.0);
+    EXPECT_DOUBLE_EQ(*ic[1], 100.0);
+  }
+}
+
 // A chain of many tiny kernels, where ORT's profiler costs more than the
-// kernels it times: the in-context shares are scaled to the plain Run, so
-// that a one-segment plan is predicted as the model runs without it.
+// kernels it times: the probe's cost per kernel and a factor take it out of
+// the in-context shares, so that a one-segment plan is predicted as the
+// model runs without it.
 TEST(Profiler, InContextSharesAddUpToThePlainRunNotTheProfiledOne) {
   TempDir dir;
   onnx::ModelProto mp = test_util::NewModel("tiny_chain");
@@ -203,25 +258,32 @@ TEST(Profiler, InContextSharesAddUpToThePlainRunNotTheProfiledOne) {
   const double plain = std::stod(t->meta.at("in_context_plain_us"));
   const double run = std::stod(t->meta.at("in_context_run_us"));
   const double outside = std::stod(t->meta.at("run_overhead_us"));
+  const double probe = std::stod(t->meta.at("profiler_per_kernel_us"));
+  const double per_kernel = std::stod(t->meta.at("in_context_per_kernel_us"));
   EXPECT_GT(scale, 0);
   EXPECT_LE(scale, 1);
   // The plain runs are the model row's runs.
   ASSERT_TRUE(t->model_median_us.has_value());
   EXPECT_DOUBLE_EQ(plain, *t->model_median_us);
-  // The profiler costs several µs per kernel; these kernels take well under
-  // one, so a profiled Run is far longer than a plain one.
-  EXPECT_LT(scale, 0.9) << "profiled model_run " << run << " µs, plain Run " << plain << " µs";
-  double planned = 0;
+  // The profiler costs µs per kernel; these kernels take well under one, so
+  // a profiled Run is far longer than a plain one, and the probe's cost
+  // per kernel is taken off (up to the excess).
+  EXPECT_GT(run, 1.2 * plain) << "profiled model_run " << run << " µs, plain Run " << plain << " µs";
+  EXPECT_GT(probe, 0.1);
+  EXPECT_GT(per_kernel, 0);
+  EXPECT_LE(per_kernel, probe);
+  double planned = 0, without = 0;
   int with_context = 0;
   for (const OpCost& c : t->ops) {
     planned += c.PlannedUs();
     with_context += c.in_context_us.has_value();
+    if (!c.in_context_us) without += c.PlannedUs();
   }
   EXPECT_GE(with_context, kOps * 9 / 10);
-  // Σ planned is the plain model_run (what ORT's profile attributes of it):
-  // never above the plain Run, and not far below it.
-  EXPECT_LE(planned, plain - outside + 1.0) << "scale " << scale;
-  EXPECT_GE(planned, 0.6 * plain) << "scale " << scale << ", plain " << plain << " µs";
+  // Σ planned is the plain model_run (what ORT's profile attributes of it),
+  // the operators the profile did not show on top.
+  EXPECT_NEAR(planned - without, plain - outside, 1e-6 * plain + 1e-6)
+      << "scale " << scale << ", per kernel " << per_kernel << " µs";
 }
 
 // The whole model is timed again after the operators: how far the machine's
