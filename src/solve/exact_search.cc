@@ -641,11 +641,9 @@ class AssignmentSearch {
   }
 
   void Run() {
-    for (int i = 0; i < l_.m; ++i) {
-      if (l_.cand[i].empty()) {
-        complete_ = true;  // some operator fits no PU
-        return;
-      }
+    if (SomeOperatorFitsNoPu()) {
+      complete_ = true;
+      return;
     }
     for (int p : l_.spatial) {
       if (used_[p] > Cap(p)) {
@@ -674,9 +672,7 @@ class AssignmentSearch {
   double root_bound() const { return root_bound_; }
   // The root bound with the Lagrangian bound (multipliers tuned here).
   double LagrangianRootBound() {
-    for (int i = 0; i < l_.m; ++i) {
-      if (l_.cand[i].empty()) return kInf;
-    }
+    if (SomeOperatorFitsNoPu()) return kInf;
     TuneMultipliers(in_.max_budget - Usage());
     return Bound(in_.max_budget - Usage());
   }
@@ -685,9 +681,7 @@ class AssignmentSearch {
   double slack() const { return slack_; }
   // The bound at the root, without searching.
   double RootBound() {
-    for (int i = 0; i < l_.m; ++i) {
-      if (l_.cand[i].empty()) return kInf;
-    }
+    if (SomeOperatorFitsNoPu()) return kInf;
     return Bound(in_.max_budget - Usage());
   }
   // The root bound of every completion that uses at most u crossbars of the
@@ -695,9 +689,7 @@ class AssignmentSearch {
   // Nonincreasing in u.
   std::vector<double> RootBoundByBudget() {
     std::vector<double> f(static_cast<size_t>(in_.max_budget) + 1, kInf);
-    for (int i = 0; i < l_.m; ++i) {
-      if (l_.cand[i].empty()) return f;
-    }
+    if (SomeOperatorFitsNoPu()) return f;
     TuneMultipliers(in_.max_budget - Usage());
     for (int64_t u = Usage(); u <= in_.max_budget; ++u) f[u] = Bound(u - Usage());
     // Multipliers tuned for the whole budget are weak at a small one, where
@@ -720,6 +712,10 @@ class AssignmentSearch {
   size_t Idx(int i, int p) const { return static_cast<size_t>(i) * k_ + p; }
   double Transfer(int e, int p, int q) const { return p == q ? 0.0 : c_.transfer_us(e, p, q); }
   int64_t Usage() const { return in_.budget_pu >= 0 ? used_[in_.budget_pu] : 0; }
+  // No completion exists: the segment has no schedule at all.
+  bool SomeOperatorFitsNoPu() const {
+    return std::any_of(l_.cand.begin(), l_.cand.end(), [](const std::vector<int>& c) { return c.empty(); });
+  }
   int64_t Cap(int p) const { return p == in_.budget_pu ? in_.max_budget : in_.capacity[p]; }
 
   // Whether i may still take p with `left` crossbars of the budget PU left.
@@ -1478,6 +1474,35 @@ std::vector<Incumbent> LocalSearchSchedules(const Problem& pr, const std::vector
 
 }  // namespace
 
+// The input of the search of one segment between the cut PUs `entry` and
+// `exit` (-1: the graph's start or end), tracking budget_pu's usage (-1:
+// none) up to `budget`.
+SearchInput SegmentInput(const Problem& pr, const std::vector<std::vector<int>>& cand, const Segment& seg, int entry,
+                         int exit, int budget_pu, int64_t budget, const std::vector<int64_t>& capacity) {
+  SearchInput in;
+  in.problem = &pr;
+  in.cand = &cand;
+  in.segment = &seg;
+  in.entry_pu = entry;
+  in.exit_pu = exit;
+  in.budget_pu = budget_pu;
+  in.max_budget = budget_pu >= 0 ? budget : 0;
+  in.capacity = capacity;
+  return in;
+}
+
+// Calls f(entry, exit) for every pair of PUs the cuts around segment si can
+// take (-1 where the segment starts or ends the graph).
+template <typename F>
+void ForEachCutPair(const std::vector<Segment>& segments, size_t si, const std::vector<std::vector<int>>& cand, F f) {
+  const Segment& seg = segments[si];
+  const std::vector<int> entries = si == 0 ? std::vector<int>{-1} : cand[seg.entry];
+  const std::vector<int> exits = seg.has_exit ? cand[seg.ops.back()] : std::vector<int>{-1};
+  for (int a : entries) {
+    for (int b : exits) f(a, b);
+  }
+}
+
 RootBounds SegmentRootBounds(const Problem& pr, const std::vector<std::vector<int>>& cand) {
   const CostModel& c = *pr.costs;
   const int k = c.num_pus();
@@ -1493,31 +1518,19 @@ RootBounds SegmentRootBounds(const Problem& pr, const std::vector<std::vector<in
   out.segments = static_cast<int>(segments.size());
   if (budget_pu >= 0) out.by_budget.assign(static_cast<size_t>(c.pu(budget_pu).capacity) + 1, 0.0);
   for (size_t si = 0; si < segments.size(); ++si) {
-    const Segment& seg = segments[si];
-    const std::vector<int> entries = si == 0 ? std::vector<int>{-1} : cand[seg.entry];
-    const std::vector<int> exits = seg.has_exit ? cand[seg.ops.back()] : std::vector<int>{-1};
     double plain = kInf, lagrangian = kInf;
     std::vector<double> by_budget(out.by_budget.size(), kInf);
-    for (int a : entries) {
-      for (int b : exits) {
-        SearchInput in;
-        in.problem = &pr;
-        in.cand = &cand;
-        in.segment = &seg;
-        in.entry_pu = a;
-        in.exit_pu = b;
-        in.budget_pu = budget_pu;
-        in.max_budget = budget_pu >= 0 ? c.pu(budget_pu).capacity : 0;
-        in.capacity = capacity;
-        const LocalSegment local = BuildLocal(in);
-        plain = std::min(plain, AssignmentSearch(in, local).RootBound());
-        lagrangian = std::min(lagrangian, AssignmentSearch(in, local).LagrangianRootBound());
-        if (budget_pu >= 0) {
-          const std::vector<double> f = AssignmentSearch(in, local).RootBoundByBudget();
-          for (size_t u = 0; u < f.size(); ++u) by_budget[u] = std::min(by_budget[u], f[u]);
-        }
+    const int64_t budget = budget_pu >= 0 ? c.pu(budget_pu).capacity : 0;
+    ForEachCutPair(segments, si, cand, [&](int a, int b) {
+      const SearchInput in = SegmentInput(pr, cand, segments[si], a, b, budget_pu, budget, capacity);
+      const LocalSegment local = BuildLocal(in);
+      plain = std::min(plain, AssignmentSearch(in, local).RootBound());
+      lagrangian = std::min(lagrangian, AssignmentSearch(in, local).LagrangianRootBound());
+      if (budget_pu >= 0) {
+        const std::vector<double> f = AssignmentSearch(in, local).RootBoundByBudget();
+        for (size_t u = 0; u < f.size(); ++u) by_budget[u] = std::min(by_budget[u], f[u]);
       }
-    }
+    });
     out.plain += plain;
     out.lagrangian += lagrangian;
     for (size_t u = 0; u < by_budget.size(); ++u) out.by_budget[u] += by_budget[u];
@@ -1591,27 +1604,15 @@ SearchOutcome SolveLatencyBySearch(const Problem& pr, const std::vector<std::vec
   std::vector<Job> jobs;
   std::vector<std::vector<int>> jobs_of(num_segments);
   for (int si = 0; si < num_segments; ++si) {
-    const Segment& seg = segments[si];
-    const std::vector<int> entries = si == 0 ? std::vector<int>{-1} : cand[seg.entry];
-    const std::vector<int> exits = seg.has_exit ? cand[seg.ops.back()] : std::vector<int>{-1};
-    for (int a : entries) {
-      for (int b : exits) {
-        Job job;
-        job.segment = si;
-        job.in.problem = &pr;
-        job.in.cand = &cand;
-        job.in.segment = &segments[si];
-        job.in.entry_pu = a;
-        job.in.exit_pu = b;
-        job.in.budget_pu = budget_pu;
-        job.in.max_budget = budget_pu >= 0 ? budget : 0;
-        job.in.capacity = capacity;
-        job.in.deadline = deadline;
-        job.record = SearchRecord{a, b, {}, false, 0, 0, {}};
-        jobs_of[si].push_back(static_cast<int>(jobs.size()));
-        jobs.push_back(std::move(job));
-      }
-    }
+    ForEachCutPair(segments, static_cast<size_t>(si), cand, [&](int a, int b) {
+      Job job;
+      job.segment = si;
+      job.in = SegmentInput(pr, cand, segments[si], a, b, budget_pu, budget, capacity);
+      job.in.deadline = deadline;
+      job.record = SearchRecord{a, b, {}, false, 0, 0, {}};
+      jobs_of[si].push_back(static_cast<int>(jobs.size()));
+      jobs.push_back(std::move(job));
+    });
   }
   // A lower bound on the optimum: each segment costs at least its cheapest
   // root bound. The gap tolerance is spent against it, so it stays honest.
