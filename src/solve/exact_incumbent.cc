@@ -2,6 +2,7 @@
 #include "solve/exact_incumbent.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <utility>
@@ -180,7 +181,7 @@ Incumbent ActiveSchedule(const Problem& pr, const std::vector<int>& a) {
 std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vector<std::vector<int>>& cand,
                                               const std::vector<int64_t>& capacity, int64_t evaluations,
                                               std::chrono::steady_clock::time_point deadline,
-                                              const std::atomic<bool>* stop) {
+                                              const std::atomic<bool>* stop, double temperature) {
   const CostModel& c = *pr.costs;
   const int n = c.num_ops(), k = c.num_pus();
   std::vector<std::vector<int>> starts;
@@ -219,6 +220,8 @@ std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vect
   std::vector<int> a = best->assignment;
   std::vector<int64_t> used = Usage(c, a);
   double current = best->schedule.makespan_us;
+  const double scale = temperature * current;
+  const int64_t descent = evaluations / 10;
   for (int64_t it = 0; it < evaluations; ++it) {
     if ((it & 63) == 63 && (std::chrono::steady_clock::now() > deadline || (stop != nullptr && stop->load()))) break;
     // A move: v to another PU; when that overflows a spatial PU, one of the
@@ -258,7 +261,18 @@ std::optional<Incumbent> LocalSearchIncumbent(const Problem& pr, const std::vect
       trial = ActiveSchedule(pr, a);
       value = trial.schedule.makespan_us;
     }
-    if (ok && value <= current) {
+    // The first tenth of the moves only descends; then annealing: a longer
+    // schedule is kept with probability exp(-Δ / T), T falling linearly to 0
+    // over the rest of the moves (not over the time, so that the moves made
+    // do not depend on the machine's speed). A deadline that cuts the
+    // annealing short still leaves the descent's schedule.
+    bool keep = ok && value <= current;
+    if (ok && !keep && scale > 0 && it >= descent) {
+      const double t = scale * (1.0 - static_cast<double>(it - descent) / static_cast<double>(evaluations - descent));
+      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // uniform in [0, 1)
+      keep = u < std::exp(-(value - current) / t);
+    }
+    if (keep) {
       current = value;
       if (value < best->schedule.makespan_us) best = std::move(trial);
     } else {

@@ -1449,7 +1449,10 @@ void SeedFrontiers(const Problem& pr, const Incumbent& inc, const std::vector<Se
 // Local-search schedules of the whole graph (exact_incumbent.h) at several
 // budgets of the budget PU (its whole capacity and fractions of it), so that
 // the open searches get frontier points at many usages for the DP to combine.
-// Repeatable: a fixed number of moves per budget; `until` only cuts it short.
+// Repeatable: a fixed number of moves per budget (400 per choice operator,
+// at most 200,000 over all budgets: ten times the descent that came before
+// the annealing, which was measured to stop short of it); `until` only cuts
+// it short, the annealing first, the descent at its start seldom.
 std::vector<Incumbent> LocalSearchSchedules(const Problem& pr, const std::vector<std::vector<int>>& cand, int budget_pu,
                                             Clock::time_point until, const std::atomic<bool>* stop) {
   const CostModel& c = *pr.costs;
@@ -1459,7 +1462,7 @@ std::vector<Incumbent> LocalSearchSchedules(const Problem& pr, const std::vector
   for (int p = 0; p < c.num_pus(); ++p) capacity[p] = c.pu(p).spatial ? c.pu(p).capacity : 0;
   constexpr int kLevels = 6;
   const int levels = budget_pu >= 0 ? kLevels : 1;
-  const int64_t moves = std::min<int64_t>(40 * choices, 20000) / levels;
+  const int64_t moves = std::min<int64_t>(400 * choices, 200000) / levels;
   std::vector<Incumbent> found;
   for (int j = levels; j >= 1; --j) {
     if (stop != nullptr && stop->load()) break;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "solve/exact_incumbent.h"
 #include "solve/exact_search.h"
 #include "solve/ilp_test_support.h"
 #include "solve/mip_model.h"
@@ -350,6 +352,53 @@ TEST(ExactIrregular, SecondPassWithTheLagrangianBoundStaysExact) {
   }
   EXPECT_GE(second_pass, 10) << "too few instances were settled by the second pass";
   RecordProperty("second_pass", second_pass);
+}
+
+// The local search that seeds the searches left open (exact_incumbent.h):
+// its schedules pass the validator, fit the crossbars and are the same on
+// every call; annealing after the descent finds shorter ones than descent
+// alone on more of these DAGs than longer ones (9 against 5 when this was
+// written), and no longer ones in total.
+TEST(ExactIrregular, AnnealedLocalSearchIsValidRepeatableAndShorterThanDescent) {
+  std::mt19937 rng(1508);
+  int shorter = 0, longer = 0;
+  double annealed_total = 0, descent_total = 0;
+  const auto never = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  for (int i = 0; i < 60; ++i) {
+    // Up to ninety operators: descent alone often stops short of the optimum
+    // (by up to 6 % when this was written).
+    Builder b = i % 3 == 0   ? NasCells(rng, 6 + i % 4, 3)
+                : i % 3 == 1 ? RandWire(rng, 30 + i % 20, i % 2)
+                             : DenseGrid(rng, 5 + i % 2, i % 2 == 0);
+    const int64_t capacity = 10 + static_cast<int64_t>(rng() % 30);
+    const Instance inst = WithCosts(rng, b, capacity);
+    const Problem p = inst.problem();
+    const auto cand = mip_internal::Candidates(inst.costs);
+    const std::vector<int64_t> caps = {0, capacity};
+    const auto annealed = exact_internal::LocalSearchIncumbent(p, cand, caps, 3000, never);
+    const auto again = exact_internal::LocalSearchIncumbent(p, cand, caps, 3000, never);
+    const auto descent = exact_internal::LocalSearchIncumbent(p, cand, caps, 3000, never, nullptr, 0.0);
+    ASSERT_TRUE(annealed && again && descent) << i;
+    EXPECT_EQ(annealed->assignment, again->assignment) << i;
+    EXPECT_EQ(annealed->order, again->order) << i;
+    SolveResult as_result;
+    as_result.schedule = annealed->schedule;
+    as_result.objective = annealed->schedule.makespan_us;
+    ExpectValid(p, as_result);
+    int64_t used = 0;
+    for (int v = 0; v < p.graph->size(); ++v) used += annealed->assignment[v] == 1 ? inst.costs.crossbars(v, 1) : 0;
+    EXPECT_LE(used, capacity) << i;
+    const double a = annealed->schedule.makespan_us, d = descent->schedule.makespan_us;
+    if (a < d * (1 - 1e-9)) ++shorter;
+    if (a > d * (1 + 1e-9)) ++longer;
+    annealed_total += a;
+    descent_total += d;
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(shorter, longer) << "annealing was shorter on " << shorter << " DAGs, longer on " << longer;
+  EXPECT_LE(annealed_total, descent_total);
+  RecordProperty("shorter", shorter);
+  RecordProperty("longer", longer);
 }
 
 }  // namespace
