@@ -1475,8 +1475,6 @@ std::vector<Incumbent> LocalSearchSchedules(const Problem& pr, const std::vector
   return found;
 }
 
-}  // namespace
-
 // The input of the search of one segment between the cut PUs `entry` and
 // `exit` (-1: the graph's start or end), tracking budget_pu's usage (-1:
 // none) up to `budget`.
@@ -1505,6 +1503,8 @@ void ForEachCutPair(const std::vector<Segment>& segments, size_t si, const std::
     for (int b : exits) f(a, b);
   }
 }
+
+}  // namespace
 
 RootBounds SegmentRootBounds(const Problem& pr, const std::vector<std::vector<int>>& cand) {
   const CostModel& c = *pr.costs;
