@@ -81,13 +81,14 @@ def as_costs(func: str, param: str, value: Any) -> Any:
 
 
 def profile(model: Any, platform: Any = "klein-arm", *, pu: Optional[str] = None, threads: Optional[int] = None,
-            warmup: int = 20, runs: int = 200, model_runs: int = 50, in_context: bool = True,
+            warmup: int = 20, runs: int = 200, model_runs: Optional[int] = None, in_context: bool = True,
             overrides: Any = None, cache_dir: Optional[PathLike] = _core.default_cache_dir,
             progress: Optional[ProfileProgress] = None) -> CostTable:
     """Measures every operator on this host's CPU with ONNX Runtime, as
     ``hetplan profile MODEL --platform P`` does: the platform's first
     ``cost: profile`` PU (or ``pu``), with that PU's threads unless
     ``threads`` is given; the median of ``runs`` timed runs after ``warmup``.
+    ``model_runs`` whole-model runs (``None``: ``runs`` / 2, from 3 to 50).
 
     The table is cached in ``cache_dir`` (``None``: measure afresh, cache
     nothing) and with the model, so that planning it with the same settings
@@ -103,7 +104,8 @@ def profile(model: Any, platform: Any = "klein-arm", *, pu: Optional[str] = None
         threads = _args.integer(func, "threads", threads, 1)
     warmup = _args.integer(func, "warmup", warmup, 0)
     runs = _args.integer(func, "runs", runs, 1)
-    model_runs = _args.integer(func, "model_runs", model_runs, 1)
+    if model_runs is not None:
+        model_runs = _args.integer(func, "model_runs", model_runs, 1)
     in_context = _args.boolean(func, "in_context", in_context)
     cache = _args.optional_path(func, "cache_dir", cache_dir)
     _args.callback(func, "progress", progress)

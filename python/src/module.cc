@@ -89,7 +89,7 @@ std::shared_ptr<Platform> WithOverrides(const Platform& p, const std::vector<std
 // --- cost tables --------------------------------------------------------------
 
 std::shared_ptr<CostTable> Profile(const ModelRef& model, const Platform& platform, const std::string& pu,
-                                         std::optional<int> threads, int warmup, int runs, int model_runs,
+                                         std::optional<int> threads, int warmup, int runs, std::optional<int> model_runs,
                                          bool in_context, const std::string& cache_dir, py::object progress) {
   const ProcessingUnit* chosen = Unwrap(ProfiledPu(platform, pu));
   ProfileOptions po;

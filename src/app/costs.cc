@@ -107,11 +107,15 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
       }
       ProfileOptions po = ForPu(in.profile, pu);
       po.progress = nullptr;
+      po.stage = nullptr;
       const std::string key = ProfileCacheKey(model, pu.name, po);
       const CostTable* t = tables.Find(key);
       if (t == nullptr) {
         if (in.progress) {
           po.progress = [&in, name = pu.name](int done, int total) { in.progress(name, done, total); };
+        }
+        if (in.stage) {
+          po.stage = [&in, name = pu.name](const std::string& what, double left) { in.stage(name, what, left); };
         }
         const auto t0 = std::chrono::steady_clock::now();
         HETPLAN_ASSIGN_OR_RETURN(CostTable measured, ProfileOnnxRuntime(model, pu.name, po));

@@ -21,54 +21,6 @@ namespace hetplan::cli {
 
 namespace {
 
-// "profiling 12/49 operators, ETA 8 s", redrawn in place on a terminal.
-class ProgressLine {
- public:
-  ProgressLine() : enabled_(isatty(fileno(stderr)) != 0) {}
-  ~ProgressLine() { Clear(); }
-
-  // Before anything is known: the whole model is measured first.
-  void Start(const std::string& model) {
-    if (enabled_) Draw(fmt::format("profiling {}: timing the whole model", model));
-  }
-
-  void Update(int done, int total) {
-    if (!enabled_) return;
-    auto now = Clock::now();
-    if (done == 0) {
-      // The whole-model runs come first; the per-operator clock starts now.
-      ops_start_ = now;
-      Draw(fmt::format("profiling 0/{} operators", total));
-      return;
-    }
-    // Redraw at most 10 times a second, and always at the end.
-    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    double elapsed = std::chrono::duration<double>(now - ops_start_).count();
-    double eta = elapsed / done * (total - done);
-    Draw(fmt::format("profiling {}/{} operators, ETA {:.0f} s", done, total, eta));
-  }
-
-  void Clear() {
-    if (!enabled_ || !drawn_) return;
-    std::fputs("\r\033[K", stderr);
-    std::fflush(stderr);
-    drawn_ = false;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  void Draw(const std::string& text) {
-    std::fprintf(stderr, "\r\033[K%s", text.c_str());
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-
-  bool enabled_;
-  bool drawn_ = false;
-  Clock::time_point ops_start_, last_;
-};
-
 std::string Ms(double us) { return fmt::format("{:.3f} ms", us / 1000.0); }
 
 }  // namespace
@@ -84,9 +36,6 @@ void RegisterProfile(CLI::App& app) {
     int threads = 1;
     ProcessingUnit runtime;  // the chosen PU's ORT configuration (default: CPU, not pinned)
     ProfilingFlags profiling;
-    int model_runs = 50;
-    int boundary_runs = 10;
-    bool no_in_context = false;
     std::string out, json;
   };
   auto opts = std::make_shared<Opts>();
@@ -100,15 +49,6 @@ void RegisterProfile(CLI::App& app) {
                           ->default_val(1)
                           ->check(CLI::Range(1, 1024));
   AddProfilingFlags(sub, &opts->profiling);
-  sub->add_option("--model-runs", opts->model_runs, "Timed runs of the whole model")
-      ->default_val(50)
-      ->check(CLI::Range(1, 1000000));
-  sub->add_option("--boundary-runs", opts->boundary_runs,
-                  "Timed passes of each split execution the boundary cost is fitted from (0: skip)")
-      ->default_val(10)
-      ->check(CLI::Range(0, 1000000));
-  sub->add_flag("--no-in-context", opts->no_in_context,
-                "Skip ORT's profiler on the whole model (no in_context_us column)");
   sub->add_option("--out", opts->out, "Cost table to write (CSV)")->required();
   sub->add_option("--json", opts->json, "Also write the table as JSON");
   Register(sub, [opts, pu_opt, threads_opt]() -> int {
@@ -133,12 +73,9 @@ void RegisterProfile(CLI::App& app) {
     if (!model.ok()) return ReportError(model.status());
     ProfileOptions po = ForPu(MakeProfileOptions(opts->profiling), opts->runtime);
     po.threads = opts->threads;
-    po.model_runs = opts->model_runs;
-    po.in_context = !opts->no_in_context;
-    po.boundary_runs = opts->boundary_runs;
-    auto progress = std::make_shared<ProgressLine>();
-    po.progress = [progress](int done, int total) { progress->Update(done, total); };
-    progress->Start(model->path);
+    auto progress = std::make_shared<ProfileProgress>(isatty(fileno(stderr)) != 0);
+    po.progress = [progress, pu = opts->pu](int done, int total) { progress->Operators(pu, done, total); };
+    po.stage = [progress, pu = opts->pu](const std::string& what, double left) { progress->Stage(pu, what, left); };
     auto table = ProfileOnnxRuntime(*model, opts->pu, po);
     progress->Clear();
     if (!table.ok()) return ReportError(table.status());

@@ -1,4 +1,7 @@
 #include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "hetplan/deploy/run.h"
@@ -45,6 +48,20 @@ void PrintPuThreads(const PuThreadReport& p) {
               Percent(p.relative_error).c_str());
 }
 
+std::string ToleranceText(const OutputCheck& c) {
+  if (c.rtol == 0 && c.atol == 0) return "exact";
+  return fmt::format("rtol {:g}, atol {:g}{}", c.rtol, c.atol, c.default_tolerance ? " by default" : "");
+}
+
+// The tolerances the outputs were judged with, one entry per element type.
+std::string TolerancesText(const RunReport& r) {
+  std::map<std::string, std::string> by_type;
+  for (const auto& c : r.outputs) by_type.emplace(c.dtype, ToleranceText(c));
+  std::vector<std::string> parts;
+  for (const auto& [dtype, text] : by_type) parts.push_back(fmt::format("{}: {}", dtype, text));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 }  // namespace
 
 void RegisterRun(CLI::App& app) {
@@ -71,8 +88,12 @@ void RegisterRun(CLI::App& app) {
                 "Run multi-PU plans one segment after another on this thread instead of on pinned PU threads");
   sub->add_option("--model", o->model, "The unsplit model, when not at the manifest's model.file");
   sub->add_flag("--no-reference", o->no_reference, "Do not run the unsplit model nor compare outputs");
-  sub->add_option("--rtol", o->run.rtol, "Relative tolerance of the output check")->default_val(1e-4);
-  sub->add_option("--atol", o->run.atol, "Absolute tolerance of the output check")->default_val(1e-5);
+  sub->add_option("--rtol", o->run.rtol,
+                  "Relative tolerance of the output check (default: by each output's type, float32 1e-4, "
+                  "float16 1e-2, bfloat16 5e-2)");
+  sub->add_option("--atol", o->run.atol,
+                  "Absolute tolerance of the output check (default: by each output's type, float32 1e-5, "
+                  "float16 1e-2, bfloat16 5e-2)");
   sub->add_option("--json", o->json, "Write the report as JSON");
   sub->add_option("--costs", o->run.costs_path,
                   "The host profile the plan was made from (hetplan profile --json, or the profile cache's "
@@ -130,6 +151,11 @@ void RegisterRun(CLI::App& app) {
                 setup.c_str());
     std::printf("split      %.1f µs end to end on this CPU vs unsplit %s: %s per boundary\n", r->split_wall_us,
                 Us(r->unsplit_wall_us).c_str(), Us(r->split_overhead_per_boundary_us).c_str());
+    if (r->reference_drift) {
+      std::printf("drift      unsplit model %.1f µs now vs %.1f µs predicted by the profile: %s (the machine's speed "
+                  "since profiling, inside every host error above)\n",
+                  *r->unsplit_wall_us, *r->predicted_unsplit_us, Percent(r->reference_drift).c_str());
+    }
     if (r->pu_threads) {
       PrintPuThreads(*r->pu_threads);
     } else {
@@ -143,18 +169,20 @@ void RegisterRun(CLI::App& app) {
       return 0;
     }
     for (const auto& c : r->outputs) {
-      std::printf("output     %-12s %s: max abs error %.3g, max rel error %.3g, %lld of %lld elements off\n",
+      std::printf("output     %-12s %s: max abs error %.3g, max rel error %.3g, %lld of %lld elements off "
+                  "(%s: %s)\n",
                   c.name.c_str(), c.match ? "matches" : "DIFFERS", c.max_abs_error, c.max_rel_error,
-                  static_cast<long long>(c.mismatches), static_cast<long long>(c.elements));
+                  static_cast<long long>(c.mismatches), static_cast<long long>(c.elements), c.dtype.c_str(),
+                  ToleranceText(c).c_str());
     }
     if (!r->outputs_match) {
       std::fprintf(stderr,
-                   "hetplan: error: %s: the split outputs differ from the unsplit model beyond rtol %g, "
-                   "atol %g\n",
-                   o->dir.c_str(), r->rtol, r->atol);
+                   "hetplan: error: %s: the split outputs differ from the unsplit model beyond %s; give "
+                   "--rtol and --atol to judge with other tolerances\n",
+                   o->dir.c_str(), TolerancesText(*r).c_str());
       return 1;
     }
-    std::printf("outputs    match the unsplit model (rtol %g, atol %g)\n", r->rtol, r->atol);
+    std::printf("outputs    match the unsplit model (%s)\n", TolerancesText(*r).c_str());
     return 0;
   });
 }

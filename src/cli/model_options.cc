@@ -60,6 +60,16 @@ void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f) {
   sub->add_option("--runs", f->runs, "Profiler timed runs per operator (the median is the cost)")
       ->default_val(f->runs)
       ->check(CLI::Range(1, 1000000));
+  sub->add_option("--model-runs", f->model_runs,
+                  "Profiler timed runs of the whole model, plain and with ONNX Runtime's profiler (default: --runs / "
+                  "2, from 3 to 50)")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--boundary-runs", f->boundary_runs,
+                  "Profiler passes of each split execution the boundary cost is fitted from (0: skip; default: "
+                  "--runs / 20, from 1 to 10)")
+      ->check(CLI::Range(0, 1000000));
+  sub->add_flag("--no-in-context", f->no_in_context,
+                "Skip ONNX Runtime's profiler on the whole model (no in_context_us column)");
   sub->add_option("--cache-dir", f->cache_dir, "Profile cache folder")->default_val(f->cache_dir);
   sub->add_flag("--no-cache", f->no_cache, "Profile afresh and do not cache");
   sub->add_flag("--no-corun", f->no_corun,
@@ -143,7 +153,7 @@ PlanInputs MakePlanInputs(const std::string& model, const ImportOptions& io, con
   in.overrides = sets;
   in.costs.costs_path = costs;
   ApplyProfilingFlags(f, &in.costs);
-  in.costs.progress = TerminalProfileProgress();
+  ReportProfileProgress(&in.costs);
   return in;
 }
 
@@ -151,16 +161,67 @@ ProfileOptions MakeProfileOptions(const ProfilingFlags& f) {
   ProfileOptions po;
   po.warmup = f.warmup;
   po.runs = f.runs;
+  po.model_runs = f.model_runs;  // unset: they follow --runs (ProfileOptions)
+  po.boundary_runs = f.boundary_runs;
+  po.in_context = !f.no_in_context;
   po.cache_dir = f.no_cache ? "" : f.cache_dir;
   return po;
 }
 
-std::function<void(const std::string& pu, int done, int total)> TerminalProfileProgress() {
-  if (!isatty(fileno(stderr))) return {};
-  return [](const std::string& /*pu*/, int done, int total) {
-    std::fprintf(stderr, "\rprofiling %d/%d operators", done, total);
-    if (done == total) std::fprintf(stderr, "\n");
-  };
+ProfileProgress::ProfileProgress(bool terminal) : terminal_(terminal) {}
+
+void ProfileProgress::Stage(const std::string& pu, const std::string& what, double seconds_left) {
+  // Off a terminal, the first stage decides: a profile of a few seconds stays quiet.
+  if (!terminal_ && last_tenth_ < 0 && quiet_) quiet_ = seconds_left < kQuietProfileS;
+  if (!terminal_ && quiet_) return;
+  Clear();
+  const std::string left = seconds_left < 0 ? std::string() : fmt::format(" (about {:.0f} s left)", seconds_left);
+  std::fprintf(stderr, "profiling %s: %s%s\n", pu.c_str(), what.c_str(), left.c_str());
+  std::fflush(stderr);
+}
+
+void ProfileProgress::Operators(const std::string& pu, int done, int total) {
+  const auto now = Clock::now();
+  if (done == 0) {
+    ops_start_ = now;
+    last_tenth_ = 0;
+    return;
+  }
+  const double elapsed = std::chrono::duration<double>(now - ops_start_).count();
+  const std::string text = fmt::format("profiling {}: {}/{} operators, {:.0f} s left", pu, done, total,
+                                       elapsed / done * (total - done));
+  if (terminal_) {
+    // Redraw at most 10 times a second, and always at the end.
+    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    Draw(text);
+    if (done == total) Clear();
+    return;
+  }
+  const int tenth = total > 0 ? 10 * done / total : 10;
+  if (quiet_ || tenth == last_tenth_) return;
+  last_tenth_ = tenth;
+  std::fprintf(stderr, "%s\n", text.c_str());
+  std::fflush(stderr);
+}
+
+void ProfileProgress::Clear() {
+  if (!terminal_ || !drawn_) return;
+  std::fputs("\r\033[K", stderr);
+  std::fflush(stderr);
+  drawn_ = false;
+}
+
+void ProfileProgress::Draw(const std::string& text) {
+  std::fprintf(stderr, "\r\033[K%s", text.c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void ReportProfileProgress(CostInputs* in) {
+  auto p = std::make_shared<ProfileProgress>(isatty(fileno(stderr)) != 0);
+  in->progress = [p](const std::string& pu, int done, int total) { p->Operators(pu, done, total); };
+  in->stage = [p](const std::string& pu, const std::string& what, double left) { p->Stage(pu, what, left); };
 }
 
 void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export) {

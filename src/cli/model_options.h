@@ -2,7 +2,9 @@
 // flags, each defined once.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,10 +32,15 @@ void AddModelOptions(CLI::App* sub, ModelOptions* o);
 Result<ImportOptions> MakeImportOptions(const ModelOptions& o);
 Result<LoadedModel> LoadModel(const ModelOptions& o);
 
-// --warmup, --runs, --cache-dir, --no-cache, --no-corun.
+// --warmup, --runs, --model-runs, --boundary-runs, --no-in-context,
+// --cache-dir, --no-cache, --no-corun and the co-run profiler's: every
+// command that profiles (profile, partition, map, frontier, dse) takes them.
 struct ProfilingFlags {
   int warmup = 20;
   int runs = 200;
+  std::optional<int> model_runs;     // unset: DefaultModelRuns(runs)
+  std::optional<int> boundary_runs;  // unset: DefaultBoundaryRuns(runs)
+  bool no_in_context = false;
   std::string cache_dir = kDefaultProfileCacheDir;
   bool no_cache = false;
   bool no_corun = false;
@@ -68,8 +75,29 @@ void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in);
 // progress on a terminal.
 PlanInputs MakePlanInputs(const std::string& model, const ImportOptions& io, const std::string& platform,
                           const std::vector<std::string>& sets, const std::string& costs, const ProfilingFlags& f);
-// "profiling cpu 12/49 operators" redrawn on stderr; empty when stderr is not a terminal.
-std::function<void(const std::string& pu, int done, int total)> TerminalProfileProgress();
+// Profiling progress on stderr. Each stage as a line, with the time the
+// rest will take ("profiling cpu: 49 operators, 2 warm-up and 10 timed runs
+// each (about 40 s left)"); the operators done redrawn in place on a
+// terminal, or every tenth of them as a line off one (a log, a pipe). Off a
+// terminal only a profile that will take kQuietProfileS or more reports.
+class ProfileProgress {
+ public:
+  static constexpr double kQuietProfileS = 2.0;
+  explicit ProfileProgress(bool terminal);
+  ~ProfileProgress() { Clear(); }
+  void Stage(const std::string& pu, const std::string& what, double seconds_left);
+  void Operators(const std::string& pu, int done, int total);
+  void Clear();  // the redrawn line, before other output
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void Draw(const std::string& text);
+  bool terminal_, drawn_ = false, quiet_ = true;
+  int last_tenth_ = -1;
+  Clock::time_point ops_start_, last_;
+};
+// A ProfileProgress on stderr wired into `in` (progress and stage).
+void ReportProfileProgress(CostInputs* in);
 
 // --time-limit, --gap, --threads, --search-nodes, --no-warm-start,
 // --solver-log, --write-lp, --write-mps and the old --formulation.

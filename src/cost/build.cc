@@ -22,13 +22,38 @@ double LinkBytes(const std::vector<TensorInfo>& tensors, const Link& link) {
   return bytes;
 }
 
+bool IsFloating(const std::string& d) {
+  return d == "float32" || d == "float16" || d == "bfloat16" || d == "float64" || d.rfind("float8", 0) == 0;
+}
+// The integer types of quantized arithmetic (8, 4 and 16 bits).
+bool IsQuantizedInteger(const std::string& d) {
+  return d == "int8" || d == "uint8" || d == "int4" || d == "uint4" || d == "int16" || d == "uint16";
+}
+
 }  // namespace
 
+std::string RooflineComputeDtype(const Operator& op) {
+  const std::string in = op.inputs.empty() ? std::string() : op.inputs[0].dtype;
+  // ConvInteger, MatMulInteger, QLinearConv, ...: int32 out, 8-bit arithmetic.
+  if (!op.matrix_op.empty() && IsQuantizedInteger(in)) return in;
+  if (IsFloating(op.dtype) || IsQuantizedInteger(op.dtype)) return op.dtype;
+  // ArgMax, Equal, ...: an index or boolean out of their inputs' arithmetic.
+  if (IsFloating(in) || IsQuantizedInteger(in)) return in;
+  return op.dtype;
+}
+
 std::optional<double> RooflineLatencyUs(const Operator& op, const RooflineParams& r) {
-  auto peak = r.peak_gflops.find(op.dtype);
-  // uint8 activations (torch's quantized models) run the 8-bit integer kernels.
-  if (peak == r.peak_gflops.end() && op.dtype == "uint8") peak = r.peak_gflops.find("int8");
-  if (peak == r.peak_gflops.end()) peak = r.peak_gflops.find("float32");
+  const std::string dtype = RooflineComputeDtype(op);
+  auto peak = r.peak_gflops.find(dtype);
+  // Unsigned 8/4-bit activations (torch's and ONNX Runtime's quantizers) run the signed kernels' peak.
+  if (peak == r.peak_gflops.end() && (dtype == "uint8" || dtype == "uint4" || dtype == "uint16")) {
+    peak = r.peak_gflops.find(dtype.substr(1));
+  }
+  // Index and shape arithmetic (int64, int32, bool) is priced as float32 work;
+  // a floating or quantized type without a peak is one the PU does not run.
+  if (peak == r.peak_gflops.end() && !IsFloating(dtype) && !IsQuantizedInteger(dtype)) {
+    peak = r.peak_gflops.find("float32");
+  }
   if (peak == r.peak_gflops.end() || peak->second <= 0) return std::nullopt;
   // Matrix operators: 2 flops per MAC; elementwise and the rest: one per output element.
   double flops = op.macs > 0 ? 2.0 * static_cast<double>(op.macs) : static_cast<double>(op.output_elements);
@@ -39,6 +64,7 @@ std::optional<double> RooflineLatencyUs(const Operator& op, const RooflineParams
   double memory_us = r.memory_bandwidth_gbps > 0 ? bytes / (r.memory_bandwidth_gbps * 1e3) : 0.0;
   double eff = 1.0;
   if (auto it = r.efficiency.find(op.type); it != r.efficiency.end()) eff = it->second;
+  else if (auto m = r.efficiency.find(op.matrix_op); !op.matrix_op.empty() && m != r.efficiency.end()) eff = m->second;
   else if (auto d = r.efficiency.find("default"); d != r.efficiency.end()) eff = d->second;
   return r.dispatch_us + std::max(compute_us, memory_us) / eff;
 }

@@ -561,6 +561,14 @@ class SplitExecution {
 // what one more segment costs: its Session::Run invocation, binding its
 // inputs and outputs, and the locality it loses. The cuts are interleaved run
 // by run, so that the machine's drift falls on all of them alike.
+int BoundaryCuts(int operators) {
+  int cuts = 0;
+  for (int k = 1; k <= std::min(operators, 64); k *= 2) ++cuts;
+  return cuts;
+}
+int BoundaryWarmup(const ProfileOptions& o) { return std::min(kBoundaryWarmup, o.warmup); }
+int EndRuns(const ProfileOptions& o) { return std::min(ModelRuns(o), std::max(5, ModelRuns(o) / 5)); }
+
 Result<BoundaryFit> MeasureBoundaries(Ort::Env& env, const LoadedModel& m, const ProfileOptions& o,
                                       const OperatorExtractor& ex) {
   const std::vector<int>& order = m.graph.topological_order();
@@ -590,10 +598,10 @@ Result<BoundaryFit> MeasureBoundaries(Ort::Env& env, const LoadedModel& m, const
   }
   std::vector<std::vector<double>> us(cuts.size());
   try {
-    for (int r = 0; r < kBoundaryWarmup + o.boundary_runs; ++r) {
+    for (int r = 0; r < BoundaryWarmup(o) + BoundaryRuns(o); ++r) {
       for (size_t c = 0; c < cuts.size(); ++c) {
         const double t = cuts[c]->Pass();
-        if (r >= kBoundaryWarmup) us[c].push_back(t);
+        if (r >= BoundaryWarmup(o)) us[c].push_back(t);
       }
     }
   } catch (const std::exception& e) {
@@ -774,6 +782,29 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
                  model_label, OnnxRuntimeVersion(), plain.status().message());
   }
   std::vector<double> plain_us;  // the whole model without the profiler
+  // One untimed Run first (a cold one: the estimate errs long), so that even
+  // the first stage says how long the profile will take.
+  double first_run_us = -1e6;
+  if (o.stage) {
+    try {
+      first_run_us = TimeRuns(**plain, 0, 1).at(0);
+    } catch (const std::exception& e) {
+      return cannot_run(e);
+    }
+  }
+  auto stage = [&](const std::string& what, int whole_runs_left, int op_runs_left) {
+    if (!o.stage) return;
+    const double model_s = (t.model_median_us ? *t.model_median_us : first_run_us) * 1e-6;
+    // An operator's run alone costs about its share of the whole model.
+    o.stage(what, model_s < 0 ? -1.0 : model_s * (whole_runs_left + op_runs_left));
+  };
+  const int whole_runs = ProfileWholeModelRuns(o, g.size());
+  const int op_runs = o.warmup + o.runs;
+  stage(fmt::format("whole model, {} warm-up and {} timed runs{}; then {} operators x {} runs, {} whole-model "
+                    "runs in all",
+                    o.warmup, ModelRuns(o), o.in_context ? " plain and as many with ONNX Runtime's profiler" : "",
+                    g.size(), op_runs, whole_runs),
+        whole_runs, op_runs);
 
   std::vector<std::optional<double>> in_context(static_cast<size_t>(g.size()));
   std::vector<std::optional<double>> framework(static_cast<size_t>(g.size()));
@@ -787,7 +818,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     // What the profiler adds per kernel, first: a probe ORT cannot run
     // leaves the correction to the one factor below (meta says why).
     double probe_us = 0;
-    if (auto probe = ProfilerCostPerKernel(*env, m, o, o.warmup, o.model_runs); probe.ok()) {
+    if (auto probe = ProfilerCostPerKernel(*env, m, o, o.warmup, ModelRuns(o)); probe.ok()) {
       probe_us = *probe;
     } else {
       meta["profiler_probe_error"] = OneLine(probe.status().message());
@@ -809,8 +840,8 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
             (*plain)->Run();
             (*runner)->Run();
           }
-          while (static_cast<int>(plain_us.size()) < o.model_runs) {
-            const int n = std::min(kInterleaveBlock, o.model_runs - static_cast<int>(plain_us.size()));
+          while (static_cast<int>(plain_us.size()) < ModelRuns(o)) {
+            const int n = std::min(kInterleaveBlock, ModelRuns(o) - static_cast<int>(plain_us.size()));
             for (double us : TimeRuns(**plain, 0, n)) plain_us.push_back(us);
             for (double us : TimeRuns(**runner, 0, n)) profiled_wall.push_back(us);
           }
@@ -823,7 +854,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
       }
     }
     if (failure.ok()) {
-      auto parsed = ParseOrtProfile(profile_path, m, o.model_runs);
+      auto parsed = ParseOrtProfile(profile_path, m, ModelRuns(o));
       if (parsed.ok()) {
         in_context = parsed->op_us;
         // The executor's time between kernels belongs to the operators whose
@@ -870,7 +901,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     if (!failure.ok()) meta["in_context_error"] = OneLine(failure.message());
   }
   try {
-    if (plain_us.size() != static_cast<size_t>(o.model_runs)) plain_us = TimeRuns(**plain, o.warmup, o.model_runs);
+    if (plain_us.size() != static_cast<size_t>(ModelRuns(o))) plain_us = TimeRuns(**plain, o.warmup, ModelRuns(o));
   } catch (const std::exception& e) {
     return cannot_run(e);
   }
@@ -883,6 +914,10 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
 
   OperatorExtractor extractor(m);
   double sum_us = 0, planned_us = 0;
+  const int end_runs = EndRuns(o);
+  const int boundary_passes = BoundaryRuns(o) > 0 ? BoundaryCuts(g.size()) * (BoundaryWarmup(o) + BoundaryRuns(o)) : 0;
+  stage(fmt::format("{} operators, {} warm-up and {} timed runs each", g.size(), o.warmup, o.runs),
+        std::min(o.warmup, 3) + end_runs + boundary_passes, op_runs);
   if (o.progress) o.progress(0, g.size());
   for (const Operator& op : g.operators()) {
     HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(op));
@@ -922,8 +957,9 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   // faster by now, and every plan from this table is off by as much. Time
   // the whole model once more and record the change (and what the
   // hypervisor stole meanwhile); ProfileStabilityWarning reads them.
+  stage(fmt::format("whole model again, {} runs: did the machine keep its speed?", end_runs),
+        std::min(o.warmup, 3) + end_runs + boundary_passes, 0);
   try {
-    const int end_runs = std::max(5, o.model_runs / 5);
     Stats end = Summarise(TimeRuns(**plain, std::min(o.warmup, 3), end_runs));
     meta["model_end_median_us"] = DoubleText(end.median_us);
     meta["model_end_runs"] = std::to_string(end_runs);
@@ -939,7 +975,10 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
                                          static_cast<double>(cpu_end->total - cpu_start->total));
   }
 
-  if (o.boundary_runs > 0) {
+  if (BoundaryRuns(o) > 0) {
+    stage(fmt::format("boundary fit, the model cut into 1 to {} segments: {} passes each", 1 << (BoundaryCuts(g.size()) - 1),
+                      BoundaryWarmup(o) + BoundaryRuns(o)),
+          boundary_passes, 0);
     HETPLAN_ASSIGN_OR_RETURN(BoundaryFit fit, MeasureBoundaries(*env, m, o, extractor));
     // A slope below 0 is noise: no measurable cost.
     t.boundary_us[pu_name] = std::max(0.0, fit.slope_us);
@@ -950,13 +989,13 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     meta["boundary_method"] = fmt::format(
         "the model cut at random places of its topological order into 1, 2, 4, ... segments, run resident "
         "(one session each, tensors bound once); least squares pass_us = base + boundary x (segments - 1) "
-        "over the median passes ({} timed after {} untimed, interleaved)", o.boundary_runs, kBoundaryWarmup);
+        "over the median passes ({} timed after {} untimed, interleaved)", BoundaryRuns(o), BoundaryWarmup(o));
     meta["boundary_points"] = points;
     meta["boundary_fit_slope_us"] = DoubleText(fit.slope_us);
     meta["boundary_base_us"] = DoubleText(fit.base_us);
     meta["boundary_r2"] = DoubleText(fit.r2);
     meta["boundary_residual_us"] = DoubleText(fit.residual_us);
-    meta["boundary_runs"] = std::to_string(o.boundary_runs);
+    meta["boundary_runs"] = std::to_string(BoundaryRuns(o));
   }
 
   meta["source"] = "measured";
@@ -973,7 +1012,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   meta["runtime"] = "onnxruntime " + OnnxRuntimeVersion();
   meta["warmup"] = std::to_string(o.warmup);
   meta["runs"] = std::to_string(o.runs);
-  meta["model_runs"] = std::to_string(o.model_runs);
+  meta["model_runs"] = std::to_string(ModelRuns(o));
   meta["in_context"] = o.in_context ? "true" : "false";
   meta["operators"] = std::to_string(g.size());
   meta["created"] = cost_internal::UtcNow();
@@ -1183,11 +1222,20 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
   if (!o.cores.empty()) add("cores", fmt::format("{}", fmt::join(o.cores, ",")));
   add("warmup", std::to_string(o.warmup));
   add("runs", std::to_string(o.runs));
-  add("model_runs", std::to_string(o.model_runs));
+  add("model_runs", std::to_string(ModelRuns(o)));
   add("in_context", o.in_context ? "true" : "false");
-  add("boundary_runs", std::to_string(o.boundary_runs));
+  add("boundary_runs", std::to_string(BoundaryRuns(o)));
   text += cost_internal::MachineKeyText();
   return Sha256Hex(text);
+}
+
+int DefaultModelRuns(int runs) { return std::clamp(runs / 2, 3, 50); }
+int DefaultBoundaryRuns(int runs) { return std::clamp(runs / 20, 1, 10); }
+
+int ProfileWholeModelRuns(const ProfileOptions& o, int operators) {
+  const int whole = (o.in_context ? 2 : 1) * (o.warmup + ModelRuns(o));
+  const int boundary = BoundaryRuns(o) > 0 ? BoundaryCuts(operators) * (BoundaryWarmup(o) + BoundaryRuns(o)) : 0;
+  return whole + std::min(o.warmup, 3) + EndRuns(o) + boundary;
 }
 
 Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu_name,
@@ -1202,13 +1250,13 @@ Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu
     return Error(ErrorCode::kInvalidArgument, "profile: threads {} is not in 1..1024; give --threads 1 or more",
                  o.threads);
   }
-  if (o.boundary_runs < 0) {
+  if (BoundaryRuns(o) < 0) {
     return Error(ErrorCode::kInvalidArgument, "profile: boundary runs {} is negative; give 0 (skip) or more",
-                 o.boundary_runs);
+                 BoundaryRuns(o));
   }
-  if (o.warmup < 0 || o.runs < 1 || o.model_runs < 1) {
+  if (o.warmup < 0 || o.runs < 1 || ModelRuns(o) < 1) {
     return Error(ErrorCode::kInvalidArgument, "profile: warmup {}, runs {}, model runs {}: warmup must be "
-                 ">= 0 and runs >= 1", o.warmup, o.runs, o.model_runs);
+                 ">= 0 and runs >= 1", o.warmup, o.runs, ModelRuns(o));
   }
   std::string key;
   if (!o.cache_dir.empty()) {

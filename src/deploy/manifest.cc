@@ -223,6 +223,7 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                     {"transfer_us", m.predicted_transfer_us},
                     {"sequential_us", m.predicted_sequential_us},
                     {"makespan_us", m.predicted_makespan_us}};
+  if (m.predicted_unsplit_us > 0) j["predicted"]["unsplit_us"] = m.predicted_unsplit_us;
   return j;
 }
 
@@ -392,6 +393,7 @@ Result<Manifest> LoadManifest(const std::string& dir) {
     m.predicted_host_us = NumOr(predicted, "host_us", 0.0);
     m.predicted_accelerator_us = NumOr(predicted, "accelerator_us", 0.0);
     m.predicted_transfer_us = NumOr(predicted, "transfer_us", 0.0);
+    m.predicted_unsplit_us = NumOr(predicted, "unsplit_us", 0.0);
   }
   m.handoffs = static_cast<int>(IntOr(j, "handoffs", 0));
   return m;

@@ -356,9 +356,16 @@ double ElementAsDouble(const Buffer& b, size_t i) {
   }
 }
 
-OutputCheck Compare(const std::string& name, const Buffer& got, const Buffer& want, double rtol, double atol) {
+OutputCheck Compare(const std::string& name, const Buffer& got, const Buffer& want, const RunOptions& o) {
   OutputCheck c;
   c.name = name;
+  const auto elem = static_cast<int32_t>(want.type);
+  c.dtype = DtypeName(want.type);
+  const Tolerance def = DefaultTolerance(elem);
+  c.default_tolerance = !o.rtol && !o.atol;
+  const double rtol = o.rtol.value_or(def.rtol), atol = o.atol.value_or(def.atol);
+  c.rtol = IsFloatingDtype(elem) ? rtol : 0;
+  c.atol = IsFloatingDtype(elem) ? atol : 0;
   if (got.type != want.type || got.shape != want.shape || got.data.size() != want.data.size()) {
     c.match = false;
     c.mismatches = 1;
@@ -500,8 +507,9 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   if (o.threads < 0 || o.threads > 1024) {
     return Error(ErrorCode::kInvalidArgument, "run: threads {} is not in 0..1024", o.threads);
   }
-  if (!(o.rtol >= 0) || !(o.atol >= 0)) {
-    return Error(ErrorCode::kInvalidArgument, "run: rtol {} and atol {} must be ≥ 0", o.rtol, o.atol);
+  if ((o.rtol && !(*o.rtol >= 0)) || (o.atol && !(*o.atol >= 0))) {
+    return Error(ErrorCode::kInvalidArgument, "run: --rtol {} and --atol {} must be ≥ 0", o.rtol.value_or(0),
+                 o.atol.value_or(0));
   }
   HETPLAN_ASSIGN_OR_RETURN(Manifest m, LoadManifest(dir));
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
@@ -699,6 +707,10 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   if (!unsplit_us.empty()) {
     r.unsplit_wall_us = Median(unsplit_us);
     if (r.transitions > 0) r.split_overhead_per_boundary_us = (r.split_wall_us - *r.unsplit_wall_us) / r.transitions;
+    if (m.predicted_unsplit_us > 0 && threads == m.threads) {
+      r.predicted_unsplit_us = m.predicted_unsplit_us;
+      r.reference_drift = *r.unsplit_wall_us / m.predicted_unsplit_us - 1.0;
+    }
   }
   if (!o.costs_path.empty()) HETPLAN_RETURN_IF_ERROR(ExplainErrors(m, o.costs_path, &r));
   r.predicted_sequential_us = m.predicted_sequential_us;
@@ -721,7 +733,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
           c.match = false;
           c.mismatches = 1;
         } else {
-          c = Compare(key, got->second, want->second, o.rtol, o.atol);
+          c = Compare(key, got->second, want->second, o);
         }
         r.outputs_match = r.outputs_match && c.match;
         r.outputs.push_back(std::move(c));
@@ -738,6 +750,16 @@ nlohmann::json FiniteOrNull(double v) { return std::isfinite(v) ? nlohmann::json
 
 }  // namespace
 }  // namespace deploy_internal
+
+Tolerance DefaultTolerance(int32_t onnx_elem_type) {
+  using T = onnx::TensorProto;
+  switch (onnx_elem_type) {
+    case T::FLOAT: case T::DOUBLE: return {1e-4, 1e-5};
+    case T::FLOAT16: return {1e-2, 1e-2};
+    case T::BFLOAT16: return {5e-2, 5e-2};
+    default: return {0, 0};
+  }
+}
 
 Result<RunReport> RunDeployment(const std::string& dir, const RunOptions& options) {
   try {
@@ -821,6 +843,8 @@ nlohmann::json RunReportToJson(const RunReport& r) {
                   {"setup_ms", r.setup_ms}};
   j["end_to_end"] = {{"split_wall_us", r.split_wall_us},
                      {"unsplit_wall_us", OptNum(r.unsplit_wall_us)},
+                     {"predicted_unsplit_us", OptNum(r.predicted_unsplit_us)},
+                     {"reference_drift", OptNum(r.reference_drift)},
                      {"split_overhead_per_boundary_us", OptNum(r.split_overhead_per_boundary_us)},
                      {"predicted_sequential_us", r.predicted_sequential_us},
                      {"predicted_makespan_us", r.predicted_makespan_us},
@@ -832,12 +856,16 @@ nlohmann::json RunReportToJson(const RunReport& r) {
                     {"mismatches", c.mismatches},
                     {"max_abs_error", FiniteOrNull(c.max_abs_error)},
                     {"max_rel_error", FiniteOrNull(c.max_rel_error)},
-                    {"match", c.match}});
+                    {"match", c.match},
+                    {"dtype", c.dtype},
+                    {"rtol", c.rtol},
+                    {"atol", c.atol},
+                    {"tolerance", c.default_tolerance ? "default for its type" : "given"}});
   }
   j["check"] = {{"reference", r.reference_checked},
                 {"outputs_match", r.reference_checked ? nlohmann::json(r.outputs_match) : nlohmann::json(nullptr)},
-                {"rtol", r.rtol},
-                {"atol", r.atol},
+                {"rtol", OptNum(r.rtol)},
+                {"atol", OptNum(r.atol)},
                 {"outputs", std::move(outs)}};
   return j;
 }

@@ -82,6 +82,9 @@ struct ParsedSchedule {
   std::vector<std::tuple<int, int, double>> transfers;  // (from, to, µs) where given
   std::string model_name, model_file, model_sha256, fusion;
   double makespan_us = 0;
+  // The profile's prediction of the whole model on the plan's CPU (the
+  // cpu_only_us baseline) when that CPU's costs were measured here.
+  double predicted_unsplit_us = 0;
   std::string solver, solver_status, platform;
   int violations = 0;
 };
@@ -142,6 +145,12 @@ Result<ParsedSchedule> ParseSchedule(const nlohmann::json& s, const std::string&
     }
     device_index.emplace(dev.name, static_cast<int>(i));
     p.devices.push_back(std::move(dev));
+  }
+  const auto cpu = std::find_if(p.devices.begin(), p.devices.end(), [](const ScheduleDevice& d) { return d.kind == "cpu"; });
+  const auto& baselines = s.value("baselines", nlohmann::json::object());
+  if (cpu != p.devices.end() && cpu->costs == "measured" && baselines.is_object() &&
+      baselines.contains("cpu_only_us") && baselines["cpu_only_us"].is_number()) {
+    p.predicted_unsplit_us = std::max(0.0, baselines["cpu_only_us"].get<double>());
   }
   if (!s.contains("operators") || !s["operators"].is_array()) return bad("operators", "missing");
   const auto& ops = s["operators"];
@@ -893,6 +902,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
   mf.predicted_transfer_us = transfers_us;
   mf.predicted_sequential_us = host_us + accel_us + transfers_us;
   mf.predicted_makespan_us = ps.makespan_us;
+  mf.predicted_unsplit_us = ps.predicted_unsplit_us;
   result.manifest = ManifestToJson(mf);
   return result;
 }

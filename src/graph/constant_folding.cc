@@ -644,6 +644,42 @@ std::optional<ConstTensor> FromTensorProto(const onnx::TensorProto& t) {
   return c;
 }
 
+// Split in its three forms: sizes as the attribute `split` (opsets 2–12),
+// as input 1 (13+), or none: equal parts, one per output, the last smaller
+// where `num_outputs` (18+) allows it. tf2onnx computes Pad's pads as
+// Concat(Split(initializer)).
+std::optional<std::vector<ConstTensor>> Split(const onnx::NodeProto& node, const ConstTensor& x,
+                                              const std::optional<std::vector<int64_t>>& split_input) {
+  const int64_t rank = static_cast<int64_t>(x.dims.size());
+  auto axis = Axis(AttrInt(node, "axis", 0), rank);
+  const int64_t parts = node.output_size();
+  if (!axis || parts <= 0) return std::nullopt;
+  const int64_t n = x.dims[static_cast<size_t>(*axis)];
+  std::vector<int64_t> sizes;
+  if (auto attr = AttrInts(node, "split")) {
+    sizes = *attr;
+  } else if (node.input_size() > 1 && !node.input(1).empty()) {
+    if (!split_input) return std::nullopt;
+    sizes = *split_input;
+  } else {
+    if (n % parts != 0 && Attr(node, "num_outputs") == nullptr) return std::nullopt;
+    const int64_t chunk = (n + parts - 1) / parts;
+    for (int64_t k = 0; k < parts; ++k) sizes.push_back(std::clamp<int64_t>(n - k * chunk, 0, chunk));
+  }
+  if (static_cast<int64_t>(sizes.size()) != parts) return std::nullopt;
+  if (std::any_of(sizes.begin(), sizes.end(), [](int64_t v) { return v < 0; })) return std::nullopt;
+  if (std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != n) return std::nullopt;
+  std::vector<ConstTensor> out;
+  int64_t begin = 0;
+  for (int64_t size : sizes) {
+    auto part = Slice(x, {begin}, {begin + size}, {*axis}, {});
+    if (!part) return std::nullopt;
+    out.push_back(std::move(*part));
+    begin += size;
+  }
+  return out;
+}
+
 onnx::TensorProto ToTensorProto(const ConstTensor& c, const std::string& name) {
   onnx::TensorProto t;
   t.set_name(name);
@@ -679,7 +715,7 @@ std::optional<std::vector<ConstTensor>> EvaluateNode(
     const std::unordered_map<std::string, std::vector<int64_t>>& shapes) {
   const std::string& op = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
-  if (node.output_size() != 1) return std::nullopt;
+  if (node.output_size() != 1 && op != "Split") return std::nullopt;
   auto one = [](std::optional<ConstTensor> t) -> std::optional<std::vector<ConstTensor>> {
     if (!t || t->size() > kMaxFoldElements) return std::nullopt;
     return std::vector<ConstTensor>{std::move(*t)};
@@ -782,6 +818,10 @@ std::optional<std::vector<ConstTensor>> EvaluateNode(
     }
     return one(out);
   }
+  // Integer values only (tf2onnx's pads, shapes): a float Identity is an
+  // exporter's weight alias, which the operator reading it carries along.
+  if (op == "Identity") return x.is_float ? std::nullopt : one(x);
+  if (op == "Split") return Split(node, x, int_list(1));
   if (op == "Concat") return one(Concat(in, AttrInt(node, "axis", 0)));
   if (op == "Cast") return one(Cast(x, static_cast<int32_t>(AttrInt(node, "to", 0))));
   if (op == "CastLike") {

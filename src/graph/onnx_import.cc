@@ -453,6 +453,21 @@ Status Importer::CheckTensorData() {
 
 Status Importer::FixInputShapes() {
   auto* g = model_->mutable_graph();
+  // A dim_value below zero (Paddle2ONNX writes -1 for a batch it does not
+  // fix) means "unknown", as a dim_param does: an input's becomes the
+  // symbolic kDeclaredUnknownDim (named in the errors), an output's or a
+  // value_info's is dropped so that shape inference does not compare with it.
+  auto unknown_dims = [](onnx::ValueInfoProto* vi, bool input) {
+    if (!vi->type().has_tensor_type() || !vi->type().tensor_type().has_shape()) return;
+    for (auto& dim : *vi->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() >= 0) continue;
+      dim.clear_dim_value();
+      if (input) dim.set_dim_param(internal::kDeclaredUnknownDim);
+    }
+  };
+  for (auto& vi : *g->mutable_input()) unknown_dims(&vi, true);
+  for (auto& vi : *g->mutable_output()) unknown_dims(&vi, false);
+  for (auto& vi : *g->mutable_value_info()) unknown_dims(&vi, false);
   std::set<std::string> unused, unused_values;
   for (const auto& [name, dims] : options_.input_shapes) unused.insert(name);
   for (const auto& [name, values] : options_.input_values) unused_values.insert(name);
@@ -493,11 +508,13 @@ Status Importer::FixInputShapes() {
     if (!tt->has_shape() || it != options_.input_shapes.end()) continue;
     for (int d = 0; d < tt->shape().dim_size(); ++d) {
       const auto& dim = tt->shape().dim(d);
-      if (dim.has_dim_value() && dim.dim_value() <= 0) {
+      if (dim.has_dim_value() && dim.dim_value() == 0) {
+        std::vector<int64_t> suggest;
+        for (const auto& e : tt->shape().dim()) suggest.push_back(e.has_dim_value() && e.dim_value() > 0 ? e.dim_value() : 1);
         return Fail(ErrorCode::kUnsupported,
-                    fmt::format("graph input '{}' dim {} is {}: a zero-sized tensor cannot be planned; give "
-                                "real sizes with --shape {}=1x3x224x224",
-                                in->name(), d, dim.dim_value(), in->name()));
+                    fmt::format("graph input '{}' dim {} is 0: a zero-sized tensor cannot be planned; give "
+                                "real sizes with --shape {}={} (replace the 1s by your real sizes)",
+                                in->name(), d, in->name(), fmt::join(suggest, "x")));
       }
     }
   }
@@ -709,11 +726,18 @@ bool Importer::FoldConstants() {
   int count = 0;
   for (int i = 0; i < g->node_size(); ++i) {
     const auto& n = g->node(i);
-    if (n.output_size() != 1 || graph_outputs.count(n.output(0))) continue;
+    if (n.output_size() < 1 ||
+        std::any_of(n.output().begin(), n.output().end(), [&](const std::string& o) { return graph_outputs.count(o); })) {
+      continue;
+    }
     auto out = internal::EvaluateNode(n, constants_, shapes_);
-    if (!out) continue;
-    if ((*out)[0].size() > internal::kMaxFoldElements) continue;
-    constants_[n.output(0)] = std::move((*out)[0]);
+    if (!out || static_cast<int>(out->size()) != n.output_size()) continue;
+    if (std::any_of(out->begin(), out->end(), [](const auto& t) { return t.size() > internal::kMaxFoldElements; })) {
+      continue;
+    }
+    for (int k = 0; k < n.output_size(); ++k) {
+      if (!n.output(k).empty()) constants_[n.output(k)] = std::move((*out)[static_cast<size_t>(k)]);
+    }
     folded[i] = true;
     ++count;
   }
@@ -731,8 +755,8 @@ bool Importer::FoldConstants() {
   }
   for (int i = 0; i < g->node_size(); ++i) {
     if (!folded[i]) continue;
-    const std::string& name = g->node(i).output(0);
-    if (needed.count(name) && !initializer_names_.count(name)) {
+    for (const std::string& name : g->node(i).output()) {
+      if (name.empty() || !needed.count(name) || initializer_names_.count(name)) continue;
       *g->add_initializer() = internal::ToTensorProto(constants_[name], name);
       initializer_names_.insert(name);
     }

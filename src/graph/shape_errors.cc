@@ -31,8 +31,12 @@ std::vector<MissingShape> MissingInputShapes(const onnx::GraphProto& g,
         continue;
       }
       if (dim.has_dim_value()) continue;  // zero-sized: refused on its own
-      whys.push_back(dim.has_dim_param() ? fmt::format("dim {} ('{}')", d, dim.dim_param())
-                                         : fmt::format("dim {} (unnamed)", d));
+      if (dim.has_dim_param() && dim.dim_param() == kDeclaredUnknownDim) {
+        whys.push_back(fmt::format("dim {} (declared -1)", d));
+      } else {
+        whys.push_back(dim.has_dim_param() ? fmt::format("dim {} ('{}')", d, dim.dim_param())
+                                           : fmt::format("dim {} (unnamed)", d));
+      }
       suggest.push_back(1);
     }
     if (whys.empty()) continue;

@@ -16,6 +16,10 @@
 
 namespace hetplan::internal {
 
+// The dim_param the importer gives an input dim declared as a negative
+// dim_value (-1: "unknown", as Paddle2ONNX writes it).
+inline constexpr const char* kDeclaredUnknownDim = "-1";
+
 // One graph input whose shape is not static.
 struct MissingShape {
   std::string input;

@@ -200,4 +200,57 @@ TEST(Cli, BadOverrideIsAClearError) {
   EXPECT_FALSE(fs::exists("/tmp/never-written.json"));
 }
 
+// The cached profile tables' meta under `dir` (one per profiled PU).
+std::vector<nlohmann::json> CachedMeta(const fs::path& dir) {
+  std::vector<nlohmann::json> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    auto j = ReadJson(e.path());
+    if (j.is_object() && j.contains("meta")) out.push_back(j["meta"]);
+  }
+  return out;
+}
+
+// A model slow on purpose (two 128-channel 3x3 convolutions at 160x160: about
+// 0.1 s a run here, a profile of about 5 s: over ProfileProgress's 2 s). Off a terminal, partition announces each stage of its
+// profile with the time left; the whole-model and boundary repetitions follow
+// --runs, and partition takes profile's --model-runs, --boundary-runs and
+// --no-in-context (issue 47).
+TEST(Cli, ProfilingASlowModelShowsItsStagesAndItsBudgetFollowsRuns) {
+  fs::path d = TempDir("slow_profile");
+  onnx::ModelProto m = hetplan::test_util::ResidualBlock(128, 160);
+  hetplan::test_util::AddNode(m.mutable_graph(), "Relu", {"s"}, {"y"}, "/out/Relu");
+  const fs::path model = d / "slow.onnx";
+  {
+    std::ofstream f(model, std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&f));
+  }
+  CmdResult r = Hetplan("partition " + model.string() + " --platform klein-arm --warmup 2 --runs 10 --cache-dir " +
+                        (d / "cache").string() + " --out " + (d / "s.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("profiling cpu: whole model, 2 warm-up and 5 timed runs plain and as many with ONNX Runtime's "
+                       "profiler; then 5 operators x 12 runs, 30 whole-model runs in all (about "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("profiling cpu: 5 operators, 2 warm-up and 10 timed runs each (about "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("profiling cpu: boundary fit"), std::string::npos) << r.out;
+  auto meta = CachedMeta(d / "cache");
+  ASSERT_EQ(meta.size(), 1u);
+  EXPECT_EQ(meta[0]["model_runs"], "5");
+  EXPECT_EQ(meta[0]["boundary_runs"], "1");
+
+  CmdResult given = Hetplan("partition " + model.string() +
+                            " --platform klein-arm --warmup 1 --runs 4 --model-runs 3 --boundary-runs 0 "
+                            "--no-in-context --cache-dir " + (d / "cache2").string() + " --out " +
+                            (d / "s2.json").string());
+  ASSERT_EQ(given.code, 0) << given.out;
+  meta = CachedMeta(d / "cache2");
+  ASSERT_EQ(meta.size(), 1u);
+  EXPECT_EQ(meta[0]["model_runs"], "3");
+  EXPECT_EQ(meta[0]["in_context"], "false");
+  EXPECT_FALSE(meta[0].contains("boundary_runs"));
+  fs::remove_all(d);
+}
+
 }  // namespace

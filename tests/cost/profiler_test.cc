@@ -288,6 +288,50 @@ TEST(Profiler, InContextSharesAddUpToThePlainRunNotTheProfiledOne) {
 
 // The whole model is timed again after the operators: how far the machine's
 // speed moved during the profile, and what the hypervisor took meanwhile.
+// The whole-model and boundary repetitions follow the operators' budget
+// (issue 47: a 2.4 s model profiled with --runs 10 spent minutes on 50 + 50
+// whole-model runs), and each stage says what it measures and how long the
+// rest will take.
+TEST(Profiler, TheBudgetFollowsRunsAndEachStageSaysWhatIsLeft) {
+  EXPECT_EQ(DefaultModelRuns(200), 50);
+  EXPECT_EQ(DefaultBoundaryRuns(200), 10);
+  EXPECT_EQ(DefaultModelRuns(10), 5);
+  EXPECT_EQ(DefaultBoundaryRuns(10), 1);
+  EXPECT_EQ(DefaultModelRuns(1), 3);
+  TempDir dir;
+  LoadedModel m = Load(WriteBlock(dir.path(), 32, 32));
+  ProfileOptions o;
+  o.warmup = 2;
+  o.runs = 10;
+  o.model_runs = DefaultModelRuns(o.runs);
+  o.boundary_runs = DefaultBoundaryRuns(o.runs);
+  // Whole model 2 x (2 + 5), end check 2 + 5, boundary cuts 1, 2, 4 of the 5 operators x (2 + 1).
+  ASSERT_EQ(m.graph.size(), 5);
+  EXPECT_EQ(ProfileWholeModelRuns(o, m.graph.size()), 14 + 7 + 9);
+  std::vector<std::pair<std::string, double>> stages;
+  o.stage = [&](const std::string& what, double left) { stages.emplace_back(what, left); };
+  auto t = ProfileOnnxRuntime(m, "cpu", o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->meta.at("model_runs"), "5");
+  EXPECT_EQ(t->meta.at("boundary_runs"), "1");
+  EXPECT_EQ(t->meta.at("model_end_runs"), "5");
+  ASSERT_EQ(stages.size(), 4u);
+  EXPECT_NE(stages[0].first.find("whole model, 2 warm-up and 5 timed runs"), std::string::npos) << stages[0].first;
+  EXPECT_NE(stages[0].first.find("30 whole-model runs in all"), std::string::npos) << stages[0].first;
+  EXPECT_NE(stages[1].first.find("5 operators, 2 warm-up and 10 timed runs each"), std::string::npos);
+  EXPECT_NE(stages[2].first.find("whole model again, 5 runs"), std::string::npos);
+  EXPECT_NE(stages[3].first.find("boundary fit"), std::string::npos);
+  // Estimates from the whole model's time: positive, shrinking stage by stage.
+  for (size_t s = 0; s < stages.size(); ++s) {
+    EXPECT_GT(stages[s].second, 0) << stages[s].first;
+    if (s > 0) {
+      EXPECT_LT(stages[s].second, stages[s - 1].second) << stages[s].first;
+    }
+  }
+  // The last stage's estimate: 9 boundary passes of the median whole model.
+  EXPECT_NEAR(stages[3].second, 9 * *t->model_median_us * 1e-6, 1e-9);
+}
+
 TEST(Profiler, RecordsTheWholeModelAgainAtTheEnd) {
   TempDir dir;
   LoadedModel m = Load(WriteBlock(dir.path()));

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <random>
 #include <string>
@@ -137,7 +138,7 @@ SplitResult Split(const PreparedProblem& pp, const nlohmann::json& schedule, con
   return std::move(split).value();
 }
 
-RunReport RunOk(const fs::path& dir, bool resident, int runs = 2, double atol = RunOptions{}.atol) {
+RunReport RunOk(const fs::path& dir, bool resident, int runs = 2, std::optional<double> atol = std::nullopt) {
   RunOptions o;
   o.runs = runs;
   o.warmup = 1;
@@ -609,7 +610,9 @@ TEST_F(DeployResNet18, CpuOnlyPlanIsOneSegment) {
 class DeployInt8 : public ::testing::TestWithParam<FusionLevel> {
  protected:
   static constexpr double kOutputScale = 0.04260125;
-  double OutputAtol() const { return GetParam() == FusionLevel::kNone ? 4 * kOutputScale * 1.0001 : RunOptions{}.atol; }
+  std::optional<double> OutputAtol() const {
+    return GetParam() == FusionLevel::kNone ? std::optional<double>(4 * kOutputScale * 1.0001) : std::nullopt;
+  }
   void SetUp() override {
     model_ = std::string(HETPLAN_ZOO_DIR) + "/resnet18_int8.onnx";
     if (!fs::exists(model_)) GTEST_SKIP() << model_ << " not found (ninja zoo exports it)";

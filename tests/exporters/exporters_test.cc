@@ -45,6 +45,9 @@ const std::vector<ModelCase>& Cases() {
       {"ms_fused", "ms_fused.onnx", {}},
       {"ms_contrib", "ms_contrib.onnx", {}},
       {"symbolic_inputs", "symbolic_inputs.onnx", {"--shape", "audio=1x1600", "--shape", "image=1x3x8x8"}},
+      {"tf2onnx_split_pads", "tf2onnx_split_pads.onnx", {}},
+      {"paddle_minus_one", "paddle_minus_one.onnx", {"--shape", "x=1x3x48x192"}},
+      {"fp16_chain", "fp16_chain.onnx", {}},
   };
   return cases;
 }
@@ -203,9 +206,18 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
     // split and run are given none of the options: the schedule has them.
     auto split = RunHetplan({"split", schedule, "--out", split_dir}, testing::WithTimeout(120));
     ASSERT_EQ(split.exit_code, 0) << split.err;
-    auto run = RunHetplan({"run", split_dir, "--runs", "2", "--warmup", "1"}, testing::WithTimeout(120));
+    const std::string run_json = work / (c.name + ".run.json");
+    auto run = RunHetplan({"run", split_dir, "--runs", "2", "--warmup", "1", "--json", run_json},
+                          testing::WithTimeout(120));
     ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
     EXPECT_NE(run.out.find("outputs    match the unsplit model"), std::string::npos) << run.out;
+    // The reference's drift from the profile (the CPU's costs are measured).
+    EXPECT_NE(run.out.find("drift      unsplit model"), std::string::npos) << run.out;
+    const auto report = nlohmann::json::parse(ReadText(run_json));
+    const auto& e2e = report["end_to_end"];
+    ASSERT_TRUE(e2e["reference_drift"].is_number()) << e2e.dump();
+    EXPECT_NEAR(e2e["reference_drift"].get<double>(),
+                e2e["unsplit_wall_us"].get<double>() / e2e["predicted_unsplit_us"].get<double>() - 1, 1e-9);
     // Each sub-model declares the opsets its nodes use, and no other.
     const auto manifest = nlohmann::json::parse(ReadText(fs::path(split_dir) / "manifest.json"));
     for (const auto& seg : manifest["segments"]) {
@@ -222,6 +234,19 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
     std::string labels;
     for (const auto& e : t["traceEvents"]) {
       if (e.value("name", "") == "process_labels") labels = e["args"]["labels"].get<std::string>();
+    }
+    if (c.name == "fp16_chain") {  // judged with float16's tolerances, and says so
+      EXPECT_NE(run.out.find("(float16: rtol 0.01, atol 0.01 by default)"), std::string::npos) << run.out;
+      // Each boundary rounds to float16 where the unsplit model keeps float32: float32's tolerances fail it.
+      auto strict = RunHetplan({"run", split_dir, "--runs", "1", "--warmup", "0", "--rtol", "1e-4", "--atol", "1e-5"},
+                               testing::WithTimeout(120));
+      EXPECT_EQ(strict.exit_code, 1) << strict.out;
+      EXPECT_NE(strict.out.find("DIFFERS"), std::string::npos) << strict.out;
+    }
+    if (c.name == "tf2onnx_split_pads") {  // the pads folded: Pad is an operator of the plan
+      bool pad = false;
+      for (const auto& op : s["operators"]) pad = pad || op["type"] == "Pad";
+      EXPECT_TRUE(pad) << part.out;
     }
     if (c.name == "vad") {
       EXPECT_EQ(s["model"]["input_values"]["sr"]["values"], nlohmann::json::array({16000}));
@@ -390,6 +415,11 @@ TEST_F(Exporters, WithoutTheirOptionsTheErrorsNameTheFix) {
   EXPECT_NE(symbolic.err.find("'image' dim 0 ('N'), dim 2 (unnamed) are symbolic: --shape image=1x3x1x8"),
             std::string::npos)
       << symbolic.err;
+  // A declared -1 is unknown, as a name is; the suggestion keeps the known 48x192.
+  auto paddle = RunHetplan({"graph", File("paddle_minus_one.onnx")});
+  EXPECT_EQ(paddle.exit_code, 2);
+  EXPECT_NE(paddle.err.find("'x' dim 0 (declared -1) is symbolic: --shape x=1x3x48x192"), std::string::npos)
+      << paddle.err;
   auto kws = RunHetplan({"graph", File("kws_two_stage.onnx")});
   EXPECT_NE(kws.exit_code, 0);
   EXPECT_NE(kws.err.find("'second_stage'"), std::string::npos) << kws.err;

@@ -33,6 +33,14 @@ Each model, and the options a user gives hetplan for it:
   symbolic_inputs.onnx       inputs with symbolic dims at ranks 2 and 4,
                              one of them unnamed.
                              --shape audio=1x1600 --shape image=1x3x8x8
+  tf2onnx_split_pads.onnx    tf2onnx's Pad whose pads are computed from an
+                             initializer: Identity -> Split -> Concat ->
+                             Squeeze, all constant.            (no options)
+  paddle_minus_one.onnx      Paddle2ONNX's declared -1 (a dim_value, not a
+                             name) on the input's and the output's batch and
+                             on a value_info.         --shape x=1x3x48x192
+  fp16_chain.onnx            a float16 network (as shipped in fp16): each
+                             split boundary rounds to float16.  (no options)
 """
 import argparse
 import os
@@ -306,6 +314,63 @@ def symbolic_inputs():
     return model(g, 13)
 
 
+def tf2onnx_split_pads():
+    # NCHW paddings [[0, 0], [0, 0], [1, 2], [2, 1]] as tf2onnx carries them.
+    nodes = [
+        helper.make_node("Identity", ["paddings"], ["paddings_id"], name="paddings_identity"),
+        helper.make_node("Split", ["paddings_id", "split_sizes"], ["begins2d", "ends2d"], name="pads_split", axis=1),
+        helper.make_node("Concat", ["begins2d", "ends2d"], ["pads2d"], name="pads_concat", axis=0),
+        helper.make_node("Squeeze", ["pads2d", "squeeze_axes"], ["pads"], name="pads_squeeze"),
+        helper.make_node("Pad", ["x", "pads"], ["xp"], name="model/Pad", mode="constant"),
+        helper.make_node("Conv", ["xp", "c1_w", "c1_b"], ["c1"], name="model/conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="model/relu1"),
+        helper.make_node("Conv", ["r1", "c2_w"], ["c2"], name="model/conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["c2"], ["y"], name="model/pool"),
+    ]
+    g = helper.make_graph(
+        nodes, "tf2onnx_pad", [vi("x", TensorProto.FLOAT, [1, 3, 16, 16])], [vi("y", TensorProto.FLOAT, [1, 8, 1, 1])],
+        [const("paddings", [[0, 0], [0, 0], [1, 2], [2, 1]]), const("split_sizes", [1, 1]),
+         const("squeeze_axes", [1]), w("c1_w", 8, 3, 3, 3), w("c1_b", 8), w("c2_w", 8, 8, 3, 3)])
+    return model(g, 13)
+
+
+def paddle_minus_one():
+    nodes = [
+        helper.make_node("Conv", ["x", "c_w", "c_b"], ["c"], name="conv2d_0", strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu_0"),
+        helper.make_node("GlobalAveragePool", ["r"], ["p"], name="pool2d_0"),
+        helper.make_node("Flatten", ["p"], ["f"], name="flatten_0"),
+        helper.make_node("MatMul", ["f", "fc_w"], ["logits"], name="linear_0"),
+        helper.make_node("Softmax", ["logits"], ["y"], name="softmax_0", axis=1),
+    ]
+    g = helper.make_graph(nodes, "paddle_cls", [vi("x", TensorProto.FLOAT, [-1, 3, 48, 192])],
+                          [vi("y", TensorProto.FLOAT, [-1, 2])], [w("c_w", 8, 3, 3, 3), w("c_b", 8), w("fc_w", 8, 2)],
+                          value_info=[vi("r", TensorProto.FLOAT, [-1, 8, 24, 96])])
+    return model(g, 11)
+
+
+def fp16_chain():
+    h = np.float16
+    nodes = [
+        helper.make_node("Conv", ["x", "c1_w", "c1_b"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "c2_w", "c2_b"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Sigmoid", ["c2"], ["s2"], name="sigmoid2"),
+        helper.make_node("Mul", ["c2", "s2"], ["m2"], name="silu2"),
+        helper.make_node("Conv", ["m2", "c3_w", "c3_b"], ["c3"], name="conv3", pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c3", "r1"], ["a3"], name="residual"),
+        helper.make_node("Conv", ["a3", "c4_w", "c4_b"], ["y"], name="conv4"),
+    ]
+    g = helper.make_graph(
+        nodes, "fp16_chain", [vi("x", TensorProto.FLOAT16, [1, 16, 32, 32])], [vi("y", TensorProto.FLOAT16, [1, 4, 32, 32])],
+        # Weights scaled by 1/sqrt(fan-in), as trained networks' normalisation keeps activations near 1.
+        [w("c1_w", 32, 16, 3, 3, scale=0.08, dtype=h), w("c1_b", 32, dtype=h),
+         w("c2_w", 32, 32, 3, 3, scale=0.06, dtype=h), w("c2_b", 32, dtype=h),
+         w("c3_w", 32, 32, 3, 3, scale=0.06, dtype=h), w("c3_b", 32, dtype=h),
+         w("c4_w", 4, 32, 1, 1, scale=0.18, dtype=h), w("c4_b", 4, dtype=h)])
+    return model(g, 13)
+
+
 MODELS = {
     "unused_domains.onnx": unused_domains,
     "paddle_shape_chain.onnx": paddle_shape_chain,
@@ -314,6 +379,9 @@ MODELS = {
     "ms_fused_source.onnx": ms_fused_source,
     "ms_contrib.onnx": ms_contrib,
     "symbolic_inputs.onnx": symbolic_inputs,
+    "tf2onnx_split_pads.onnx": tf2onnx_split_pads,
+    "paddle_minus_one.onnx": paddle_minus_one,
+    "fp16_chain.onnx": fp16_chain,
 }
 
 

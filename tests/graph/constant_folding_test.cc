@@ -259,5 +259,41 @@ TEST(ConstantFolding, TensorProtoRoundTripKeepsTheType) {
   }
 }
 
+// tf2onnx computes Pad's pads as Concat(Split(initializer)): Split in its
+// attribute (2–12), input (13+) and equal-parts forms (num_outputs, 18+).
+TEST(ConstantFolding, SplitInItsThreeFormsHasOneValuePerOutput) {
+  const std::unordered_map<std::string, ConstTensor> c = {{"x", I({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7})},
+                                                          {"sizes", I({2}, {1, 3})},
+                                                          {"y", I({1, 5}, {0, 1, 2, 3, 4})}};
+  auto outputs = [](Node node, int n) {
+    node.n.clear_output();
+    for (int k = 0; k < n; ++k) node.n.add_output("o" + std::to_string(k));
+    return node;
+  };
+  auto attr = EvaluateNode(outputs(Node("Split", {"x"}).Int("axis", 1).Ints("split", {1, 3}), 2).n, c, {});
+  ASSERT_TRUE(attr);
+  ASSERT_EQ(attr->size(), 2u);
+  EXPECT_EQ((*attr)[0].dims, (Dims{2, 1}));
+  EXPECT_EQ((*attr)[0].ints, (std::vector<int64_t>{0, 4}));
+  EXPECT_EQ((*attr)[1].ints, (std::vector<int64_t>{1, 2, 3, 5, 6, 7}));
+  auto input = EvaluateNode(outputs(Node("Split", {"x", "sizes"}).Int("axis", -1), 2).n, c, {});
+  ASSERT_TRUE(input);
+  EXPECT_EQ((*input)[1].ints, (*attr)[1].ints);
+  auto equal = EvaluateNode(outputs(Node("Split", {"x"}), 2).n, c, {});  // axis 0, two equal rows
+  ASSERT_TRUE(equal);
+  EXPECT_EQ((*equal)[1].ints, (std::vector<int64_t>{4, 5, 6, 7}));
+  auto last_smaller = EvaluateNode(outputs(Node("Split", {"y"}).Int("axis", 1).Int("num_outputs", 3), 3).n, c, {});
+  ASSERT_TRUE(last_smaller);
+  EXPECT_EQ((*last_smaller)[0].ints, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ((*last_smaller)[2].ints, (std::vector<int64_t>{4}));
+  // Sizes that do not add up, or an uneven split without num_outputs, are left to ONNX Runtime.
+  EXPECT_FALSE(EvaluateNode(outputs(Node("Split", {"x"}).Int("axis", 1).Ints("split", {1, 1}), 2).n, c, {}));
+  EXPECT_FALSE(EvaluateNode(outputs(Node("Split", {"x"}).Int("axis", 1), 3).n, c, {}));
+  auto id = Eval(Node("Identity", {"sizes"}), c);
+  ASSERT_TRUE(id);
+  EXPECT_EQ(id->ints, (std::vector<int64_t>{1, 3}));
+  EXPECT_FALSE(Eval(Node("Identity", {"w"}), {{"w", F({2}, {0.5, 1.5})}}));  // a weight alias stays
+}
+
 }  // namespace
 }  // namespace hetplan::internal

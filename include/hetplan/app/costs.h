@@ -38,6 +38,8 @@ struct CostInputs {
   CoRunOptions corun_options;  // cache_dir and progress are taken from `profile` and `progress`
   // Called while a PU is profiled, with its name (from the calling thread).
   std::function<void(const std::string& pu, int done, int total)> progress;
+  // Called as each stage of a PU's profile starts (ProfileOptions::stage).
+  std::function<void(const std::string& pu, const std::string& stage, double seconds_left)> stage;
 };
 
 // Tables already measured or read, by key, so that a sweep measures each

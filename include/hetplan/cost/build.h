@@ -40,9 +40,20 @@ inline bool TableCosted(const ProcessingUnit& pu) {
 //    h2d of the consumer (when q is an accelerator): BIDENT's shared-memory SoC.
 Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, const CostSources& sources);
 
+// The element type an operator's arithmetic runs in: the 8-bit (4-, 16-bit)
+// input type of an integer matrix operator (ConvInteger, MatMulInteger,
+// QLinearConv, ...: int32 or uint8 out), its output type for floating and
+// quantized outputs, else its first input's floating or quantized type
+// (ArgMax, Equal), else its output type (index and shape arithmetic).
+std::string RooflineComputeDtype(const Operator& op);
+
 // The roofline cost of `op` on `pu` (cost: roofline): dispatch +
-// max(flops / peak, bytes / bandwidth) / efficiency; nullopt when the PU has
-// no peak for the operator's dtype.
+// max(flops / peak, bytes / bandwidth) / efficiency, the peak of
+// RooflineComputeDtype (uint8 → int8's when uint8 has none), the efficiency of
+// the op type, else of its float matrix operator (Conv for ConvInteger), else
+// `default`. nullopt when the PU has no peak for a floating or quantized
+// compute type: it does not run the operator. Index and shape arithmetic
+// (int64, int32, bool) without a peak of its own is priced at float32's.
 std::optional<double> RooflineLatencyUs(const Operator& op, const RooflineParams& r);
 
 }  // namespace hetplan

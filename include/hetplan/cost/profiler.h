@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,17 +31,39 @@ struct ProfileOptions {
   std::vector<int> cores;
   int warmup = 20;      // untimed runs before timing (BIDENT: 20)
   int runs = 200;       // timed runs per operator (BIDENT: 200)
-  int model_runs = 50;  // timed runs of the whole model (with and without ORT's profiler)
+  // Timed runs of the whole model (with and without ORT's profiler); unset:
+  // DefaultModelRuns(runs).
+  std::optional<int> model_runs;
   bool in_context = true;  // also attribute kernel time inside the whole model
   // Timed passes of each split execution that the boundary cost is fitted
   // from (the model cut at random places into 1, 2, 4, … 64 segments); 0
   // skips them (no boundary row).
-  int boundary_runs = 10;
+  std::optional<int> boundary_runs;  // unset: DefaultBoundaryRuns(runs)
   std::string cache_dir;   // empty = no cache
   // Called after each operator with (operators done, operators in all); from
   // the calling thread. Not called on a cache hit.
   std::function<void(int done, int total)> progress;
+  // Called as each stage starts (the whole model, the operators, the end
+  // check, the boundary fit) with what it measures and how many runs, and
+  // the seconds the rest of the profile will take by the whole model's
+  // median (negative before it is timed). Not called on a cache hit.
+  std::function<void(const std::string& stage, double seconds_left)> stage;
 };
+
+// The whole-model and boundary repetitions that follow the per-operator
+// budget `runs` when the user does not give them (runs 200: 50 and 10, the
+// published defaults; runs 10: 5 and 1): a profile of a slow model costs
+// about (warmup + runs) model inferences of operator runs, plus
+// ProfileWholeModelRuns of the whole model.
+int DefaultModelRuns(int runs);
+int DefaultBoundaryRuns(int runs);
+// `o`'s, or the default that follows its runs.
+inline int ModelRuns(const ProfileOptions& o) { return o.model_runs.value_or(DefaultModelRuns(o.runs)); }
+inline int BoundaryRuns(const ProfileOptions& o) { return o.boundary_runs.value_or(DefaultBoundaryRuns(o.runs)); }
+// Whole-model inferences a profile of a model of `operators` operators makes
+// besides the operators' runs: warm-up and timed runs plain and profiled,
+// the end check, and each boundary cut's passes.
+int ProfileWholeModelRuns(const ProfileOptions& o, int operators);
 
 // Profiles every operator of `m` on the host CPU, naming the PU `pu_name`.
 // With a cache_dir, a table measured earlier under the same key (model hash,

@@ -97,6 +97,9 @@ struct Manifest {
   double predicted_host_us = 0, predicted_accelerator_us = 0, predicted_transfer_us = 0;
   double predicted_makespan_us = 0;
   double predicted_sequential_us = 0;
+  // The profile's prediction of the unsplit model on the plan's measured CPU
+  // (the schedule's cpu_only_us); 0 when the CPU's costs are not measured.
+  double predicted_unsplit_us = 0;
 };
 
 // The manifest as written to DIR/manifest.json (`dir`, `path` and the

@@ -38,7 +38,9 @@ struct RunOptions {
   int threads = 0;                  // ORT intra-op threads; 0 = the manifest's (the planned host's)
   bool reference = true;            // also run the unsplit model and compare outputs
   std::string model_path;           // the unsplit model; empty = the manifest's model.file
-  double rtol = 1e-4, atol = 1e-5;  // |split − ref| ≤ atol + rtol·|ref| (floating-point outputs)
+  // |split − ref| ≤ atol + rtol·|ref| (floating-point outputs); unset: each
+  // output's element type's default (DefaultTolerance).
+  std::optional<double> rtol, atol;
   uint64_t seed = 0x6865747061;     // random inputs: floats uniform in [−1, 1], integers 0
   // Plans whose segments all run here and that use two or more PUs, two
   // requests or pinned PUs run on the PU-thread executor (one pinned thread
@@ -128,8 +130,22 @@ struct PuThreadReport {
   std::vector<std::vector<std::pair<double, double>>> runs;
 };
 
+// The output check's default tolerance for an ONNX element type: float32
+// and float64 rtol 1e-4, atol 1e-5; float16 rtol 1e-2, atol 1e-2 (a split
+// plan rounds each segment boundary to float16, where the unsplit model keeps
+// float32 inside ONNX Runtime's fused chains: an output near zero inherits
+// the rounding of values of magnitude 1); bfloat16 rtol 5e-2, atol 5e-2;
+// other types compare exactly (0, 0).
+struct Tolerance {
+  double rtol = 0, atol = 0;
+};
+Tolerance DefaultTolerance(int32_t onnx_elem_type);
+
 struct OutputCheck {
   std::string name;
+  std::string dtype;             // the output's element type ("float16")
+  double rtol = 0, atol = 0;     // the tolerance it was judged with
+  bool default_tolerance = true;  // from its type (DefaultTolerance), not --rtol/--atol
   int64_t elements = 0;
   int64_t mismatches = 0;
   double max_abs_error = 0;
@@ -168,6 +184,13 @@ struct RunReport {
   // unsplit model in one resident session: what splitting costs.
   double split_wall_us = 0;
   std::optional<double> unsplit_wall_us;
+  // The drift of the reference: the unsplit model's median now against the
+  // profile's prediction of it (the manifest's predicted.unsplit_us), when the
+  // plan's CPU was measured and runs with the threads it was measured with.
+  // The host errors include it: a machine slower than at profiling time
+  // makes every measured segment slower too.
+  std::optional<double> predicted_unsplit_us;
+  std::optional<double> reference_drift;  // unsplit_wall_us / predicted_unsplit_us − 1
   std::optional<double> split_overhead_per_boundary_us;  // (split − unsplit) / transitions
 
   double predicted_sequential_us = 0;  // Σ segments' predictions + transfers
@@ -181,7 +204,7 @@ struct RunReport {
 
   bool reference_checked = false;
   bool outputs_match = false;
-  double rtol = 0, atol = 0;
+  std::optional<double> rtol, atol;  // as given; unset: each output's type's default
   std::vector<OutputCheck> outputs;
 };
 
