@@ -175,7 +175,8 @@ void ProfileProgress::Stage(const std::string& pu, const std::string& what, doub
   if (!terminal_ && last_tenth_ < 0 && quiet_) quiet_ = seconds_left < kQuietProfileS;
   if (!terminal_ && quiet_) return;
   Clear();
-  const std::string left = seconds_left < 0 ? std::string() : fmt::format(" (about {:.0f} s left)", seconds_left);
+  const std::string left =
+      seconds_left < 0 ? std::string() : fmt::format(" (about {:.0f} s of runs left)", seconds_left);
   std::fprintf(stderr, "profiling %s: %s%s\n", pu.c_str(), what.c_str(), left.c_str());
   std::fflush(stderr);
 }
@@ -188,7 +189,9 @@ void ProfileProgress::Operators(const std::string& pu, int done, int total) {
     return;
   }
   const double elapsed = std::chrono::duration<double>(now - ops_start_).count();
-  const std::string text = fmt::format("profiling {}: {}/{} operators, {:.0f} s left", pu, done, total,
+  // The co-run profiler reports its blocks under the pair's name ("cpu0+cpu1").
+  const char* unit = pu.find('+') == std::string::npos ? "operators" : "co-run steps";
+  const std::string text = fmt::format("profiling {}: {}/{} {}, {:.0f} s left", pu, done, total, unit,
                                        elapsed / done * (total - done));
   if (terminal_) {
     // Redraw at most 10 times a second, and always at the end.

@@ -76,8 +76,9 @@ void ApplyProfilingFlags(const ProfilingFlags& f, CostInputs* in);
 PlanInputs MakePlanInputs(const std::string& model, const ImportOptions& io, const std::string& platform,
                           const std::vector<std::string>& sets, const std::string& costs, const ProfilingFlags& f);
 // Profiling progress on stderr. Each stage as a line, with the time the
-// rest will take ("profiling cpu: 49 operators, 2 warm-up and 10 timed runs
-// each (about 40 s left)"); the operators done redrawn in place on a
+// rest's runs will take ("profiling cpu: 49 operators, 2 warm-up and 10
+// timed runs each (about 40 s of runs left)": the model's runs, not the
+// sessions created, which count on small models); the operators done redrawn in place on a
 // terminal, or every tenth of them as a line off one (a log, a pipe). Off a
 // terminal only a profile that will take kQuietProfileS or more reports.
 class ProfileProgress {

@@ -262,8 +262,8 @@ void ConcurrentSection(const std::vector<nlohmann::json>& rows, const std::vecto
                     "models). Geometric-mean speedup over homogeneous serial execution (both requests back to back "
                     "on the best single PU) with the latency objective, and mean energy saving over serial execution "
                     "on the lowest-energy PU with the energy objective. pair:map is BIDENT's concurrent state-space "
-                    "search (joint space), pair_naive_multi_pu its whole-model-per-PU baseline, priced without "
-                    "contention as BIDENT prices it. BIDENT's HaX-CoNN concurrent value (1.33×, paper) has no "
+                    "search (joint space), pair_naive_multi_pu its whole-model-per-PU baseline, priced with "
+                    "the same co-execution cost model as the plans. BIDENT's HaX-CoNN concurrent value (1.33×, paper) has no "
                     "counterpart here.",
                     p),
         {"solver", fmt::format("speedup vs homogeneous serial ({})", basis), fmt::format("energy saving ({})", basis),
@@ -326,7 +326,7 @@ Status PairStudySection(const std::vector<nlohmann::json>& rows, ReportDraft& dr
         fmt::format("{}: every unordered pair of the results' models (each with itself included, as BIDENT's 190 "
                     "pairs of 19 configurations), latency objective ({}). Speedups are over homogeneous serial "
                     "execution (both requests back to back on the best single PU) and over naive multi-PU "
-                    "placement (each whole model on its own PU, priced without contention as BIDENT prices it); "
+                    "placement (each whole model on its own PU, priced with the plans' co-execution cost model); "
                     "\"slower\" counts pairs below 1× over serial. The paper's numbers were measured on an Intel "
                     "Core Ultra SoC over its own ten model families.",
                     p, basis),

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 
@@ -41,6 +43,27 @@ class Pricer {
     for (int p = 0; p < k_; ++p) power_[p] = c0.power_w(p);
     Fill(c0, chain0, t0_);
     Fill(c1, chain1, t1_);
+  }
+
+  // A copy that runs request 0 only on p and request 1 only on q (p == q:
+  // both on one PU) and prices under `objective`: the other PUs' costs are
+  // +inf, so a search over it finds the best schedule of that placement.
+  Pricer Restricted(int p, int q, Objective objective) const {
+    Pricer r = *this;
+    r.objective_ = objective;
+    for (size_t x = 0; x < r.t0_.size(); ++x) r.t0_[x] = static_cast<int>(x % k_) == p ? r.t0_[x] : kInf;
+    for (size_t x = 0; x < r.t1_.size(); ++x) r.t1_[x] = static_cast<int>(x % k_) == q ? r.t1_[x] : kInf;
+    return r;
+  }
+  // Whether PU p runs every operator of request 0 (r = 0) or 1, with a power
+  // when the objective is energy.
+  bool Runs(int r, int p) const {
+    const std::vector<double>& t = r == 0 ? t0_ : t1_;
+    if (objective_ == Objective::kEnergy && std::isnan(power_[p])) return false;
+    for (size_t x = static_cast<size_t>(p); x < t.size(); x += static_cast<size_t>(k_)) {
+      if (t[x] == kInf) return false;
+    }
+    return true;
   }
 
   double t0(int i, int p) const { return t0_[static_cast<size_t>(i) * k_ + p]; }
@@ -339,6 +362,107 @@ Result<ConcurrentMapping> SearchAligned(const Pricer& pr, int n, int k, const Co
   return m;
 }
 
+// A placement (request 0 whole on p, request 1 whole on q) is searched in
+// the joint space up to this many states (about 40 MB of labels); beyond it,
+// it is priced as the cheaper of two of its schedules in that space.
+constexpr int64_t kMaxPlacementStates = int64_t{1} << 22;
+
+// One fixed path of a restricted pricer: pairs (ℓ, ℓ) on (p, q) for
+// ℓ < `paired`, then request 0's remaining operators alone, then request 1's.
+ConcurrentMapping FixedPath(const Pricer& pr, int n0, int n1, int p, int q, int paired) {
+  ConcurrentMapping m;
+  auto add = [&](int i, int j, const StepPrice& price) {
+    ConcurrentStep st;
+    st.op0 = i;
+    st.op1 = j;
+    st.pu0 = i >= 0 ? p : -1;
+    st.pu1 = j >= 0 ? q : -1;
+    st.latency_us = price.us;
+    st.energy_uj = price.uj;
+    st.slowdown = price.sigma;
+    m.steps.push_back(st);
+  };
+  for (int l = 0; l < paired; ++l) add(l, l, pr.Both(l, p, l, q, true));
+  for (int i = paired; i < n0; ++i) add(i, -1, pr.Solo(pr.t0(i, p), p));
+  for (int j = paired; j < n1; ++j) add(-1, j, pr.Solo(pr.t1(j, q), q));
+  Finish(pr, m);
+  return m;
+}
+
+// The cheapest schedule of one placement under the search's own pricing: the
+// joint (i, j) search with solo steps over a pricer restricted to (p, q), so
+// it holds every interleaving of the two whole requests, the back-to-back
+// serial one and BIDENT's lockstep one among them. Too large a space: the
+// cheaper of the lockstep and the serial schedule. nullopt when p or q does
+// not run its whole request (or lacks a power the objective needs).
+std::optional<ConcurrentMapping> SearchPlacement(const Pricer& pr, int n0, int n1, int k, int p, int q,
+                                                 Objective objective) {
+  const Pricer only = pr.Restricted(p, q, objective);
+  if (!only.Runs(0, p) || !only.Runs(1, q)) return std::nullopt;
+  if (static_cast<int64_t>(n0 + 1) * (n1 + 1) <= kMaxPlacementStates) {
+    const ConcurrentOptions o{objective, ConcurrentSpace::kJoint, ChainAlgorithm::kDp, true};
+    Result<ConcurrentMapping> m = SearchJoint(only, n0, n1, k, o);
+    if (!m.ok()) return std::nullopt;
+    return std::move(m).value();
+  }
+  ConcurrentMapping lockstep = FixedPath(only, n0, n1, p, q, std::min(n0, n1));
+  ConcurrentMapping serial = FixedPath(only, n0, n1, p, q, 0);
+  return lockstep.cost <= serial.cost ? lockstep : serial;
+}
+
+std::string PlacementLabel(const std::vector<PuInfo>& pus, int p, int q) {
+  if (p == q) return fmt::format("both requests on {}", pus[p].name);
+  return fmt::format("request 0 whole on {}, request 1 whole on {}", pus[p].name, pus[q].name);
+}
+
+// How the searched space was widened (ConcurrentResult's notes).
+struct Widening {
+  double searched = 0;  // the searched space's best value
+  int placements = 0;   // placements priced
+  std::string chosen;   // the placement returned instead; empty: the search's best
+};
+
+struct WidenedMapping {
+  ConcurrentMapping mapping;
+  Widening widening;
+};
+
+// The search's best, or the cheapest whole-request placement when that is
+// cheaper. The placements are the references every plan is compared with
+// (references.h: naive multi-PU, both requests on one PU), and the searched
+// spaces can miss them: the aligned space pairs operator ℓ with operator ℓ
+// and the lockstep space pairs operators while both requests run; neither
+// lets one request run alone while the other waits, so they lack the
+// back-to-back serial schedule and staggered placements, which can be
+// cheaper under contention (measured co-execution makespans above the solo
+// costs). Taking the cheaper widens the
+// space to its union with every placement's own joint space, within which
+// the result is optimal; so no plan is predicted slower than a reference.
+Result<WidenedMapping> SearchWidened(const MappingCosts& c0, std::span<const int> chain0, const MappingCosts& c1,
+                                     std::span<const int> chain1, const CoexecCosts& coexec,
+                                     const ConcurrentOptions& o) {
+  WidenedMapping w;
+  HETPLAN_ASSIGN_OR_RETURN(w.mapping, SearchConcurrent(c0, chain0, c1, chain1, coexec, o));
+  w.widening.searched = w.mapping.cost;
+  const Pricer pr(c0, chain0, c1, chain1, coexec, o.objective);
+  const int n0 = static_cast<int>(chain0.size()), n1 = static_cast<int>(chain1.size()), k = c0.num_pus();
+  for (int p = 0; p < k; ++p) {
+    for (int q = 0; q < k; ++q) {
+      std::optional<ConcurrentMapping> m = SearchPlacement(pr, n0, n1, k, p, q, o.objective);
+      if (!m) continue;
+      ++w.widening.placements;
+      if (!(m->cost < w.mapping.cost - 1e-9 * std::abs(w.mapping.cost))) continue;
+      // The statistics stay those of the searched space.
+      m->states = w.mapping.states;
+      m->expanded = w.mapping.expanded;
+      m->transitions = w.mapping.transitions;
+      w.mapping = std::move(*m);
+      w.widening.chosen = PlacementLabel(c0.pus(), p, q);
+    }
+  }
+  return w;
+}
+
 }  // namespace
 
 CoexecCosts::CoexecCosts(int n0, std::vector<Entry> entries) {
@@ -427,8 +551,8 @@ namespace {
 // The written timing of a concurrent mapping on the problem holding both
 // requests (chain0/chain1: their ids there) and its SolveResult.
 SolveResult ConcurrentResult(const Problem& both, std::span<const int> chain0, std::span<const int> chain1,
-                             const CoexecCosts& coexec, const ConcurrentMapping& m, const ConcurrentOptions& o,
-                             double seconds) {
+                             const CoexecCosts& coexec, const ConcurrentMapping& m, const Widening& widening,
+                             const ConcurrentOptions& o, double seconds) {
   const CostModel& costs = *both.costs;
   // Written timing: steps one after another; a cross-PU pair starts together,
   // a same-PU pair runs back to back; both stretched by σ.
@@ -483,12 +607,21 @@ SolveResult ConcurrentResult(const Problem& both, std::span<const int> chain0, s
   stats.predicted_latency_us = m.latency_us;
   stats.predicted_energy_uj = m.energy_uj;
   res.notes.push_back(fmt::format(
-      "two-request concurrent mapping: {} state space ({} states, {} settled, {} transitions) searched by {}; "
-      "optimal within that state space under the co-execution cost model, not over all schedules; predicted "
-      "latency {:.3f} µs{}",
+      "two-request concurrent mapping: {} state space ({} states, {} settled, {} transitions) searched by {}, "
+      "widened by the {} whole-request placements (each request whole on one PU, both on one PU included, each at "
+      "its best interleaving in its own joint (i, j) space with solo steps, priced the same way: the naive and "
+      "single-PU references); optimal within that union under the co-execution cost model, not over all "
+      "schedules; predicted latency {:.3f} µs{}",
       aligned ? "aligned (ℓ, d0, d1)" : "joint (i, j)", m.states, m.expanded, m.transitions,
-      o.algorithm == ChainAlgorithm::kDp ? "DP" : "Dijkstra", m.latency_us,
+      o.algorithm == ChainAlgorithm::kDp ? "DP" : "Dijkstra", widening.placements, m.latency_us,
       m.energy_uj ? fmt::format(", energy {:.3f} µJ", *m.energy_uj) : std::string()));
+  if (!widening.chosen.empty()) {
+    const char* unit = o.objective == Objective::kLatency ? "µs" : "µJ";
+    res.notes.push_back(fmt::format(
+        "the placement candidate ({}: {:.3f} {}) is cheaper than the searched state space's best ({:.3f} {}); "
+        "returned it",
+        widening.chosen, m.cost, unit, widening.searched, unit));
+  }
   if (!aligned && o.solo_steps) {
     res.notes.push_back(
         "besides BIDENT's transitions (both requests advance together, then the unfinished one runs alone), a step "
@@ -523,7 +656,7 @@ Result<ConcurrentPlan> MapConcurrent(const OpGraph& g0, const MappingCosts& c0, 
   const std::vector<int>& chain0 = g0.topological_order();
   const std::vector<int>& chain1 = g1.topological_order();
   const auto t0 = std::chrono::steady_clock::now();
-  HETPLAN_ASSIGN_OR_RETURN(ConcurrentMapping m, SearchConcurrent(c0, chain0, c1, chain1, coexec, o));
+  HETPLAN_ASSIGN_OR_RETURN(WidenedMapping w, SearchWidened(c0, chain0, c1, chain1, coexec, o));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Back to a cost model per request, then both in one graph.
@@ -547,12 +680,15 @@ Result<ConcurrentPlan> MapConcurrent(const OpGraph& g0, const MappingCosts& c0, 
   ConcurrentPlan plan;
   plan.graph = std::move(both.graph);
   plan.costs = std::move(both.costs);
-  plan.mapping = std::move(m);
+  plan.mapping = std::move(w.mapping);
   const Problem problem{&plan.graph, &plan.costs, o.objective, std::nullopt, &both.requests};
-  plan.result = ConcurrentResult(problem, both.requests.chain0, both.requests.chain1, coexec, plan.mapping, o, seconds);
+  plan.result = ConcurrentResult(problem, both.requests.chain0, both.requests.chain1, coexec, plan.mapping,
+                                 w.widening, o, seconds);
   plan.predicted_latency_us = plan.mapping.latency_us;
   plan.predicted_energy_uj = plan.mapping.energy_uj;
-  References refs = ComputeReferences(problem);
+  // Priced with the search's own co-execution costs (the combined cost model
+  // carries no co-execution rows here).
+  References refs = ComputeReferences(problem, coexec);
   plan.baselines = std::move(refs.values);
   plan.best_serial_pu = refs.best_pu;
   plan.best_serial_energy_pu = refs.best_energy_pu;
@@ -568,9 +704,61 @@ Result<SolveResult> SolveConcurrent(const Problem& both, const ConcurrentOptions
   const CoexecCosts coexec =
       BuildCoexecCosts(*both.graph, req.chain0, *both.graph, req.chain1, mc.pus(), both.costs->coexec());
   const auto t0 = std::chrono::steady_clock::now();
-  HETPLAN_ASSIGN_OR_RETURN(ConcurrentMapping m, SearchConcurrent(mc, req.chain0, mc, req.chain1, coexec, o));
+  HETPLAN_ASSIGN_OR_RETURN(WidenedMapping w, SearchWidened(mc, req.chain0, mc, req.chain1, coexec, o));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return ConcurrentResult(both, req.chain0, req.chain1, coexec, m, o, seconds);
+  return ConcurrentResult(both, req.chain0, req.chain1, coexec, w.mapping, w.widening, o, seconds);
 }
+
+namespace mapping_internal {
+
+std::optional<ConcurrentMapping> BestPlacement(const MappingCosts& c0, std::span<const int> chain0,
+                                               const MappingCosts& c1, std::span<const int> chain1,
+                                               const CoexecCosts& coexec, Objective objective, int p, int q) {
+  const Pricer pr(c0, chain0, c1, chain1, coexec, objective);
+  return SearchPlacement(pr, static_cast<int>(chain0.size()), static_cast<int>(chain1.size()), c0.num_pus(), p, q,
+                         objective);
+}
+
+Result<SolveResult> SolveBestPlacement(const Problem& both, const std::string& name) {
+  const RequestSet& req = *both.requests;
+  HETPLAN_ASSIGN_OR_RETURN(MappingCosts mc, BuildMappingCosts(*both.graph, *both.costs));
+  const CoexecCosts coexec =
+      BuildCoexecCosts(*both.graph, req.chain0, *both.graph, req.chain1, mc.pus(), both.costs->coexec());
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<ConcurrentMapping> best;
+  std::string label;
+  int placements = 0;
+  for (int p = 0; p < mc.num_pus(); ++p) {
+    for (int q = 0; q < mc.num_pus(); ++q) {
+      std::optional<ConcurrentMapping> m = BestPlacement(mc, req.chain0, mc, req.chain1, coexec, both.objective, p, q);
+      if (!m) continue;
+      ++placements;
+      if (best && !(m->cost < best->cost)) continue;
+      best = std::move(m);
+      label = PlacementLabel(mc.pus(), p, q);
+    }
+  }
+  if (!best) return Error(ErrorCode::kUnsupported, "{}: no PU runs every operator of a request", name);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const ConcurrentOptions o{both.objective, ConcurrentSpace::kJoint, ChainAlgorithm::kDp, true};
+  SolveResult written = ConcurrentResult(both, req.chain0, req.chain1, coexec, *best, Widening{best->cost, 0, ""}, o,
+                                         seconds);
+  SolveResult r;
+  r.solver = name;
+  r.formulation = "baseline";
+  r.status = SolveStatus::kHeuristic;
+  r.seconds = seconds;
+  r.schedule = std::move(written.schedule);
+  r.objective = both.objective == Objective::kLatency ? r.schedule->makespan_us
+                                                      : r.schedule->energy_uj.value_or(std::nan(""));
+  r.notes = {fmt::format("{}: {}", name, label), fmt::format("{}: best of {} placements", name, placements),
+             fmt::format("{}: each placement at its best interleaving, priced and written as map_concurrent prices "
+                         "and writes its plans (measured co-execution makespans for paired operators, else t0 + t1 "
+                         "on one PU or max(t0, t1) across PUs; steps one after another)",
+                         name)};
+  return r;
+}
+
+}  // namespace mapping_internal
 
 }  // namespace hetplan

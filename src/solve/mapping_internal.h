@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -116,6 +117,24 @@ void AddSinglePuBaselines(const MappingCosts& c, std::span<const int> chain, con
 // Latency and energy (nullopt when a used PU has no power) of a chain mapping.
 void PredictChain(const MappingCosts& c, std::span<const int> chain, std::span<const int> pu, TransferAccounting a,
                   double& latency_us, std::optional<double>& energy_uj);
+
+// The cheapest schedule of one placement of two requests, request 0 whole on
+// p and request 1 whole on q (p == q: both on one PU), priced as the
+// concurrent search prices its plans (measured co-execution makespans for
+// paired operators, solo costs w + H2D + D2H): the joint (i, j) search with
+// solo steps over those PUs only, so every interleaving of the two requests
+// is a candidate (mapping_concurrent.cc). nullopt when p or q does not run
+// its whole request, or lacks the power the energy objective needs.
+std::optional<ConcurrentMapping> BestPlacement(const MappingCosts& c0, std::span<const int> chain0,
+                                               const MappingCosts& c1, std::span<const int> chain1,
+                                               const CoexecCosts& coexec, Objective objective, int p, int q);
+
+// The naive multi-PU plan (`name`: the baseline's name) on a problem that
+// holds both requests: the placement whose BestPlacement is cheapest for the
+// problem's objective, over every PU pair (the same PU included), written as
+// the concurrent mapping writes its plans. kUnsupported when no PU runs a
+// whole request.
+Result<SolveResult> SolveBestPlacement(const Problem& both, const std::string& name);
 
 // "cpu 3, gpu 2" style counts, used in notes.
 std::string DeviceCounts(const MappingCosts& c, const std::vector<int>& device);

@@ -1,11 +1,14 @@
 // The reference schedules (references.h).
 #include "hetplan/solve/references.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "hetplan/solve/list_schedule.h"
+#include "hetplan/solve/mapping.h"
+#include "solve/mapping_internal.h"
 
 namespace hetplan {
 namespace {
@@ -38,7 +41,34 @@ References OneRequest(const Problem& problem) {
   return r;
 }
 
-References TwoRequests(const Problem& problem) {
+// The naive multi-PU references: every placement (request 0 whole on p,
+// request 1 whole on q) priced by the concurrent search's own model
+// (mapping_internal::BestPlacement), the best latency and the best energy.
+// Absent when the cost model cannot be flattened for the mapping search.
+void AddNaive(const Problem& problem, const CoexecCosts* given, References& r) {
+  const RequestSet& req = *problem.requests;
+  Result<MappingCosts> mc = BuildMappingCosts(*problem.graph, *problem.costs);
+  if (!mc.ok()) return;
+  const CoexecCosts own = given != nullptr ? CoexecCosts()
+                                           : BuildCoexecCosts(*problem.graph, req.chain0, *problem.graph, req.chain1,
+                                                              mc->pus(), problem.costs->coexec());
+  const CoexecCosts& coexec = given != nullptr ? *given : own;
+  double naive_us = kInf, naive_uj = kInf;
+  for (int p = 0; p < mc->num_pus(); ++p) {
+    for (int q = 0; q < mc->num_pus(); ++q) {
+      auto by_latency = mapping_internal::BestPlacement(*mc, req.chain0, *mc, req.chain1, coexec,
+                                                        Objective::kLatency, p, q);
+      if (by_latency) naive_us = std::min(naive_us, by_latency->latency_us);
+      auto by_energy =
+          mapping_internal::BestPlacement(*mc, req.chain0, *mc, req.chain1, coexec, Objective::kEnergy, p, q);
+      if (by_energy && by_energy->energy_uj) naive_uj = std::min(naive_uj, *by_energy->energy_uj);
+    }
+  }
+  if (naive_us < kInf) r.values["naive_multi_pu_us"] = naive_us;
+  if (naive_uj < kInf) r.values["naive_multi_pu_uj"] = naive_uj;
+}
+
+References TwoRequests(const Problem& problem, const CoexecCosts* coexec) {
   const CostModel& c = *problem.costs;
   const RequestSet& req = *problem.requests;
   const int k = c.num_pus();
@@ -51,7 +81,7 @@ References TwoRequests(const Problem& problem) {
   auto power = [&](int p) {
     return c.pu(p).power_w ? *c.pu(p).power_w : std::numeric_limits<double>::quiet_NaN();
   };
-  double best_us = kInf, best_uj = kInf, naive_us = kInf, naive_uj = kInf;
+  double best_us = kInf, best_uj = kInf;
   bool have_cpu = false;
   for (int p = 0; p < k; ++p) {
     const std::string& name = c.pu(p).name;
@@ -74,24 +104,21 @@ References TwoRequests(const Problem& problem) {
         }
       }
     }
-    for (int q = 0; q < k; ++q) {
-      if (sum0[p] == kInf || sum1[q] == kInf) continue;
-      naive_us = std::min(naive_us, p == q ? sum0[p] + sum1[q] : std::max(sum0[p], sum1[q]));
-      const double e = sum0[p] * power(p) + sum1[q] * power(q);
-      if (std::isfinite(e)) naive_uj = std::min(naive_uj, e);
-    }
   }
   if (best_us < kInf) r.values["best_serial_us"] = best_us;
   if (best_uj < kInf) r.values["best_serial_uj"] = best_uj;
-  if (naive_us < kInf) r.values["naive_multi_pu_us"] = naive_us;
-  if (naive_uj < kInf) r.values["naive_multi_pu_uj"] = naive_uj;
+  AddNaive(problem, coexec, r);
   return r;
 }
 
 }  // namespace
 
 References ComputeReferences(const Problem& problem) {
-  return problem.requests == nullptr ? OneRequest(problem) : TwoRequests(problem);
+  return problem.requests == nullptr ? OneRequest(problem) : TwoRequests(problem, nullptr);
+}
+
+References ComputeReferences(const Problem& problem, const CoexecCosts& coexec) {
+  return problem.requests == nullptr ? OneRequest(problem) : TwoRequests(problem, &coexec);
 }
 
 }  // namespace hetplan

@@ -27,8 +27,9 @@
 //                       minimises the objective (homogeneous serial)
 //  pair_naive_multi_pu  each request whole on one PU, the two running
 //                       concurrently (the same PU serialises them), the best
-//                       ordered pair; priced without contention, as BIDENT
-//                       prices it
+//                       ordered pair at its best interleaving; priced with
+//                       the concurrent mapping's co-execution cost model, as
+//                       the plans it is compared with are
 //
 // Operators a rule would put on a PU that cannot run them (unsupported, or
 // more crossbars than the PU has left) fall back as docs/baselines.md says.
