@@ -141,17 +141,17 @@ bool IsComparison(const std::string& op) {
 bool IsLogical(const std::string& op) { return op == "And" || op == "Or" || op == "Xor"; }
 bool IsArithmetic(const std::string& op) {
   return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod" || op == "Pow" || op == "Max" ||
-         op == "Min";
+         op == "Min" || op == "Sum";
 }
 
-// Elementwise binary (and variadic Max/Min) with broadcasting.
+// Elementwise binary (and variadic Max/Min/Sum: tf2onnx writes AddN as Sum) with broadcasting.
 std::optional<ConstTensor> Elementwise(const onnx::NodeProto& node, const std::vector<const ConstTensor*>& in) {
   const std::string& op = node.op_type();
   if (in.size() < 2 || std::find(in.begin(), in.end(), nullptr) != in.end()) return std::nullopt;
   for (const ConstTensor* t : in) {
     if (t->is_float && IsLogical(op)) return std::nullopt;
   }
-  if (in.size() > 2 && op != "Max" && op != "Min") return std::nullopt;
+  if (in.size() > 2 && op != "Max" && op != "Min" && op != "Sum") return std::nullopt;
   auto shape = Broadcast(in);
   if (!shape) return std::nullopt;
   const ConstTensor& a0 = *in[0];
@@ -169,7 +169,7 @@ std::optional<ConstTensor> Elementwise(const onnx::NodeProto& node, const std::v
       for (size_t k = 1; k < in.size(); ++k) {
         const double y = AsDouble(*in[k], BroadcastIndex(*in[k], *shape, strides, i));
         const double x = r;
-        if (op == "Add") r = x + y;
+        if (op == "Add" || op == "Sum") r = x + y;
         else if (op == "Sub") r = x - y;
         else if (op == "Mul") r = x * y;
         else if (op == "Div") r = x / y;
@@ -195,7 +195,7 @@ std::optional<ConstTensor> Elementwise(const onnx::NodeProto& node, const std::v
       const int64_t y = in[k]->ints[static_cast<size_t>(BroadcastIndex(*in[k], *shape, strides, i))];
       const int64_t x = r;
       bool overflow = false;
-      if (op == "Add") overflow = __builtin_add_overflow(x, y, &r);
+      if (op == "Add" || op == "Sum") overflow = __builtin_add_overflow(x, y, &r);
       else if (op == "Sub") overflow = __builtin_sub_overflow(x, y, &r);
       else if (op == "Mul") overflow = __builtin_mul_overflow(x, y, &r);
       else if (op == "Div" || op == "Mod") {

@@ -20,7 +20,9 @@
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
+#include "hetplan/cost/build.h"
 #include "hetplan/graph/onnx_import.h"
+#include "hetplan/platform/platform.h"
 #include "robustness/run_binary.h"
 
 namespace hetplan {
@@ -48,6 +50,7 @@ const std::vector<ModelCase>& Cases() {
       {"tf2onnx_split_pads", "tf2onnx_split_pads.onnx", {}},
       {"paddle_minus_one", "paddle_minus_one.onnx", {"--shape", "x=1x3x48x192"}},
       {"fp16_chain", "fp16_chain.onnx", {}},
+      {"ort_dynamic_quant", "ort_dynamic_quant.onnx", {}},
   };
   return cases;
 }
@@ -403,6 +406,45 @@ TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
     }
     EXPECT_GT(compared, 3);
     EXPECT_GT(in_original, 0);
+  }
+}
+
+// ONNX Runtime's dynamic quantizer's ConvInteger writes int32 but multiplies
+// bytes: a roofline PU prices it at its int8 peak with Conv's efficiency, and
+// a PU with no int8 peak does not run it (issue 47: the soc-example preset
+// priced it as float32 work, slower than the float model).
+TEST_F(Exporters, IntegerOperatorsArePricedAtTheIntegerPeak) {
+  auto m = LoadOnnxModel(File("ort_dynamic_quant.onnx"), {});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto platform = LoadPlatform("soc-example");
+  ASSERT_TRUE(platform.ok()) << platform.status().message();
+  auto costs = BuildCostModel(m->graph, *platform, {});
+  ASSERT_TRUE(costs.ok()) << costs.status().message();
+  int conv_integer = 0;
+  for (const Operator& op : m->graph.operators()) {
+    if (op.type != "ConvInteger") continue;
+    ++conv_integer;
+    EXPECT_EQ(op.dtype, "int32");
+    EXPECT_EQ(RooflineComputeDtype(op), "uint8");
+    for (size_t p = 0; p < platform->pus.size(); ++p) {
+      const RooflineParams& r = platform->pus[p].roofline;
+      ASSERT_TRUE(costs->supported(op.id, static_cast<int>(p)));
+      const double flops = 2.0 * static_cast<double>(op.macs);
+      const double compute_us = flops / (r.peak_gflops.at("int8") * 1e3) / r.efficiency.at("Conv");
+      EXPECT_GE(costs->latency_us(op.id, static_cast<int>(p)), r.dispatch_us + compute_us - 1e-9);
+      EXPECT_NEAR(costs->latency_us(op.id, static_cast<int>(p)), *RooflineLatencyUs(op, r), 1e-9);
+    }
+  }
+  EXPECT_EQ(conv_integer, 2);
+  // An NPU without an int8 peak does not run them.
+  Platform no_int8 = *platform;
+  no_int8.pus[2].roofline.peak_gflops.erase("int8");
+  auto without = BuildCostModel(m->graph, no_int8, {});
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  for (const Operator& op : m->graph.operators()) {
+    if (op.type == "ConvInteger") {
+      EXPECT_FALSE(without->supported(op.id, 2)) << op.name;
+    }
   }
 }
 

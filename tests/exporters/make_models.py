@@ -41,6 +41,10 @@ Each model, and the options a user gives hetplan for it:
                              on a value_info.         --shape x=1x3x48x192
   fp16_chain.onnx            a float16 network (as shipped in fp16): each
                              split boundary rounds to float16.  (no options)
+  ort_dynamic_quant.onnx     ONNX Runtime's dynamic quantizer on Convs:
+                             DynamicQuantizeLinear -> ConvInteger (int32
+                             out) -> Cast -> Mul by the scales -> Add bias.
+                                                                (no options)
 """
 import argparse
 import os
@@ -371,6 +375,32 @@ def fp16_chain():
     return model(g, 13)
 
 
+def ort_dynamic_quant():
+    nodes, last = [], "x"
+    for i, (cin, cout) in enumerate([(16, 32), (32, 32)]):
+        p = f"conv{i}"
+        nodes += [
+            helper.make_node("DynamicQuantizeLinear", [last], [f"{p}_xq", f"{p}_xs", f"{p}_xz"], name=f"{p}_quant"),
+            helper.make_node("ConvInteger", [f"{p}_xq", f"{p}_w", f"{p}_xz", f"{p}_wz"], [f"{p}_i32"],
+                             name=f"{p}_quant_ConvInteger", pads=[1, 1, 1, 1]),
+            helper.make_node("Cast", [f"{p}_i32"], [f"{p}_f"], name=f"{p}_cast", to=TensorProto.FLOAT),
+            helper.make_node("Mul", [f"{p}_xs", f"{p}_ws"], [f"{p}_scale"], name=f"{p}_scale_mul"),
+            helper.make_node("Mul", [f"{p}_f", f"{p}_scale"], [f"{p}_deq"], name=f"{p}_output_mul"),
+            helper.make_node("Add", [f"{p}_deq", f"{p}_b"], [f"{p}_y"], name=f"{p}_bias_add"),
+            helper.make_node("Relu", [f"{p}_y"], [f"{p}_r"], name=f"{p}_relu"),
+        ]
+        last = f"{p}_r"
+    inits = []
+    for i, (cin, cout) in enumerate([(16, 32), (32, 32)]):
+        p = f"conv{i}"
+        inits += [numpy_helper.from_array(RNG.integers(0, 256, (cout, cin, 3, 3)).astype(np.uint8), f"{p}_w"),
+                  numpy_helper.from_array(np.array(128, dtype=np.uint8), f"{p}_wz"),
+                  numpy_helper.from_array(np.array(0.002, dtype=np.float32), f"{p}_ws"), w(f"{p}_b", cout, 1, 1)]
+    g = helper.make_graph(nodes, "dynamic_quant", [vi("x", TensorProto.FLOAT, [1, 16, 32, 32])],
+                          [vi(last, TensorProto.FLOAT, [1, 32, 32, 32])], inits)
+    return model(g, 11)
+
+
 MODELS = {
     "unused_domains.onnx": unused_domains,
     "paddle_shape_chain.onnx": paddle_shape_chain,
@@ -382,6 +412,7 @@ MODELS = {
     "tf2onnx_split_pads.onnx": tf2onnx_split_pads,
     "paddle_minus_one.onnx": paddle_minus_one,
     "fp16_chain.onnx": fp16_chain,
+    "ort_dynamic_quant.onnx": ort_dynamic_quant,
 }
 
 

@@ -293,6 +293,9 @@ TEST(ConstantFolding, SplitInItsThreeFormsHasOneValuePerOutput) {
   ASSERT_TRUE(id);
   EXPECT_EQ(id->ints, (std::vector<int64_t>{1, 3}));
   EXPECT_FALSE(Eval(Node("Identity", {"w"}), {{"w", F({2}, {0.5, 1.5})}}));  // a weight alias stays
+  auto sum = Eval(Node("Sum", {"sizes", "sizes", "sizes"}), c);  // tf2onnx's AddN
+  ASSERT_TRUE(sum);
+  EXPECT_EQ(sum->ints, (std::vector<int64_t>{3, 9}));
 }
 
 }  // namespace
