@@ -66,16 +66,13 @@ void RegisterPartition(CLI::App& app) {
     if (Status st = WriteScheduleOutputs(s, o->out, o->csv, o->trace); !st.ok()) return ReportError(st);
     // Summary.
     std::map<std::string, std::pair<int, double>> per_device;  // ops, busy µs
-    int64_t crossbars = 0;
+    std::map<std::string, int64_t> crossbars;                  // per spatial PU: its operators' crossbars
     for (const auto& op : s["operators"]) {
-      auto& d = per_device[op["device"].get<std::string>()];
+      const std::string device = op["device"].get<std::string>();
+      auto& d = per_device[device];
       ++d.first;
       d.second += op["finish_us"].get<double>() - op["start_us"].get<double>();
-      for (const auto& dev : s["devices"]) {
-        if (dev["name"] == op["device"] && dev["execution"] == "spatial" && !op["crossbars"].is_null()) {
-          crossbars += op["crossbars"].get<int64_t>();
-        }
-      }
+      if (!op["crossbars"].is_null()) crossbars[device] += op["crossbars"].get<int64_t>();
     }
     std::printf("model     %s (%d operators, fusion %s)\n", pp->model.path.c_str(), pp->model.graph.size(),
                 ToString(pp->model.fusion).c_str());
@@ -91,7 +88,7 @@ void RegisterPartition(CLI::App& app) {
       double busy = it == per_device.end() ? 0 : it->second.second;
       std::printf("device    %-6s %4d operators, busy %10.1f µs", name.c_str(), ops, busy);
       if (dev["execution"] == "spatial") {
-        std::printf(", crossbars %lld / %lld", static_cast<long long>(crossbars),
+        std::printf(", crossbars %lld / %lld", static_cast<long long>(crossbars[name]),
                     static_cast<long long>(dev["capacity_crossbars"].get<int64_t>()));
       }
       std::printf("\n");

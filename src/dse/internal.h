@@ -57,7 +57,7 @@ Status LoadVariants(const DseSpec& spec, const std::vector<DsePoint>& points, Sh
 Status LoadModelsAndCosts(const DseSpec& spec, Shared* sh, DseSummary* summary, const DseProgressFn& progress,
                           Clock::time_point t0);
 
-bool InCbcLane(const DsePoint& pt);
+bool InCbcLane(const DseSpec& spec, const DsePoint& pt);
 
 // The point's results line. With `schedule` null the point's schedule file
 // (--schedules) is written here; otherwise its text is returned there and the

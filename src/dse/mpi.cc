@@ -481,7 +481,7 @@ class Coordinator {
       const bool limited = FindSolver(pt.solver)->info().time_limit;
       const int ops = s_.sh.models[pt.model].graph.size();
       const int mean_ops = pt.second < 0 ? ops : (ops + s_.sh.models[pt.second].graph.size()) / 2;  // per request
-      todo.push_back({i, dse::EstimatedSeconds(spec, pt, mean_ops), dse::InCbcLane(pt),
+      todo.push_back({i, dse::EstimatedSeconds(spec, pt, mean_ops), dse::InCbcLane(spec, pt),
                       limited ? spec.solve.time_limit_s : -1.0});
     }
     prog_.phase = DseProgress::Phase::kSolving;
@@ -549,7 +549,7 @@ class Coordinator {
       }
       for (const auto& [r, idx] : ledger.Deal()) {
         if (r == 0) {
-          for (int i : idx) pool.Submit(i, dse::InCbcLane(s_.points[i]));
+          for (int i : idx) pool.Submit(i, dse::InCbcLane(s_.spec, s_.points[i]));
         } else {
           comm_.SendInts(r, kAssign, idx);
         }
@@ -742,7 +742,7 @@ struct Worker {
         heard = Clock::now();
         if (m.tag == kAssign) {
           for (int i : Ints(m.bytes)) {
-            if (i >= 0 && i < static_cast<int>(s.points.size())) pool.Submit(i, dse::InCbcLane(s.points[i]));
+            if (i >= 0 && i < static_cast<int>(s.points.size())) pool.Submit(i, dse::InCbcLane(s.spec, s.points[i]));
           }
         } else if (m.tag == kStop) {
           const std::vector<int> v = Ints(m.bytes);

@@ -39,7 +39,7 @@ std::string VariantKey(int platform, const std::vector<std::string>& overrides) 
   return fmt::format("{}|{}", platform, fmt::join(overrides, ";"));
 }
 
-bool InCbcLane(const DsePoint& pt) { return MethodOf(pt).UsesCbc(pt.objective); }
+bool InCbcLane(const DseSpec& spec, const DsePoint& pt) { return MethodOf(pt).UsesCbc(pt.objective, spec.solve); }
 
 std::string SchedulePath(const DseSpec& spec, const std::string& key) {
   return (std::filesystem::path(spec.schedules_dir) / (Sha256Hex(key).substr(0, 16) + ".json")).string();

@@ -87,7 +87,7 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
     }
     if (all_n == 0) return -1;
     for (int i : pending) {
-      const bool lane = dse::InCbcLane(points[i]);
+      const bool lane = dse::InCbcLane(spec, points[i]);
       const auto it = timing.find({points[i].model, lane});
       const double e = it != timing.end() ? it->second.first / it->second.second : all_sum / all_n;
       (lane ? excl : other) += e;
@@ -141,7 +141,7 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
           }
         });
     pool_ptr = &pool;
-    for (int i : todo) pool.Submit(i, dse::InCbcLane(points[i]));
+    for (int i : todo) pool.Submit(i, dse::InCbcLane(spec, points[i]));
     pool.Close();
     pool.Join();
   }

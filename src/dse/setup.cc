@@ -134,7 +134,7 @@ double EstimatedSeconds(const DseSpec& spec, const DsePoint& pt, int operators) 
   }
   if (info.requests == 2) b += 0.5;  // the joint space of two requests
   double s = a * std::pow(n, b);
-  if (solver->UsesCbc(pt.objective)) s *= 10;  // the energy objective goes through CBC
+  if (solver->UsesCbc(pt.objective, spec.solve)) s *= 10;  // CBC: the MIP, the energy objective, a fallback
   if (info.time_limit) s = std::min(s, spec.solve.time_limit_s);
   return s;
 }

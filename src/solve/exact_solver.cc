@@ -190,7 +190,12 @@ class ExactSolver final : public Solver {
     info_.docs = "docs/ilp.md";
   }
   const MethodInfo& info() const override { return info_; }
-  bool UsesCbc(Objective objective) const override { return objective == Objective::kEnergy; }
+  // Energy is the paper's MIP on CBC; latency falls back to it when the
+  // search spends a node limit without a proof (options.exact.node_limit 0:
+  // the search alone).
+  bool UsesCbc(Objective objective, const SolveOptions& options) const override {
+    return objective == Objective::kEnergy || options.exact.node_limit > 0;
+  }
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options) const override {
     const auto t0 = Clock::now();
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));

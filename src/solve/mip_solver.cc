@@ -264,7 +264,7 @@ class MipSolver final : public Solver {
     info_.docs = "docs/ilp.md";
   }
   const MethodInfo& info() const override { return info_; }
-  bool UsesCbc(Objective /*objective*/) const override { return true; }
+  bool UsesCbc(Objective /*objective*/, const SolveOptions& /*options*/) const override { return true; }
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options) const override {
     const auto t0 = Clock::now();
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));

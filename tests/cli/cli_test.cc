@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 
 #include <unistd.h>
@@ -250,6 +251,41 @@ TEST(Cli, ProfilingASlowModelShowsItsStagesAndItsBudgetFollowsRuns) {
   EXPECT_EQ(meta[0]["model_runs"], "3");
   EXPECT_EQ(meta[0]["in_context"], "false");
   EXPECT_FALSE(meta[0].contains("boundary_runs"));
+  fs::remove_all(d);
+}
+
+// Two CIM PUs: each device line counts its own operators' crossbars against
+// its own capacity (issue 42: partition printed the sum over every spatial PU
+// against each one's capacity).
+TEST(Cli, PartitionCountsEachSpatialPusOwnCrossbars) {
+  fs::path d = TempDir("two_cim");
+  {
+    std::ofstream f(d / "two-cim.yaml");
+    f << "name: two-cim\npus:\n"
+         "  - {name: cpu, kind: cpu, execution: serial, cost: profile, threads: 1}\n";
+    for (const char* c : {"cima", "cimb"}) {
+      f << "  - {name: " << c << ", kind: cim, execution: spatial, cost: cim, crossbar_rows: 256, crossbar_cols: 256, "
+           "crossbars: 40, mvm_latency_ns: 50, bandwidth_gbps: 10.24, supported_ops: [Conv, Gemm, MatMul]}\n";
+    }
+    f << "links:\n  - {between: [cpu, cima], bandwidth_gbps: 10.24, latency_us: 0}\n"
+         "  - {between: [cpu, cimb], bandwidth_gbps: 10.24, latency_us: 0}\n"
+         "  - {between: [cima, cimb], bandwidth_gbps: 10.24, latency_us: 0}\n";
+  }
+  CmdResult r = Hetplan("partition " + Zoo("resnet18") + " --platform " + (d / "two-cim.yaml").string() +
+                        " --warmup 1 --runs 3 --time-limit 20 --cache-dir " + (d / "cache").string() + " --out " +
+                        (d / "s.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto s = ReadJson(d / "s.json");
+  std::map<std::string, int64_t> used;
+  for (const auto& op : s["operators"]) {
+    if (!op["crossbars"].is_null()) used[op["device"].get<std::string>()] += op["crossbars"].get<int64_t>();
+  }
+  ASSERT_GT(used["cima"], 0) << r.out;
+  ASSERT_GT(used["cimb"], 0) << r.out;
+  for (const char* c : {"cima", "cimb"}) {
+    EXPECT_LE(used[c], 40) << c;
+    EXPECT_NE(r.out.find("crossbars " + std::to_string(used[c]) + " / 40"), std::string::npos) << c << "\n" << r.out;
+  }
   fs::remove_all(d);
 }
 

@@ -323,6 +323,34 @@ TEST(ExactIrregular, LagrangianBoundIsBelowTheOptimumAtEveryBudget) {
   RecordProperty("checked", checked);
 }
 
+// The exact search's latency solves go through CBC when a node limit runs
+// out without a proof (the paper's MIP as a fallback): UsesCbc says so, and
+// dse puts such solves in its CBC lane; without a node limit they never do
+// (issue 42: UsesCbc(latency) was false although the fallback ran CBC).
+TEST(ExactIrregular, UsesCbcIsTrueExactlyWhenTheLatencyFallbackCanRunCbc) {
+  const Solver& exact = *FindSolver("exact");
+  TestOptions limited = Exact();
+  limited.exact.node_limit = 50;
+  TestOptions unlimited = Exact();
+  unlimited.exact.node_limit = 0;
+  EXPECT_TRUE(exact.UsesCbc(Objective::kLatency, limited));
+  EXPECT_FALSE(exact.UsesCbc(Objective::kLatency, unlimited));
+  EXPECT_TRUE(exact.UsesCbc(Objective::kEnergy, unlimited));
+  EXPECT_TRUE(exact.UsesCbc(Objective::kLatency, SolveOptions{}));  // the default node limit
+  std::mt19937 rng(4242);
+  int fallbacks = 0;
+  for (int i = 0; i < 20 && fallbacks == 0; ++i) {
+    Builder b = i % 2 == 0 ? NasCells(rng, 3, 2) : RandWire(rng, 8, i % 2);
+    const Instance inst = WithCosts(rng, b, 4 + static_cast<int64_t>(rng() % 16));
+    const Problem p = inst.problem();
+    if (MustSolve(p, limited).exact->mip_fallback) {
+      ++fallbacks;
+      EXPECT_FALSE(MustSolve(p, unlimited).exact->mip_fallback) << i;
+    }
+  }
+  EXPECT_GT(fallbacks, 0) << "no instance ran the CBC fallback at a node limit of 50";
+}
+
 // Instances where the first pass leaves searches open but the second pass,
 // which bounds with the Lagrangian too, finishes within the node budget: its
 // optimum is that of the first pass run to the end (no node limit), which

@@ -21,7 +21,6 @@
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/validate/validator.h"
 #include "hetplan/solve/solver.h"
-#include "hetplan/solve/solver.h"
 #include "solve/ilp_test_support.h"
 
 namespace hetplan {

@@ -40,9 +40,10 @@ class Solver {
  public:
   virtual ~Solver() = default;
   virtual const MethodInfo& info() const = 0;
-  // Whether solving with `objective` goes through CBC, whose driver keeps
-  // process-wide state: such solves take turns (dse runs them in one lane).
-  virtual bool UsesCbc(Objective objective) const { return false; }
+  // Whether solving with `objective` and `options` may go through CBC, whose
+  // driver keeps process-wide state: such solves take turns (dse runs them
+  // in one lane).
+  virtual bool UsesCbc(Objective /*objective*/, const SolveOptions& /*options*/) const { return false; }
   // `problem` has passed ValidateProblem and the checks of Solve() against
   // info(); `options` has passed ValidateSolveOptions.
   virtual Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options) const = 0;
