@@ -43,6 +43,22 @@ def module_of(rel):
     return None, None
 
 
+def target_of(rel, quote, inc, rank):
+    """The module an include names and whether that header is public, for
+    every form: "hetplan/<m>/..." and <hetplan/<m>/...> (public), "<m>/..."
+    (a private header of m), and paths relative to the including file
+    ("../deploy/run_internal.h", "x.h"). (None, None) for other headers."""
+    parts = inc.split('/')
+    if parts[0] == 'hetplan':
+        return (parts[1] if len(parts) >= 3 else '?'), True
+    if quote != '"':
+        return None, None
+    if parts[0] in rank and len(parts) >= 2:
+        return parts[0], False
+    resolved = os.path.normpath(os.path.join(os.path.dirname(rel), inc)).replace(os.sep, '/')
+    return module_of(resolved)
+
+
 def check(root, order, internal):
     rank = {m: i for i, m in enumerate(order)}
     rank['cli'] = len(order)
@@ -73,23 +89,21 @@ def check(root, order, internal):
                                 if not any(rel == a or (a.endswith('/') and rel.startswith(a)) for a in allowed):
                                     problems.append(f'{where}: includes {what}\'s <{inc}>; only '
                                                     f'{", ".join(sorted(allowed))} may')
-                        if quote != '"':
+                        target, target_public = target_of(rel, quote, inc, rank)
+                        if target is None:
                             continue
-                        first = inc.split('/')[0]
-                        if first == 'hetplan':
-                            target = inc.split('/')[1] if inc.count('/') >= 2 else None
-                            if target not in rank:
-                                problems.append(f'{where}: includes "{inc}" of unknown module {target!r}')
-                            elif rank[target] > rank[mod]:
+                        if target not in rank:
+                            problems.append(f'{where}: includes "{inc}" of unknown module {target!r}')
+                        elif target_public:
+                            if rank[target] > rank[mod]:
                                 problems.append(f'{where}: {mod} includes "{inc}" of {target}, which is above it '
                                                 f'in the declared order ({" < ".join(order)})')
-                        elif first in rank:  # a private header: src/<first>/...
-                            if public:
-                                problems.append(f'{where}: public header includes private "{inc}"; public headers '
-                                                'may include only public ones')
-                            elif first != mod and not (first in internal and rank[first] < rank[mod]):
-                                problems.append(f'{where}: {mod} includes "{inc}", a private header of {first}; '
-                                                'use its public header, or make the shared code an internal module')
+                        elif public:
+                            problems.append(f'{where}: public header includes private "{inc}"; public headers '
+                                            'may include only public ones')
+                        elif target != mod and not (target in internal and rank[target] < rank[mod]):
+                            problems.append(f'{where}: {mod} includes "{inc}", a private header of {target}; '
+                                            'use its public header, or make the shared code an internal module')
     return problems
 
 
@@ -106,9 +120,23 @@ def self_test():
         write('include/hetplan/high/b.h', '#pragma once\n#include "hetplan/low/a.h"\n')
         write('src/high/c.cc', '#include "low/private.h"\n')  # another module's private header
         write('src/low/private.h', '#pragma once\n')
+        # The same two in the other include forms: angle brackets, and paths
+        # relative to the including file.
+        write('src/low/d.cc', '#include <hetplan/high/b.h>\n')
+        write('src/low/e.cc', '#include "../../include/hetplan/high/b.h"\n')
+        write('src/high/f.cc', '#include "../low/private.h"\n')
+        write('include/hetplan/high/g.h', '#pragma once\n#include "../../../src/high/h.h"\n')  # public -> private
+        write('src/high/h.h', '#pragma once\n')
+        # Allowed: a header of the same folder by its bare name, and downward.
+        write('src/low/i.cc', '#include "private.h"\n#include <hetplan/low/a.h>\n')
         bad = check(tmp, ['low', 'high'], set())
-        if len(bad) != 2 or 'above it' not in bad[0] + bad[1] or 'private header' not in bad[0] + bad[1]:
-            print('self-test: the check missed a violation:', bad, file=sys.stderr)
+        expected = {'include/hetplan/low/a.h:2': 'above it', 'src/high/c.cc:1': 'private header',
+                    'src/low/d.cc:1': 'above it', 'src/low/e.cc:1': 'above it', 'src/high/f.cc:1': 'private header',
+                    'include/hetplan/high/g.h:2': 'public header includes private'}
+        found = {line.split(': ')[0]: line for line in bad}
+        missed = [f'{w} ({what})' for w, what in expected.items() if what not in found.get(w, '')]
+        if missed or len(bad) != len(expected):
+            print('self-test: the check missed', missed, 'or reported more:', bad, file=sys.stderr)
             return 1
         # And through the command line, as CTest runs it: exit status 1.
         rc = subprocess.run([sys.executable, __file__, '--root', tmp, '--order', 'low', 'high'],
@@ -116,7 +144,8 @@ def self_test():
         if rc != 1:
             print(f'self-test: exit status {rc} on a tree with back-edges, expected 1', file=sys.stderr)
             return 1
-        print('self-test: a back-edge and a foreign private include are both reported (exit 1)')
+        print(f'self-test: {len(expected)} back-edges and private includes, quoted, angle-bracketed and relative, '
+              'are all reported (exit 1)')
         return 0
     finally:
         shutil.rmtree(tmp)
