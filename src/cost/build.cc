@@ -137,6 +137,13 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
       auto op = op_by_name.find(row.op_name);
       if (op == op_by_name.end()) continue;  // CheckCostTable reports unknown operators
       c.set_latency(op->second, p, row.PlannedUs());
+      // A CIM PU's table (a simulator's per-layer results) keeps the crossbar
+      // budget (eq. 14): the table's crossbars, else eq. 1 from the PU's
+      // crossbar geometry; never 0 for an operator with weights.
+      if (c.pu(p).spatial) {
+        const Operator& o = g.op(op->second);
+        c.set_crossbars(op->second, p, row.crossbars.value_or(o.has_weight ? CimCrossbars(o, pu.cim) : 0));
+      }
       h2d[static_cast<size_t>(op->second) * k + p] = row.h2d_us;
       d2h[static_cast<size_t>(op->second) * k + p] = row.d2h_us;
       from_table[static_cast<size_t>(op->second) * k + p] = 1;

@@ -36,7 +36,7 @@ namespace {
 constexpr std::string_view kColumns[] = {
     "kind",   "op_id",         "op_name",  "pu",       "exec_us",  "dispatch_us",
     "h2d_us", "d2h_us",        "p10_us",   "p90_us",   "in_context_us", "framework_us", "power_w",
-    "other_pu", "slowdown",    "other_op", "coexec_us", "bytes"};
+    "other_pu", "slowdown",    "other_op", "coexec_us", "bytes", "crossbars"};
 constexpr int kNumColumns = static_cast<int>(std::size(kColumns));
 
 constexpr std::string_view kJsonFormat = "hetplan-cost-table";
@@ -193,6 +193,14 @@ class RowReader {
     HETPLAN_ASSIGN_OR_RETURN(c.p90_us, Number(r, "p90_us", "op", false));
     HETPLAN_ASSIGN_OR_RETURN(c.in_context_us, Number(r, "in_context_us", "op", false));
     HETPLAN_ASSIGN_OR_RETURN(c.framework_us, Number(r, "framework_us", "op", false));
+    HETPLAN_ASSIGN_OR_RETURN(auto crossbars, Number(r, "crossbars", "op", false));
+    if (crossbars) {
+      if (*crossbars != std::floor(*crossbars) || *crossbars > 1e9) {
+        return RowError(r, "crossbars", fmt::format("'{}' is not a whole number of crossbars", *Cell(r, "crossbars")),
+                        "write the crossbars the operator's weights occupy, e.g. 4");
+      }
+      c.crossbars = static_cast<int64_t>(*crossbars);
+    }
     auto [it, fresh] = op_rows_.emplace(std::make_pair(c.op_name, c.pu), r.where);
     if (!fresh) {
       return RowError(r, "op_name",
@@ -346,7 +354,9 @@ std::vector<OutRow> TableRows(const CostTable& t) {
                     {"p10_us", c.p10_us},
                     {"p90_us", c.p90_us},
                     {"in_context_us", c.in_context_us},
-                    {"framework_us", c.framework_us}});
+                    {"framework_us", c.framework_us},
+                    {"crossbars", c.crossbars ? std::optional<double>(static_cast<double>(*c.crossbars))
+                                              : std::optional<double>()}});
   }
   for (const Slowdown& s : t.slowdowns) {
     rows.push_back({{"kind", "slowdown"},

@@ -61,6 +61,7 @@ CostTable Sample() {
   OpCost d = c;
   d.op_name = "name, with \"quotes\"";  // CSV quoting
   d.op_id = -1;
+  d.crossbars = 12;  // a CIM layer as a simulator mapped it
   t.ops = {a, b, c, d};
   t.power_w = {{"cpu", 15.5}, {"npu", 4.0}};
   t.boundary_us = {{"cpu", 41.25}, {"npu", 0}};
@@ -89,6 +90,7 @@ void ExpectSame(const CostTable& x, const CostTable& y) {
     EXPECT_EQ(a.p90_us, b.p90_us) << i;
     EXPECT_EQ(a.in_context_us, b.in_context_us) << i;
     EXPECT_EQ(a.framework_us, b.framework_us) << i;
+    EXPECT_EQ(a.crossbars, b.crossbars) << i;
   }
   EXPECT_EQ(x.power_w, y.power_w);
   EXPECT_EQ(x.boundary_us, y.boundary_us);
@@ -208,6 +210,9 @@ TEST(CostTable, CsvErrorsNameLineColumnAndFix) {
   EXPECT_EQ(CsvError(head + "op,\"a,cpu,1,\n").rfind("t.csv:3: row: a quoted cell is never closed", 0), 0u);
   // Bad op_id, zero slowdown, second model row.
   EXPECT_EQ(CsvError("kind,op_id,op_name,pu,exec_us\nop,x,a,cpu,1\n").rfind("t.csv:2: op_id: 'x' is not", 0), 0u);
+  EXPECT_EQ(CsvError("kind,op_name,pu,exec_us,crossbars\nop,a,cim,1,2.5\n")
+                .rfind("t.csv:2: crossbars: '2.5' is not a whole number of crossbars", 0),
+            0u);
   EXPECT_EQ(CsvError("kind,pu,other_pu,slowdown\nslowdown,cpu,npu,0\n").rfind("t.csv:2: slowdown: '0' is zero;", 0), 0u);
   EXPECT_EQ(CsvError("kind,exec_us\nmodel,1\nmodel,2\n").rfind("t.csv:3: kind: second model row (first at t.csv:2)", 0), 0u);
   // Boundary rows: one per PU, a time >= 0 (0 is a measured "no cost").

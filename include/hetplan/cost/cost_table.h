@@ -29,6 +29,10 @@ struct OpCost {
   // ORT's executor time around the operator's kernels inside the whole model
   // (the run's time outside kernels, an equal share per kernel).
   std::optional<double> framework_us;
+  // CIM PUs: the crossbars the operator's weights occupy, as a simulator
+  // maps them (NeuroSim, MNSIM, PUMA's per-layer results); unset: eq. 1 from
+  // the PU's crossbar geometry. The crossbar budget counts them.
+  std::optional<int64_t> crossbars;
   // The time the planners charge for the operator: in context (kernels plus
   // their executor share) when the profiler measured it there, else exec_us;
   // dispatch_us on top. docs/cost-table-format.md, "Which time the planners use".

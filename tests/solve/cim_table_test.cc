@@ -1,0 +1,101 @@
+// A CIM PU whose costs come from a table (a simulator's per-layer results):
+// the crossbar budget (eq. 14) binds as it does for the analytical model
+// (issue 44: such a PU got 0 crossbars per operator, so plans did not fit).
+// Crossbars come from the table's `crossbars` column, else from eq. 1 with the
+// PU's crossbar geometry.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "hetplan/cost/build.h"
+#include "hetplan/cost/cim_model.h"
+#include "hetplan/graph/onnx_import.h"
+#include "hetplan/platform/platform.h"
+#include "hetplan/solve/solver.h"
+
+namespace hetplan {
+namespace {
+
+// The CPU and the CIM both priced by tables: every operator 100 µs on the
+// CPU, 1 µs on the CIM where it has weights.
+CostTable Tables(const OpGraph& g) {
+  CostTable t;
+  for (const Operator& op : g.operators()) {
+    OpCost cpu;
+    cpu.op_name = op.name;
+    cpu.pu = "cpu";
+    cpu.exec_us = 100;
+    t.ops.push_back(cpu);
+    if (!op.has_weight) continue;
+    OpCost cim = cpu;
+    cim.pu = "cim";
+    cim.exec_us = 1;
+    t.ops.push_back(cim);
+  }
+  return t;
+}
+
+Platform TablePlatform(int crossbars) {
+  auto p = ParsePlatformYaml(
+      "name: table-cim\npus:\n  - {name: cpu, kind: cpu, cost: table, table: t.csv}\n"
+      "  - {name: cim, kind: cim, execution: spatial, cost: table, table: t.csv, crossbar_rows: 256, "
+      "crossbar_cols: 256, crossbars: " + std::to_string(crossbars) + "}\n"
+      "links:\n  - {between: [cpu, cim], bandwidth_gbps: 10.24, latency_us: 0}\n",
+      "table-cim.yaml");
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return std::move(p).value();
+}
+
+TEST(CimTable, CrossbarsFromTheTableElseEquationOneAndTheBudgetBinds) {
+  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: build the `zoo` target";
+  auto m = LoadOnnxModel(path, {});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const OpGraph& g = m->graph;
+  const Platform platform = TablePlatform(40);
+  CostSources sources;
+  CostTable t = Tables(g);
+  // One layer as a simulator mapped it: 7 crossbars instead of eq. 1's.
+  int mapped = -1;
+  for (OpCost& row : t.ops) {
+    if (row.pu == "cim" && mapped < 0) {
+      row.crossbars = 7;
+      for (const Operator& op : g.operators()) {
+        if (op.name == row.op_name) mapped = op.id;
+      }
+    }
+  }
+  ASSERT_GE(mapped, 0);
+  sources.tables["cpu"] = t;
+  sources.tables["cim"] = t;
+  auto costs = BuildCostModel(g, platform, sources);
+  ASSERT_TRUE(costs.ok()) << costs.status().message();
+  int64_t all = 0;
+  for (const Operator& op : g.operators()) {
+    if (!op.has_weight) continue;
+    const int64_t expected = op.id == mapped ? 7 : CimCrossbars(op, platform.pus[1].cim);
+    EXPECT_GT(expected, 0) << op.name;
+    EXPECT_EQ(costs->crossbars(op.id, 1), expected) << op.name;
+    all += expected;
+  }
+  ASSERT_GT(all, 40);  // not everything fits: the budget must decide
+
+  const Problem problem{&g, &*costs, Objective::kLatency, std::nullopt, nullptr};
+  SolveOptions o;
+  o.time_limit_s = 30;
+  auto r = Solve("exact", problem, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->schedule.has_value());
+  int64_t used = 0;
+  int on_cpu_with_weights = 0;
+  for (const Operator& op : g.operators()) {
+    if (r->schedule->ops[static_cast<size_t>(op.id)].device == 1) used += costs->crossbars(op.id, 1);
+    if (op.has_weight && r->schedule->ops[static_cast<size_t>(op.id)].device == 0) ++on_cpu_with_weights;
+  }
+  EXPECT_LE(used, 40);
+  EXPECT_GT(on_cpu_with_weights, 0);  // 1 µs on the CIM against 100 µs: only the budget keeps them off it
+}
+
+}  // namespace
+}  // namespace hetplan
