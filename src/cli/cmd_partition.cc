@@ -99,12 +99,15 @@ void RegisterPartition(CLI::App& app) {
                   plan->baselines.at("cpu_only_us") / s["makespan_us"].get<double>());
     }
     if (!s["energy_uj"].is_null()) std::printf("energy    %.1f µJ\n", s["energy_uj"].get<double>());
-    // The MIP's size, or for the exact search (no MIP) its own note.
-    std::string size = r.mip ? std::to_string(r.mip->variables) + " variables, " +
-                                   std::to_string(r.mip->constraints) + " constraints"
-                             : std::string("no MIP");
-    for (const std::string& note : r.notes) {
-      if (!r.mip && note.rfind("strong: ", 0) == 0) size = note.substr(8);
+    // The MIP's size, or the exact search's own statistics (ExactStats).
+    std::string size = std::string("no MIP");
+    if (r.mip) {
+      size = fmt::format("{} variables, {} constraints", r.mip->variables, r.mip->constraints);
+    } else if (r.exact) {
+      const ExactStats& e = *r.exact;
+      size = fmt::format("{} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes{}", e.segments,
+                         e.segments == 1 ? "" : "s", e.largest_segment, e.searches, e.nodes,
+                         e.node_limit_reached ? ", stopped at the node limit" : "");
     }
     // The termination where it says more than the status (feasible: time_limit, node_limit, interrupted).
     std::string status = ToString(r.status);

@@ -95,6 +95,9 @@ TEST(Cli, PartitionValidatesAndIsDeterministic) {
   ASSERT_EQ(r1.code, 0) << r1.out;
   EXPECT_NE(r1.out.find("optimal"), std::string::npos) << r1.out;
   EXPECT_NE(r1.out.find("cache miss"), std::string::npos) << r1.out;
+  // The exact search's statistics, from its typed result (not a note's text).
+  EXPECT_NE(r1.out.find("segments (largest "), std::string::npos) << r1.out;
+  EXPECT_NE(r1.out.find(" branch-and-bound nodes\n"), std::string::npos) << r1.out;
   CmdResult v = Hetplan("validate " + (d / "a.json").string());
   EXPECT_EQ(v.code, 0) << v.out;
   auto s = ReadJson(d / "a.json");
