@@ -760,6 +760,208 @@ std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& pu_
   return std::move(t).value();
 }
 
+// What the whole model's profiled runs give each operator: its kernel time
+// inside the model and its share of the executor's time between kernels.
+struct InContextShares {
+  std::vector<std::optional<double>> op_us, framework_us;
+};
+
+// The whole model with ORT's profiler on, in blocks alternating with the
+// plain session `plain` (whose timed runs go to `plain_us`), corrected for
+// the profiler's own cost. A failure is recorded in the meta, not returned:
+// the per-operator times do not depend on it.
+Status MeasureInContext(Ort::Env& env, const LoadedModel& m, const ProfileOptions& o, const std::string& whole,
+                        Runner& plain, std::vector<double>* plain_us, InContextShares* in_context,
+                        std::map<std::string, std::string>* meta) {
+  const std::string model_label = m.path.empty() ? std::string("the model") : m.path;
+  const std::string prefix = ProfilePrefix();
+  std::string profile_path;
+  HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
+  so.EnableProfiling(prefix.c_str());
+  Status failure;
+  std::vector<double> profiled_wall;  // steady_clock around Session::Run, profiler on
+  // What the profiler adds per kernel, first: a probe ORT cannot run
+  // leaves the correction to the one factor below (meta says why).
+  double probe_us = 0;
+  if (auto probe = ProfilerCostPerKernel(env, m, o, o.warmup, ModelRuns(o)); probe.ok()) {
+    probe_us = *probe;
+  } else {
+    (*meta)["profiler_probe_error"] = OneLine(probe.status().message());
+  }
+  {
+    auto runner = Runner::Create(env, whole, so, kSeed);
+    if (!runner.ok()) {
+      failure = Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot load the model with its "
+                      "profiler on: {}", model_label, runner.status().message());
+    } else {
+      try {
+        // Alternately with the plain session, so that the machine's drift
+        // falls on both alike: the model row and the in-context times
+        // describe the same moments. In blocks of kInterleaveBlock runs,
+        // not run by run: a plain Run right after a profiled one finds the
+        // caches full of the profiler's data (Mamba's median plain Run:
+        // 2.2-2.3 ms run by run, 1.8 ms in blocks of 10, as back to back).
+        for (int i = 0; i < o.warmup; ++i) {
+          plain.Run();
+          (*runner)->Run();
+        }
+        while (static_cast<int>(plain_us->size()) < ModelRuns(o)) {
+          const int n = std::min(kInterleaveBlock, ModelRuns(o) - static_cast<int>(plain_us->size()));
+          for (double us : TimeRuns(plain, 0, n)) plain_us->push_back(us);
+          for (double us : TimeRuns(**runner, 0, n)) profiled_wall.push_back(us);
+        }
+        Ort::AllocatorWithDefaultOptions alloc;
+        profile_path = (*runner)->session().EndProfilingAllocated(alloc).get();
+      } catch (const std::exception& e) {
+        failure = Error(ErrorCode::kUnsupported, "{}: ONNX Runtime's profiler failed: {}", model_label,
+                        OneLine(e.what()));
+      }
+    }
+  }
+  if (failure.ok()) {
+    auto parsed = ParseOrtProfile(profile_path, m, ModelRuns(o));
+    if (parsed.ok()) {
+      in_context->op_us = parsed->op_us;
+      // The executor's time between kernels belongs to the operators whose
+      // kernels it dispatches: an equal share per kernel.
+      for (size_t v = 0; v < in_context->op_us.size(); ++v) {
+        if (in_context->op_us[v]) in_context->framework_us[v] = parsed->framework_per_kernel_us * parsed->op_kernels[v];
+      }
+      (*meta)["in_context_unmapped_share"] = fmt::format("{:.4f}", parsed->unmapped_share);
+      // What one whole-model Run is made of (medians over the profiled
+      // runs): the wall time around Session::Run, ORT's model_run event
+      // inside it, the kernels inside that.
+      const double wall = ort::Quantile(profiled_wall, 0.5);
+      // The profiler's own work (an event per kernel, with its inputs'
+      // shapes) lands inside the times it reports: on a model of many tiny
+      // kernels the profiled Run is 2.7x the plain one (Mamba: 6.0 ms vs
+      // 2.3 ms). The plain runs were taken alternately with the profiled
+      // ones, so they see the same machine: CorrectInContext takes the
+      // probe's cost off every kernel and scales the rest so that the
+      // shares add up to the plain Run less the time around it (operators
+      // the profile does not show keep their isolated time on top).
+      const double run_outside_us = std::max(0.0, wall - parsed->run_us);
+      const double plain_median_us = ort::Quantile(*plain_us, 0.5);
+      const cost_internal::InContextCorrection c =
+          cost_internal::CorrectInContext(plain_median_us - run_outside_us, probe_us, parsed->op_kernels,
+                                          &in_context->op_us, &in_context->framework_us);
+      (*meta)["profiler_per_kernel_us"] = DoubleText(probe_us);
+      (*meta)["in_context_per_kernel_us"] = DoubleText(c.per_kernel_us);
+      (*meta)["in_context_scale"] = DoubleText(c.scale);
+      (*meta)["in_context_plain_us"] = DoubleText(plain_median_us);
+      (*meta)["in_context_wall_us"] = DoubleText(wall);
+      (*meta)["in_context_run_us"] = DoubleText(parsed->run_us);
+      (*meta)["in_context_kernel_sum_us"] = DoubleText(parsed->kernel_sum_us);
+      (*meta)["in_context_kernels"] = DoubleText(parsed->kernels);
+      (*meta)["framework_per_kernel_us"] = DoubleText(parsed->framework_per_kernel_us);
+      (*meta)["run_overhead_us"] = DoubleText(run_outside_us);
+    } else {
+      failure = parsed.status();
+    }
+  }
+  std::error_code ec;
+  if (!profile_path.empty()) fs::remove(profile_path, ec);
+  // The per-operator times do not depend on it: record why it is missing
+  // instead of discarding them.
+  if (!failure.ok()) (*meta)["in_context_error"] = OneLine(failure.message());
+  return Status::Ok();
+}
+
+// Each operator alone, its in-context share beside it: a row of `t` each;
+// the medians added to `sum_us`, the planned costs to `planned_us`.
+Status MeasureOperators(Ort::Env& env, const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o,
+                        const OperatorExtractor& extractor, const InContextShares& in_context, CostTable* t,
+                        double* sum_us, double* planned_us) {
+  const OpGraph& g = m.graph;
+  const std::string model_label = m.path.empty() ? std::string("the model") : m.path;
+  for (const Operator& op : g.operators()) {
+    HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(op));
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
+    auto runner = Runner::Create(env, bytes, so, kSeed + static_cast<uint64_t>(op.id));
+    if (!runner.ok()) {
+      return Error(ErrorCode::kUnsupported, "{}: operator '{}' ({}, id {}): ONNX Runtime refuses it "
+                   "as a one-operator model: {}; profile with --fusion none, or give this operator's "
+                   "cost in a user table", model_label, op.name, op.type, op.id,
+                   runner.status().message());
+    }
+    Stats s;
+    try {
+      s = Summarise(TimeRuns(**runner, o.warmup, o.runs));
+    } catch (const std::exception& e) {
+      return Error(ErrorCode::kUnsupported, "{}: operator '{}' ({}, id {}): ONNX Runtime cannot run it "
+                   "alone: {}", model_label, op.name, op.type, op.id, OneLine(e.what()));
+    }
+    OpCost c;
+    c.op_id = op.id;
+    c.op_name = op.name;
+    c.pu = pu_name;
+    c.exec_us = s.median_us;
+    c.p10_us = s.p10_us;
+    c.p90_us = s.p90_us;
+    c.in_context_us = in_context.op_us[static_cast<size_t>(op.id)];
+    c.framework_us = in_context.framework_us[static_cast<size_t>(op.id)];
+    *sum_us += s.median_us;
+    *planned_us += c.PlannedUs();
+    t->ops.push_back(std::move(c));
+    if (o.progress) o.progress(op.id + 1, g.size());
+  }
+  return Status::Ok();
+}
+
+// The boundary cost fitted from split executions, into `t`.
+Status RecordBoundaryFit(Ort::Env& env, const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o,
+                         const OperatorExtractor& extractor, CostTable* t) {
+  HETPLAN_ASSIGN_OR_RETURN(BoundaryFit fit, MeasureBoundaries(env, m, o, extractor));
+  // A slope below 0 is noise: no measurable cost.
+  t->boundary_us[pu_name] = std::max(0.0, fit.slope_us);
+  std::string points;
+  for (size_t c = 0; c < fit.segments.size(); ++c) {
+    points += fmt::format("{}{}:{:.1f}", c ? " " : "", fit.segments[c], fit.pass_us[c]);
+  }
+  t->meta["boundary_method"] = fmt::format(
+      "the model cut at random places of its topological order into 1, 2, 4, ... segments, run resident "
+      "(one session each, tensors bound once); least squares pass_us = base + boundary x (segments - 1) "
+      "over the median passes ({} timed after {} untimed, interleaved)", BoundaryRuns(o), BoundaryWarmup(o));
+  t->meta["boundary_points"] = points;
+  t->meta["boundary_fit_slope_us"] = DoubleText(fit.slope_us);
+  t->meta["boundary_base_us"] = DoubleText(fit.base_us);
+  t->meta["boundary_r2"] = DoubleText(fit.r2);
+  t->meta["boundary_residual_us"] = DoubleText(fit.residual_us);
+  t->meta["boundary_runs"] = std::to_string(BoundaryRuns(o));
+  return Status::Ok();
+}
+
+// What the table was measured with and what it found, in its meta.
+void RecordMeta(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o, double sum_us,
+                double planned_us, CostTable* t) {
+  const OpGraph& g = m.graph;
+  auto& meta = t->meta;
+  meta["source"] = "measured";
+  meta["model_sha256"] = m.sha256;
+  meta["model_file"] = m.path.empty() ? std::string() : fs::path(m.path).filename().string();
+  meta["fusion"] = ToString(m.fusion);
+  meta["graph_optimization"] = GraphOptimization(m);
+  meta["pu"] = pu_name;
+  meta["host"] = HostName();
+  meta["cpu"] = CpuModelName();
+  meta["threads"] = std::to_string(o.threads);
+  meta["provider"] = o.provider;
+  meta["cores"] = o.cores.empty() ? std::string("unpinned") : fmt::format("{}", fmt::join(o.cores, ","));
+  meta["runtime"] = "onnxruntime " + OnnxRuntimeVersion();
+  meta["warmup"] = std::to_string(o.warmup);
+  meta["runs"] = std::to_string(o.runs);
+  meta["model_runs"] = std::to_string(ModelRuns(o));
+  meta["in_context"] = o.in_context ? "true" : "false";
+  meta["operators"] = std::to_string(g.size());
+  meta["created"] = cost_internal::UtcNow();
+  meta["sum_of_op_medians_us"] = DoubleText(sum_us);
+  meta["sum_of_planned_us"] = DoubleText(planned_us);
+  if (t->model_median_us && *t->model_median_us > 0) {
+    meta["relative_error"] = DoubleText(sum_us / *t->model_median_us - 1.0);
+    meta["planned_relative_error"] = DoubleText(planned_us / *t->model_median_us - 1.0);
+  }
+}
+
 Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const OpGraph& g = m.graph;
@@ -806,99 +1008,10 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
                     g.size(), op_runs, whole_runs),
         whole_runs, op_runs);
 
-  std::vector<std::optional<double>> in_context(static_cast<size_t>(g.size()));
-  std::vector<std::optional<double>> framework(static_cast<size_t>(g.size()));
+  InContextShares in_context{std::vector<std::optional<double>>(static_cast<size_t>(g.size())),
+                             std::vector<std::optional<double>>(static_cast<size_t>(g.size()))};
   if (o.in_context) {
-    const std::string prefix = ProfilePrefix();
-    std::string profile_path;
-    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
-    so.EnableProfiling(prefix.c_str());
-    Status failure;
-    std::vector<double> profiled_wall;  // steady_clock around Session::Run, profiler on
-    // What the profiler adds per kernel, first: a probe ORT cannot run
-    // leaves the correction to the one factor below (meta says why).
-    double probe_us = 0;
-    if (auto probe = ProfilerCostPerKernel(*env, m, o, o.warmup, ModelRuns(o)); probe.ok()) {
-      probe_us = *probe;
-    } else {
-      meta["profiler_probe_error"] = OneLine(probe.status().message());
-    }
-    {
-      auto runner = Runner::Create(*env, whole, so, kSeed);
-      if (!runner.ok()) {
-        failure = Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot load the model with its "
-                        "profiler on: {}", model_label, runner.status().message());
-      } else {
-        try {
-          // Alternately with the plain session, so that the machine's drift
-          // falls on both alike: the model row and the in-context times
-          // describe the same moments. In blocks of kInterleaveBlock runs,
-          // not run by run: a plain Run right after a profiled one finds the
-          // caches full of the profiler's data (Mamba's median plain Run:
-          // 2.2-2.3 ms run by run, 1.8 ms in blocks of 10, as back to back).
-          for (int i = 0; i < o.warmup; ++i) {
-            (*plain)->Run();
-            (*runner)->Run();
-          }
-          while (static_cast<int>(plain_us.size()) < ModelRuns(o)) {
-            const int n = std::min(kInterleaveBlock, ModelRuns(o) - static_cast<int>(plain_us.size()));
-            for (double us : TimeRuns(**plain, 0, n)) plain_us.push_back(us);
-            for (double us : TimeRuns(**runner, 0, n)) profiled_wall.push_back(us);
-          }
-          Ort::AllocatorWithDefaultOptions alloc;
-          profile_path = (*runner)->session().EndProfilingAllocated(alloc).get();
-        } catch (const std::exception& e) {
-          failure = Error(ErrorCode::kUnsupported, "{}: ONNX Runtime's profiler failed: {}", model_label,
-                          OneLine(e.what()));
-        }
-      }
-    }
-    if (failure.ok()) {
-      auto parsed = ParseOrtProfile(profile_path, m, ModelRuns(o));
-      if (parsed.ok()) {
-        in_context = parsed->op_us;
-        // The executor's time between kernels belongs to the operators whose
-        // kernels it dispatches: an equal share per kernel.
-        for (size_t v = 0; v < in_context.size(); ++v) {
-          if (in_context[v]) framework[v] = parsed->framework_per_kernel_us * parsed->op_kernels[v];
-        }
-        meta["in_context_unmapped_share"] = fmt::format("{:.4f}", parsed->unmapped_share);
-        // What one whole-model Run is made of (medians over the profiled
-        // runs): the wall time around Session::Run, ORT's model_run event
-        // inside it, the kernels inside that.
-        const double wall = ort::Quantile(profiled_wall, 0.5);
-        // The profiler's own work (an event per kernel, with its inputs'
-        // shapes) lands inside the times it reports: on a model of many tiny
-        // kernels the profiled Run is 2.7x the plain one (Mamba: 6.0 ms vs
-        // 2.3 ms). The plain runs were taken alternately with the profiled
-        // ones, so they see the same machine: CorrectInContext takes the
-        // probe's cost off every kernel and scales the rest so that the
-        // shares add up to the plain Run less the time around it (operators
-        // the profile does not show keep their isolated time on top).
-        const double run_outside_us = std::max(0.0, wall - parsed->run_us);
-        const double plain_median_us = ort::Quantile(plain_us, 0.5);
-        const cost_internal::InContextCorrection c =
-            cost_internal::CorrectInContext(plain_median_us - run_outside_us, probe_us, parsed->op_kernels,
-                                            &in_context, &framework);
-        meta["profiler_per_kernel_us"] = DoubleText(probe_us);
-        meta["in_context_per_kernel_us"] = DoubleText(c.per_kernel_us);
-        meta["in_context_scale"] = DoubleText(c.scale);
-        meta["in_context_plain_us"] = DoubleText(plain_median_us);
-        meta["in_context_wall_us"] = DoubleText(wall);
-        meta["in_context_run_us"] = DoubleText(parsed->run_us);
-        meta["in_context_kernel_sum_us"] = DoubleText(parsed->kernel_sum_us);
-        meta["in_context_kernels"] = DoubleText(parsed->kernels);
-        meta["framework_per_kernel_us"] = DoubleText(parsed->framework_per_kernel_us);
-        meta["run_overhead_us"] = DoubleText(run_outside_us);
-      } else {
-        failure = parsed.status();
-      }
-    }
-    std::error_code ec;
-    if (!profile_path.empty()) fs::remove(profile_path, ec);
-    // The per-operator times do not depend on it: record why it is missing
-    // instead of discarding them.
-    if (!failure.ok()) meta["in_context_error"] = OneLine(failure.message());
+    HETPLAN_RETURN_IF_ERROR(MeasureInContext(*env, m, o, whole, **plain, &plain_us, &in_context, &meta));
   }
   try {
     if (plain_us.size() != static_cast<size_t>(ModelRuns(o))) plain_us = TimeRuns(**plain, o.warmup, ModelRuns(o));
@@ -919,37 +1032,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   stage(fmt::format("{} operators, {} warm-up and {} timed runs each", g.size(), o.warmup, o.runs),
         std::min(o.warmup, 3) + end_runs + boundary_passes, op_runs);
   if (o.progress) o.progress(0, g.size());
-  for (const Operator& op : g.operators()) {
-    HETPLAN_ASSIGN_OR_RETURN(std::string bytes, extractor.Build(op));
-    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
-    auto runner = Runner::Create(*env, bytes, so, kSeed + static_cast<uint64_t>(op.id));
-    if (!runner.ok()) {
-      return Error(ErrorCode::kUnsupported, "{}: operator '{}' ({}, id {}): ONNX Runtime refuses it "
-                   "as a one-operator model: {}; profile with --fusion none, or give this operator's "
-                   "cost in a user table", model_label, op.name, op.type, op.id,
-                   runner.status().message());
-    }
-    Stats s;
-    try {
-      s = Summarise(TimeRuns(**runner, o.warmup, o.runs));
-    } catch (const std::exception& e) {
-      return Error(ErrorCode::kUnsupported, "{}: operator '{}' ({}, id {}): ONNX Runtime cannot run it "
-                   "alone: {}", model_label, op.name, op.type, op.id, OneLine(e.what()));
-    }
-    OpCost c;
-    c.op_id = op.id;
-    c.op_name = op.name;
-    c.pu = pu_name;
-    c.exec_us = s.median_us;
-    c.p10_us = s.p10_us;
-    c.p90_us = s.p90_us;
-    c.in_context_us = in_context[static_cast<size_t>(op.id)];
-    c.framework_us = framework[static_cast<size_t>(op.id)];
-    sum_us += s.median_us;
-    planned_us += c.PlannedUs();
-    t.ops.push_back(std::move(c));
-    if (o.progress) o.progress(op.id + 1, g.size());
-  }
+  HETPLAN_RETURN_IF_ERROR(MeasureOperators(*env, m, pu_name, o, extractor, in_context, &t, &sum_us, &planned_us));
 
   // Did the machine keep its speed? Every in-context cost was scaled to the
   // whole model timed before the operators, minutes ago on a large model: on
@@ -979,49 +1062,9 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     stage(fmt::format("boundary fit, the model cut into 1 to {} segments: {} passes each", 1 << (BoundaryCuts(g.size()) - 1),
                       BoundaryWarmup(o) + BoundaryRuns(o)),
           boundary_passes, 0);
-    HETPLAN_ASSIGN_OR_RETURN(BoundaryFit fit, MeasureBoundaries(*env, m, o, extractor));
-    // A slope below 0 is noise: no measurable cost.
-    t.boundary_us[pu_name] = std::max(0.0, fit.slope_us);
-    std::string points;
-    for (size_t c = 0; c < fit.segments.size(); ++c) {
-      points += fmt::format("{}{}:{:.1f}", c ? " " : "", fit.segments[c], fit.pass_us[c]);
-    }
-    meta["boundary_method"] = fmt::format(
-        "the model cut at random places of its topological order into 1, 2, 4, ... segments, run resident "
-        "(one session each, tensors bound once); least squares pass_us = base + boundary x (segments - 1) "
-        "over the median passes ({} timed after {} untimed, interleaved)", BoundaryRuns(o), BoundaryWarmup(o));
-    meta["boundary_points"] = points;
-    meta["boundary_fit_slope_us"] = DoubleText(fit.slope_us);
-    meta["boundary_base_us"] = DoubleText(fit.base_us);
-    meta["boundary_r2"] = DoubleText(fit.r2);
-    meta["boundary_residual_us"] = DoubleText(fit.residual_us);
-    meta["boundary_runs"] = std::to_string(BoundaryRuns(o));
+    HETPLAN_RETURN_IF_ERROR(RecordBoundaryFit(*env, m, pu_name, o, extractor, &t));
   }
-
-  meta["source"] = "measured";
-  meta["model_sha256"] = m.sha256;
-  meta["model_file"] = m.path.empty() ? std::string() : fs::path(m.path).filename().string();
-  meta["fusion"] = ToString(m.fusion);
-  meta["graph_optimization"] = GraphOptimization(m);
-  meta["pu"] = pu_name;
-  meta["host"] = HostName();
-  meta["cpu"] = CpuModelName();
-  meta["threads"] = std::to_string(o.threads);
-  meta["provider"] = o.provider;
-  meta["cores"] = o.cores.empty() ? std::string("unpinned") : fmt::format("{}", fmt::join(o.cores, ","));
-  meta["runtime"] = "onnxruntime " + OnnxRuntimeVersion();
-  meta["warmup"] = std::to_string(o.warmup);
-  meta["runs"] = std::to_string(o.runs);
-  meta["model_runs"] = std::to_string(ModelRuns(o));
-  meta["in_context"] = o.in_context ? "true" : "false";
-  meta["operators"] = std::to_string(g.size());
-  meta["created"] = cost_internal::UtcNow();
-  meta["sum_of_op_medians_us"] = DoubleText(sum_us);
-  meta["sum_of_planned_us"] = DoubleText(planned_us);
-  if (t.model_median_us && *t.model_median_us > 0) {
-    meta["relative_error"] = DoubleText(sum_us / *t.model_median_us - 1.0);
-    meta["planned_relative_error"] = DoubleText(planned_us / *t.model_median_us - 1.0);
-  }
+  RecordMeta(m, pu_name, o, sum_us, planned_us, &t);
   return t;
 }
 
