@@ -499,6 +499,156 @@ Status ExplainErrors(const Manifest& m, const std::string& path, RunReport* r) {
   return Status::Ok();
 }
 
+// The unsplit model the split outputs are checked against: the manifest's
+// (or --model's) file, the one that was split (SHA-256), with the plan's
+// assumed If branches pinned.
+Result<std::unique_ptr<Reference>> OpenReference(Ort::Env& env, const Manifest& m, const RunOptions& o,
+                                                 const Ort::SessionOptions& so) {
+  std::string path = o.model_path.empty() ? m.model_file : o.model_path;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return Error(ErrorCode::kNotFound,
+                 "{}: the unsplit model {} is not found; pass it with --model, or skip "
+                 "the comparison with --no-reference",
+                 m.path, path);
+  }
+  HETPLAN_ASSIGN_OR_RETURN(std::string model_bytes, ReadFile(path, int64_t{4} << 30));
+  if (!m.model_sha256.empty() && Sha256Hex(model_bytes) != m.model_sha256) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "{}: {} is not the model that was split (SHA-256 differs); pass "
+                 "the planned model with --model, or skip the comparison with --no-reference",
+                 m.path, path);
+  }
+  // A plan that assumed If branches is compared with the unsplit model
+  // taking those branches.
+  std::map<std::string, bool> assumed;
+  for (const auto& b : m.assumptions.branches) {
+    if (b.assumed) assumed.emplace(b.node, b.then);
+  }
+  std::string pinned;
+  if (!assumed.empty()) {
+    onnx::ModelProto proto;
+    if (!proto.ParseFromString(model_bytes)) {
+      return Error(ErrorCode::kParseError, "{}: {} is not a valid ONNX model", m.path, path);
+    }
+    if (Status st = PinIfBranches(&proto, assumed); !st.ok()) {
+      return Error(ErrorCode::kInvalidArgument, "{}: {}: {}; re-plan and re-split", m.path, path, st.message());
+    }
+    proto.SerializeToString(&pinned);
+  }
+  return Reference::Create(env, m, path, pinned, so);
+}
+
+// The timed runs summarised: each segment's medians against its prediction,
+// the host, accelerator, hand-off and end-to-end times, the unsplit model's
+// and its drift from the profile.
+void SummariseRuns(const Manifest& m, const std::vector<Timeline>& timelines, const std::vector<double>& unsplit_us,
+                   bool pu_threads, int threads, RunReport* r) {
+  // Per segment.
+  const size_t k = m.segments.size();
+  std::vector<double> host_sum, emulated_sum, handoff_sum, entry, exit, wall;
+  for (const Timeline& t : timelines) {
+    double host = 0, emulated = 0, handoff = 0;
+    for (size_t s = 0; s < k; ++s) {
+      (m.segments[s].measured ? host : emulated) += t.run_us[s];
+      if (s > 0) handoff += t.gap_us[s];
+    }
+    host_sum.push_back(host);
+    emulated_sum.push_back(emulated);
+    handoff_sum.push_back(handoff);
+    entry.push_back(t.entry_us);
+    exit.push_back(t.exit_us);
+    wall.push_back(t.wall_us);
+  }
+  for (size_t s = 0; s < k; ++s) {
+    const ManifestSegment& seg = m.segments[s];
+    std::vector<double> us;
+    for (const Timeline& t : timelines) us.push_back(t.run_us[s]);
+    SegmentRun sr;
+    sr.id = seg.id;
+    sr.device = seg.device;
+    sr.kind = seg.kind;
+    sr.file = seg.file;
+    sr.measured = seg.measured;
+    sr.operators = static_cast<int>(seg.operators.size());
+    sr.predicted_us = seg.predicted_us;
+    sr.predicted_boundary_us = seg.predicted_boundary_us;
+    sr.run_us = Median(us);
+    sr.run_p10_us = ort::Quantile(us, 0.1);
+    sr.run_p90_us = ort::Quantile(us, 0.9);
+    sr.charged_us = seg.measured ? sr.run_us : seg.predicted_us;
+    sr.request = seg.request;
+    sr.planned_start_us = seg.planned_start_us;
+    sr.planned_finish_us = seg.planned_finish_us;
+    if (s > 0) {
+      std::vector<double> gap;
+      for (const Timeline& t : timelines) gap.push_back(t.gap_us[s]);
+      sr.handoff_in_us = Median(gap);
+      sr.boundary_in = m.segments[s - 1].device != seg.device;
+    }
+    if (pu_threads) {
+      // On PU threads a segment waits for what it reads, not for the one
+      // listed before it: a boundary is an input from another PU.
+      sr.boundary_in = false;
+      for (int d : seg.depends_on) sr.boundary_in = sr.boundary_in || m.segments[static_cast<size_t>(d)].device != seg.device;
+      std::vector<double> start, end;
+      for (const Timeline& t : timelines) {
+        start.push_back(t.start_us[s]);
+        end.push_back(t.end_us[s]);
+      }
+      sr.start_us = Median(start);
+      sr.end_us = Median(end);
+    }
+    // The host's prediction: its operators and the boundary the planner charged.
+    (seg.measured ? r->predicted_host_us : r->modelled_accelerator_us) += seg.predicted_us + seg.predicted_boundary_us;
+    r->predicted_transfer_us += seg.predicted_transfer_in_us;
+    r->segments.push_back(std::move(sr));
+  }
+  r->boundaries = m.boundaries;
+  r->transitions = static_cast<int>(k) - 1;
+  r->measured_host_us = Median(host_sum);
+  if (r->predicted_host_us > 0) r->host_relative_error = r->measured_host_us / r->predicted_host_us - 1.0;
+  r->emulated_accelerator_us = Median(emulated_sum);
+  r->handoff_us = Median(handoff_sum);
+  if (r->transitions > 0) r->handoff_per_boundary_us = r->handoff_us / r->transitions;
+  r->entry_us = Median(entry);
+  r->exit_us = Median(exit);
+  r->split_wall_us = Median(wall);
+  if (!unsplit_us.empty()) {
+    r->unsplit_wall_us = Median(unsplit_us);
+    if (r->transitions > 0) r->split_overhead_per_boundary_us = (r->split_wall_us - *r->unsplit_wall_us) / r->transitions;
+    if (m.predicted_unsplit_us > 0 && threads == m.threads) {
+      r->predicted_unsplit_us = m.predicted_unsplit_us;
+      r->reference_drift = *r->unsplit_wall_us / m.predicted_unsplit_us - 1.0;
+    }
+  }
+}
+
+// Every request's outputs against the unsplit model's (same inputs).
+void CheckOutputs(const Manifest& m, const RunOptions& o, const std::map<std::string, Buffer>& split_outputs,
+                  const std::map<std::string, Buffer>& ref_outputs, RunReport* r) {
+  r->reference_checked = true;
+  r->outputs_match = true;
+  // Every request ran on the same inputs: each must give the unsplit outputs.
+  for (int request = 0; request < m.requests; ++request) {
+    for (const auto& t : m.outputs) {
+      const std::string key = RequestTensorKey(request, t.name);
+      auto got = split_outputs.find(key);
+      auto want = ref_outputs.find(t.name);
+      OutputCheck c;
+      if (got == split_outputs.end() || want == ref_outputs.end()) {
+        c.name = key;
+        c.match = false;
+        c.mismatches = 1;
+      } else {
+        c = Compare(key, got->second, want->second, o);
+      }
+      r->outputs_match = r->outputs_match && c.match;
+      r->outputs.push_back(std::move(c));
+    }
+  }
+}
+
 Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   if (o.runs < 1 || o.warmup < 0) {
     return Error(ErrorCode::kInvalidArgument, "run: runs {} and warmup {}: give --runs ≥ 1 and --warmup ≥ 0", o.runs,
@@ -581,39 +731,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
 
   std::unique_ptr<Reference> ref;
   if (o.reference) {
-    std::string path = o.model_path.empty() ? m.model_file : o.model_path;
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-      return Error(ErrorCode::kNotFound,
-                   "{}: the unsplit model {} is not found; pass it with --model, or skip "
-                   "the comparison with --no-reference",
-                   m.path, path);
-    }
-    HETPLAN_ASSIGN_OR_RETURN(std::string model_bytes, ReadFile(path, int64_t{4} << 30));
-    if (!m.model_sha256.empty() && Sha256Hex(model_bytes) != m.model_sha256) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "{}: {} is not the model that was split (SHA-256 differs); pass "
-                   "the planned model with --model, or skip the comparison with --no-reference",
-                   m.path, path);
-    }
-    // A plan that assumed If branches is compared with the unsplit model
-    // taking those branches.
-    std::map<std::string, bool> assumed;
-    for (const auto& b : m.assumptions.branches) {
-      if (b.assumed) assumed.emplace(b.node, b.then);
-    }
-    std::string pinned;
-    if (!assumed.empty()) {
-      onnx::ModelProto proto;
-      if (!proto.ParseFromString(model_bytes)) {
-        return Error(ErrorCode::kParseError, "{}: {} is not a valid ONNX model", m.path, path);
-      }
-      if (Status st = PinIfBranches(&proto, assumed); !st.ok()) {
-        return Error(ErrorCode::kInvalidArgument, "{}: {}: {}; re-plan and re-split", m.path, path, st.message());
-      }
-      proto.SerializeToString(&pinned);
-    }
-    HETPLAN_ASSIGN_OR_RETURN(ref, Reference::Create(*env, m, path, pinned, so));
+    HETPLAN_ASSIGN_OR_RETURN(ref, OpenReference(*env, m, o, so));
   }
 
   std::vector<Timeline> timelines;
@@ -634,112 +752,14 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
                  OneLine(e.what()));
   }
 
-  // Per segment.
-  const size_t k = m.segments.size();
-  std::vector<double> host_sum, emulated_sum, handoff_sum, entry, exit, wall;
-  for (const Timeline& t : timelines) {
-    double host = 0, emulated = 0, handoff = 0;
-    for (size_t s = 0; s < k; ++s) {
-      (m.segments[s].measured ? host : emulated) += t.run_us[s];
-      if (s > 0) handoff += t.gap_us[s];
-    }
-    host_sum.push_back(host);
-    emulated_sum.push_back(emulated);
-    handoff_sum.push_back(handoff);
-    entry.push_back(t.entry_us);
-    exit.push_back(t.exit_us);
-    wall.push_back(t.wall_us);
-  }
-  for (size_t s = 0; s < k; ++s) {
-    const ManifestSegment& seg = m.segments[s];
-    std::vector<double> us;
-    for (const Timeline& t : timelines) us.push_back(t.run_us[s]);
-    SegmentRun sr;
-    sr.id = seg.id;
-    sr.device = seg.device;
-    sr.kind = seg.kind;
-    sr.file = seg.file;
-    sr.measured = seg.measured;
-    sr.operators = static_cast<int>(seg.operators.size());
-    sr.predicted_us = seg.predicted_us;
-    sr.predicted_boundary_us = seg.predicted_boundary_us;
-    sr.run_us = Median(us);
-    sr.run_p10_us = ort::Quantile(us, 0.1);
-    sr.run_p90_us = ort::Quantile(us, 0.9);
-    sr.charged_us = seg.measured ? sr.run_us : seg.predicted_us;
-    sr.request = seg.request;
-    sr.planned_start_us = seg.planned_start_us;
-    sr.planned_finish_us = seg.planned_finish_us;
-    if (s > 0) {
-      std::vector<double> gap;
-      for (const Timeline& t : timelines) gap.push_back(t.gap_us[s]);
-      sr.handoff_in_us = Median(gap);
-      sr.boundary_in = m.segments[s - 1].device != seg.device;
-    }
-    if (pu_threads) {
-      // On PU threads a segment waits for what it reads, not for the one
-      // listed before it: a boundary is an input from another PU.
-      sr.boundary_in = false;
-      for (int d : seg.depends_on) sr.boundary_in = sr.boundary_in || m.segments[static_cast<size_t>(d)].device != seg.device;
-      std::vector<double> start, end;
-      for (const Timeline& t : timelines) {
-        start.push_back(t.start_us[s]);
-        end.push_back(t.end_us[s]);
-      }
-      sr.start_us = Median(start);
-      sr.end_us = Median(end);
-    }
-    // The host's prediction: its operators and the boundary the planner charged.
-    (seg.measured ? r.predicted_host_us : r.modelled_accelerator_us) += seg.predicted_us + seg.predicted_boundary_us;
-    r.predicted_transfer_us += seg.predicted_transfer_in_us;
-    r.segments.push_back(std::move(sr));
-  }
-  r.boundaries = m.boundaries;
-  r.transitions = static_cast<int>(k) - 1;
-  r.measured_host_us = Median(host_sum);
-  if (r.predicted_host_us > 0) r.host_relative_error = r.measured_host_us / r.predicted_host_us - 1.0;
-  r.emulated_accelerator_us = Median(emulated_sum);
-  r.handoff_us = Median(handoff_sum);
-  if (r.transitions > 0) r.handoff_per_boundary_us = r.handoff_us / r.transitions;
-  r.entry_us = Median(entry);
-  r.exit_us = Median(exit);
-  r.split_wall_us = Median(wall);
-  if (!unsplit_us.empty()) {
-    r.unsplit_wall_us = Median(unsplit_us);
-    if (r.transitions > 0) r.split_overhead_per_boundary_us = (r.split_wall_us - *r.unsplit_wall_us) / r.transitions;
-    if (m.predicted_unsplit_us > 0 && threads == m.threads) {
-      r.predicted_unsplit_us = m.predicted_unsplit_us;
-      r.reference_drift = *r.unsplit_wall_us / m.predicted_unsplit_us - 1.0;
-    }
-  }
+  SummariseRuns(m, timelines, unsplit_us, pu_threads, threads, &r);
   if (!o.costs_path.empty()) HETPLAN_RETURN_IF_ERROR(ExplainErrors(m, o.costs_path, &r));
   r.predicted_sequential_us = m.predicted_sequential_us;
   r.predicted_makespan_us = m.predicted_makespan_us;
   r.estimated_us = r.measured_host_us + r.modelled_accelerator_us + r.predicted_transfer_us + r.handoff_us;
   if (pu_threads) r.pu_threads = SummarisePuThreads(m, timelines, o.threads);
 
-  if (ref) {
-    r.reference_checked = true;
-    r.outputs_match = true;
-    // Every request ran on the same inputs: each must give the unsplit outputs.
-    for (int request = 0; request < m.requests; ++request) {
-      for (const auto& t : m.outputs) {
-        const std::string key = RequestTensorKey(request, t.name);
-        auto got = split_outputs.find(key);
-        auto want = ref_outputs.find(t.name);
-        OutputCheck c;
-        if (got == split_outputs.end() || want == ref_outputs.end()) {
-          c.name = key;
-          c.match = false;
-          c.mismatches = 1;
-        } else {
-          c = Compare(key, got->second, want->second, o);
-        }
-        r.outputs_match = r.outputs_match && c.match;
-        r.outputs.push_back(std::move(c));
-      }
-    }
-  }
+  if (ref) CheckOutputs(m, o, split_outputs, ref_outputs, &r);
   return r;
 }
 
