@@ -38,7 +38,11 @@ bool CimSupports(const Operator& op, const CimParams& p) {
 int64_t CimCrossbars(const Operator& op, const CimParams& p) {
   if (!op.has_weight || op.weight_rows <= 0 || op.weight_cols <= 0) return 0;
   int64_t rows = op.weight_rows;
-  int64_t cols = op.weight_cols;
+  // A weight's cells (bit slices, differential signs): adjacent columns, or
+  // copies of the whole tiling in crossbars of their own.
+  const bool adjacent = p.slice_mapping == SliceMapping::kColumns;
+  int64_t cols = adjacent ? SatMul(op.weight_cols, p.CellsPerWeight()) : op.weight_cols;
+  const int64_t copies = adjacent ? 1 : p.CellsPerWeight();
   int64_t groups = Groups(op);
   if (groups > 1) {
     if (p.grouped_conv == GroupedConvMapping::kBlockDiagonal) {
@@ -48,9 +52,9 @@ int64_t CimCrossbars(const Operator& op, const CimParams& p) {
     }
   }
   // A recurrent operator holds one stacked [W; R] matrix per direction.
-  return SatMul(SatMul(CeilDiv(rows, std::max<int64_t>(p.crossbar_rows, 1)),
-                       CeilDiv(cols, std::max<int64_t>(p.crossbar_cols, 1))),
-                std::max<int64_t>(op.directions, 1));
+  const int64_t tiles = SatMul(CeilDiv(rows, std::max<int64_t>(p.crossbar_rows, 1)),
+                               CeilDiv(cols, std::max<int64_t>(p.crossbar_cols, 1)));
+  return SatMul(SatMul(tiles, std::max<int64_t>(op.directions, 1)), copies);
 }
 
 int64_t CimMvmCount(const Operator& op, const CimParams& p) {

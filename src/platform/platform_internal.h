@@ -83,6 +83,10 @@ inline constexpr std::array<std::pair<std::string_view, CostSource>, 4> kCostSou
 inline constexpr std::array<std::pair<std::string_view, GroupedConvMapping>, 2> kMappings = {{
     {"block_diagonal", GroupedConvMapping::kBlockDiagonal},
     {"per_group", GroupedConvMapping::kPerGroup}}};
+inline constexpr std::array<std::pair<std::string_view, SignedWeights>, 2> kSignedWeights = {{
+    {"offset", SignedWeights::kOffset}, {"differential", SignedWeights::kDifferential}}};
+inline constexpr std::array<std::pair<std::string_view, SliceMapping>, 2> kSliceMappings = {{
+    {"columns", SliceMapping::kColumns}, {"crossbars", SliceMapping::kCrossbars}}};
 
 template <typename E, size_t N>
 Check ParseChoice(std::string_view text, const std::array<std::pair<std::string_view, E>, N>& choices,

@@ -37,6 +37,8 @@ std::string ToString(PuKind kind) { return ChoiceName(kind, kKinds); }
 std::string ToString(Execution execution) { return ChoiceName(execution, kExecutions); }
 std::string ToString(CostSource source) { return ChoiceName(source, kCostSources); }
 std::string ToString(GroupedConvMapping mapping) { return ChoiceName(mapping, kMappings); }
+std::string ToString(SignedWeights s) { return ChoiceName(s, platform_internal::kSignedWeights); }
+std::string ToString(SliceMapping s) { return ChoiceName(s, platform_internal::kSliceMappings); }
 
 Result<PuKind> ParsePuKind(std::string_view text) { return PublicChoice(text, "kind", kKinds); }
 Result<Execution> ParseExecution(std::string_view text) {
@@ -81,6 +83,13 @@ nlohmann::json PlatformToJson(const Platform& p) {
       u["supported_ops"] = c.supported_ops;
       u["grouped_conv"] = ToString(c.grouped_conv);
       u["im2col_load"] = c.im2col_load;
+      // Only when set: the CIM paper's idealisation (one cell a weight) writes what it always wrote.
+      if (c.bits_per_cell) {
+        u["bits_per_cell"] = *c.bits_per_cell;
+        u["weight_bits"] = c.weight_bits;
+      }
+      if (c.signed_weights != SignedWeights::kOffset) u["signed_weights"] = ToString(c.signed_weights);
+      if (c.slice_mapping != SliceMapping::kColumns) u["slice_mapping"] = ToString(c.slice_mapping);
     }
     if (pu.cost_source == CostSource::kRoofline) {
       const RooflineParams& r = pu.roofline;

@@ -12,7 +12,7 @@
 namespace hetplan::platform_internal {
 namespace {
 
-constexpr std::array<KeySpec, 23> kPuKeys = {{
+constexpr std::array<KeySpec, 27> kPuKeys = {{
     {"name", Scope::kAll, KeyType::kString, false},
     {"kind", Scope::kAll, KeyType::kChoice, false},
     {"execution", Scope::kAll, KeyType::kChoice, true},
@@ -32,6 +32,10 @@ constexpr std::array<KeySpec, 23> kPuKeys = {{
     {"supported_ops", Scope::kCim, KeyType::kList, true},
     {"grouped_conv", Scope::kCim, KeyType::kChoice, true},
     {"im2col_load", Scope::kCim, KeyType::kBool, true},
+    {"bits_per_cell", Scope::kCim, KeyType::kInt, true},
+    {"weight_bits", Scope::kCim, KeyType::kInt, true},
+    {"signed_weights", Scope::kCim, KeyType::kChoice, true},
+    {"slice_mapping", Scope::kCim, KeyType::kChoice, true},
     {"peak_gflops", Scope::kRoofline, KeyType::kNumberMap, true},
     {"memory_bandwidth_gbps", Scope::kRoofline, KeyType::kNumber, true},
     {"dispatch_us", Scope::kRoofline, KeyType::kNumber, true},
@@ -184,6 +188,8 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
   if (key == "execution") return ParseChoice(v.text, kExecutions, &pu.execution);
   if (key == "cost") return ParseChoice(v.text, kCostSources, &pu.cost_source);
   if (key == "grouped_conv") return ParseChoice(v.text, kMappings, &pu.cim.grouped_conv);
+  if (key == "signed_weights") return ParseChoice(v.text, kSignedWeights, &pu.cim.signed_weights);
+  if (key == "slice_mapping") return ParseChoice(v.text, kSliceMappings, &pu.cim.slice_mapping);
   if (key == "table") return ParseStringText(v, &pu.table);
   if (key == "provider") return ParseStringText(v, &pu.provider);
   if (key == "cores") {
@@ -215,6 +221,7 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
   int64_t* int_field = key == "crossbar_rows"   ? &pu.cim.crossbar_rows
                        : key == "crossbar_cols" ? &pu.cim.crossbar_cols
                        : key == "crossbars"     ? &pu.cim.crossbars
+                       : key == "weight_bits"   ? &pu.cim.weight_bits
                                                 : nullptr;
   if (int_field != nullptr) {
     if (Check c = ParseIntText(v, &i)) return c;
@@ -224,6 +231,11 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
   if (key == "element_bytes") {
     if (Check c = ParseIntText(v, &i)) return c;
     pu.cim.element_bytes = i;
+    return std::nullopt;
+  }
+  if (key == "bits_per_cell") {
+    if (Check c = ParseIntText(v, &i)) return c;
+    pu.cim.bits_per_cell = i;
     return std::nullopt;
   }
   if (key == "power_w") {

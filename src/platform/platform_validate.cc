@@ -167,6 +167,14 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
         return fail(key("bandwidth_gbps"), fmt::format("must be a finite number > 0, got {}", c.bandwidth_gbps),
                     "give the internal bandwidth in GB/s, e.g. 10.24");
       }
+      if (c.bits_per_cell && (*c.bits_per_cell < 1 || *c.bits_per_cell > 16)) {
+        return fail(key("bits_per_cell"), fmt::format("must be 1 to 16, got {}", *c.bits_per_cell),
+                    "give the bits one cell stores, e.g. 2 (or remove the key: one cell holds a whole weight)");
+      }
+      if (c.weight_bits < 1 || c.weight_bits > 32) {
+        return fail(key("weight_bits"), fmt::format("must be 1 to 32, got {}", c.weight_bits),
+                    "give the weights' precision in bits, e.g. 8 for INT8");
+      }
       if (c.element_bytes && (*c.element_bytes <= 0 || *c.element_bytes > kMaxElementBytes)) {
         return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, *c.element_bytes),
                     "give bytes per element, e.g. 1 for INT8");

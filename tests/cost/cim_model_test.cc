@@ -131,6 +131,44 @@ TEST(CimModel, CrossbarsTileBothDimensions) {
   EXPECT_EQ(CimCrossbars(op, Paper()), 1);
 }
 
+// Weights as cells store them (issue 44): a weight of weight_bits bits in
+// cells of bits_per_cell bits takes ⌈weight_bits / bits_per_cell⌉ cells, two
+// signs each as a differential pair; in adjacent columns (NeuroSim, ISAAC) or
+// in crossbars of their own (PUMA's bit-sliced MVMUs).
+TEST(CimModel, CrossbarsCountTheCellsAWeightTakes) {
+  Operator op;
+  op.type = "Conv";
+  op.has_weight = true;
+  op.weight_rows = 4608;  // 512 * 3 * 3
+  op.weight_cols = 512;
+  op.n_mvm = 7 * 7;
+  CimParams p = Paper();
+  EXPECT_EQ(p.CellsPerWeight(), 1);  // unset: one cell a weight, eq. 1
+  EXPECT_EQ(CimCrossbars(op, p), 36);
+  p.bits_per_cell = 2;  // INT8 in 2-bit cells: 4 slices, 2048 columns
+  EXPECT_EQ(p.CellsPerWeight(), 4);
+  EXPECT_EQ(CimCrossbars(op, p), 18 * 8);
+  p.signed_weights = SignedWeights::kDifferential;  // 4096 columns
+  EXPECT_EQ(CimCrossbars(op, p), 18 * 16);
+  p.bits_per_cell = 3;  // ⌈8/3⌉ = 3 slices, x2 signs
+  EXPECT_EQ(p.CellsPerWeight(), 6);
+  // A layer narrower than a crossbar packs its slices into the same one...
+  Operator narrow;
+  narrow.type = "Conv";
+  narrow.has_weight = true;
+  narrow.weight_rows = 147;  // ResNet-18's first conv: 3 * 7 * 7
+  narrow.weight_cols = 64;
+  narrow.n_mvm = 1;
+  CimParams q = Paper();
+  q.bits_per_cell = 2;
+  EXPECT_EQ(CimCrossbars(narrow, q), 1);  // 256 columns
+  // ...unless each slice has crossbars of its own.
+  q.slice_mapping = SliceMapping::kCrossbars;
+  EXPECT_EQ(CimCrossbars(narrow, q), 4);
+  q.signed_weights = SignedWeights::kDifferential;
+  EXPECT_EQ(CimCrossbars(narrow, q), 8);
+}
+
 TEST(CimModel, DepthwiseBlockDiagonal) {
   Operator op = Depthwise();
   CimParams p = Paper();

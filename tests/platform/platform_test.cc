@@ -686,5 +686,37 @@ TEST(Enums, NamesRoundTrip) {
   EXPECT_HAS(bad.status().message(), "kind: unknown value 'tpu'; use one of: cpu, cim, gpu, npu");
 }
 
+// Weights as cells store them (issue 44): the keys, their overrides, their
+// checks, and the schedule file's platform section writing them only when set.
+TEST(PlatformCells, BitsPerCellSignedWeightsAndSliceMapping) {
+  auto p = LoadPlatform("klein-arm");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_FALSE(p->pus[1].cim.bits_per_cell.has_value());
+  EXPECT_FALSE(PlatformToJson(*p)["cim"].contains("bits_per_cell"));
+  for (const char* set : {"cim.bits_per_cell=2", "cim.weight_bits=4", "cim.signed_weights=differential",
+                          "cim.slice_mapping=crossbars"}) {
+    Status st = ApplyOverride(*p, set);
+    ASSERT_TRUE(st.ok()) << set << ": " << st.message();
+  }
+  const CimParams& c = p->pus[1].cim;
+  EXPECT_EQ(c.bits_per_cell, 2);
+  EXPECT_EQ(c.weight_bits, 4);
+  EXPECT_EQ(c.signed_weights, SignedWeights::kDifferential);
+  EXPECT_EQ(c.slice_mapping, SliceMapping::kCrossbars);
+  EXPECT_EQ(c.CellsPerWeight(), 4);  // 2 slices x 2 signs
+  const auto j = PlatformToJson(*p)["cim"];
+  EXPECT_EQ(j["bits_per_cell"], 2);
+  EXPECT_EQ(j["weight_bits"], 4);
+  EXPECT_EQ(j["signed_weights"], "differential");
+  EXPECT_EQ(j["slice_mapping"], "crossbars");
+  Status zero = ApplyOverride(*p, "cim.bits_per_cell=0");
+  EXPECT_FALSE(zero.ok());
+  EXPECT_HAS(zero.message(), "bits_per_cell: must be 1 to 16, got 0");
+  Status sign = ApplyOverride(*p, "cim.signed_weights=twos");
+  EXPECT_FALSE(sign.ok());
+  EXPECT_HAS(sign.message(), "offset");
+  EXPECT_EQ(p->pus[1].cim.bits_per_cell, 2);  // a refused override changes nothing
+}
+
 }  // namespace
 }  // namespace hetplan

@@ -97,5 +97,31 @@ TEST(CimTable, CrossbarsFromTheTableElseEquationOneAndTheBudgetBinds) {
   EXPECT_GT(on_cpu_with_weights, 0);  // 1 µs on the CIM against 100 µs: only the budget keeps them off it
 }
 
+// ResNet-18's 21 weight matrices at 256x256 (issue 44): 201 crossbars with one
+// cell a weight (eq. 1); INT8 in 2-bit cells takes 804 with each bit slice in
+// crossbars of its own (PUMA) and 1,608 with differential pairs, and 727 and
+// 1,454 with the slices in adjacent columns (NeuroSim), where a layer of 64
+// outputs packs its four slices into one crossbar.
+TEST(CimCells, ResNet18CrossbarsPerCellLayout) {
+  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: build the `zoo` target";
+  auto m = LoadOnnxModel(path, {});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto total = [&](std::optional<int64_t> bits_per_cell, SignedWeights sign, SliceMapping slices) {
+    CimParams p;
+    p.bits_per_cell = bits_per_cell;
+    p.signed_weights = sign;
+    p.slice_mapping = slices;
+    int64_t sum = 0;
+    for (const Operator& op : m->graph.operators()) sum += CimCrossbars(op, p);
+    return sum;
+  };
+  EXPECT_EQ(total(std::nullopt, SignedWeights::kOffset, SliceMapping::kColumns), 201);
+  EXPECT_EQ(total(2, SignedWeights::kOffset, SliceMapping::kCrossbars), 804);
+  EXPECT_EQ(total(2, SignedWeights::kDifferential, SliceMapping::kCrossbars), 1608);
+  EXPECT_EQ(total(2, SignedWeights::kOffset, SliceMapping::kColumns), 727);
+  EXPECT_EQ(total(2, SignedWeights::kDifferential, SliceMapping::kColumns), 1454);
+}
+
 }  // namespace
 }  // namespace hetplan

@@ -34,6 +34,13 @@ enum class CostSource { kProfile, kCim, kTable, kRoofline };
 // How a grouped convolution (groups > 1) is laid out on crossbars; see
 // cost/cim_model.h.
 enum class GroupedConvMapping { kBlockDiagonal, kPerGroup };
+// How a signed weight is stored: an offset (one column per bit slice, the sign
+// folded into a bias) or a differential pair (two columns per bit slice).
+enum class SignedWeights { kOffset, kDifferential };
+// Where a weight's bit slices (and a differential pair's two signs) go:
+// adjacent columns of the same crossbars (NeuroSim's numColPerSynapse, ISAAC),
+// or each slice and sign in crossbars of its own (PUMA's bit-sliced MVMUs).
+enum class SliceMapping { kColumns, kCrossbars };
 
 struct CimParams {
   int64_t crossbar_rows = 256;  // N: input-vector length one crossbar takes
@@ -47,6 +54,19 @@ struct CimParams {
   std::vector<std::string> supported_ops = {"Conv", "Gemm", "MatMul", "LSTM", "GRU", "RNN"};
   GroupedConvMapping grouped_conv = GroupedConvMapping::kBlockDiagonal;
   bool im2col_load = false;     // load the im2col'd input instead of the raw input
+  // Weights as cells store them: a weight of `weight_bits` bits takes
+  // ⌈weight_bits / bits_per_cell⌉ cells (×2 for differential pairs), in
+  // adjacent columns or in crossbars of their own (slice_mapping). Unset
+  // bits_per_cell: one cell holds a whole weight (the CIM paper's eq. 1).
+  std::optional<int64_t> bits_per_cell;
+  int64_t weight_bits = 8;
+  SignedWeights signed_weights = SignedWeights::kOffset;
+  SliceMapping slice_mapping = SliceMapping::kColumns;
+  // Cells one weight occupies: its bit slices times its signs.
+  int64_t CellsPerWeight() const {
+    const int64_t slices = bits_per_cell ? (weight_bits + *bits_per_cell - 1) / *bits_per_cell : 1;
+    return slices * (signed_weights == SignedWeights::kDifferential ? 2 : 1);
+  }
 };
 
 struct RooflineParams {
@@ -154,6 +174,8 @@ std::string ToString(PuKind kind);
 std::string ToString(Execution execution);
 std::string ToString(CostSource source);
 std::string ToString(GroupedConvMapping mapping);
+std::string ToString(SignedWeights s);
+std::string ToString(SliceMapping s);
 Result<PuKind> ParsePuKind(std::string_view text);
 Result<Execution> ParseExecution(std::string_view text);
 Result<CostSource> ParseCostSource(std::string_view text);
