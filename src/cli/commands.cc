@@ -19,6 +19,7 @@ void RegisterAll(CLI::App& app) {
   RegisterPartition(app);
   RegisterFrontier(app);
   RegisterSolvers(app);
+  RegisterPlatform(app);
   RegisterValidate(app);
   RegisterMap(app);
   RegisterDse(app);

@@ -31,5 +31,6 @@ void RegisterSplit(CLI::App& app);
 void RegisterRun(CLI::App& app);
 void RegisterSolvers(CLI::App& app);
 void RegisterFrontier(CLI::App& app);
+void RegisterPlatform(CLI::App& app);
 
 }  // namespace hetplan::cli

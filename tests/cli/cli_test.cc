@@ -292,4 +292,26 @@ TEST(Cli, PartitionCountsEachSpatialPusOwnCrossbars) {
   fs::remove_all(d);
 }
 
+// `hetplan platform show` prints what a platform's keys come to (issue 44):
+// the cells a weight takes and where they go, with --set applied.
+TEST(Cli, PlatformShowPrintsTheDerivedCellLayout) {
+  CmdResult plain = Hetplan("platform show klein-arm");
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  EXPECT_NE(plain.out.find("one cell holds a whole weight (the CIM paper's eq. 1) (1 cell a weight)"),
+            std::string::npos)
+      << plain.out;
+  EXPECT_NE(plain.out.find("mvm_latency_ns 50 (fixed, the paper's mode)"), std::string::npos) << plain.out;
+  CmdResult cells = Hetplan(
+      "platform show klein-arm --set cim.bits_per_cell=2 --set cim.signed_weights=differential "
+      "--set cim.slice_mapping=crossbars --json");
+  ASSERT_EQ(cells.code, 0) << cells.out;
+  const auto j = nlohmann::json::parse(cells.out);
+  EXPECT_EQ(j["cim"]["derived"]["cells_per_weight"], 8);
+  EXPECT_EQ(j["cim"]["bits_per_cell"], 2);
+  EXPECT_NE(j["cim"]["derived"]["weight_layout"].get<std::string>().find("crossbars of their own"), std::string::npos);
+  CmdResult bad = Hetplan("platform show klein-arm --set cim.bits_per_cell=0");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("bits_per_cell: must be 1 to 16, got 0"), std::string::npos) << bad.out;
+}
+
 }  // namespace

@@ -1,0 +1,102 @@
+// `hetplan platform show NAME [--set PU.KEY=V ...] [--json]`: a platform as
+// hetplan reads it, every PU with the quantities derived from its keys (for a
+// CIM PU: the cells a weight takes, where they go, the crossbar budget and
+// the MVM latency and where it comes from), and its links.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "hetplan/platform/platform.h"
+
+namespace hetplan::cli {
+namespace {
+
+// What a CIM PU's keys come to.
+nlohmann::json CimDerived(const CimParams& c) {
+  return {{"cells_per_weight", c.CellsPerWeight()},
+          {"weight_layout", c.bits_per_cell ? fmt::format("{}-bit weights in {}-bit cells{}, {} in {}", c.weight_bits,
+                                                          *c.bits_per_cell,
+                                                          c.signed_weights == SignedWeights::kDifferential
+                                                              ? ", differential pairs"
+                                                              : "",
+                                                          c.CellsPerWeight() == 1 ? "one cell" : "the cells",
+                                                          c.slice_mapping == SliceMapping::kColumns
+                                                              ? "adjacent columns"
+                                                              : "crossbars of their own")
+                                            : std::string("one cell holds a whole weight (the CIM paper's eq. 1)")},
+          {"crossbar_cells", c.crossbar_rows * c.crossbar_cols},
+          {"budget_cells", c.crossbars * c.crossbar_rows * c.crossbar_cols},
+          {"mvm_latency_ns", c.mvm_latency_ns},
+          {"mvm_latency_source", "mvm_latency_ns (fixed, the paper's mode)"}};
+}
+
+void PrintPu(const ProcessingUnit& pu) {
+  std::printf("pu        %-6s kind %s, %s, cost %s%s\n", pu.name.c_str(), ToString(pu.kind).c_str(),
+              ToString(pu.execution).c_str(), ToString(pu.cost_source).c_str(),
+              pu.power_w ? fmt::format(", {:g} W", *pu.power_w).c_str() : "");
+  if (pu.kind == PuKind::kCim) {
+    const CimParams& c = pu.cim;
+    const nlohmann::json d = CimDerived(c);
+    std::printf("          crossbars %lld of %lldx%lld (%lld cells in all); %s (%lld cell%s a weight)\n",
+                static_cast<long long>(c.crossbars), static_cast<long long>(c.crossbar_rows),
+                static_cast<long long>(c.crossbar_cols), static_cast<long long>(d["budget_cells"].get<int64_t>()),
+                d["weight_layout"].get<std::string>().c_str(), static_cast<long long>(c.CellsPerWeight()),
+                c.CellsPerWeight() == 1 ? "" : "s");
+    std::printf("          mvm_latency_ns %g (fixed, the paper's mode); internal bandwidth %g GB/s\n", c.mvm_latency_ns,
+                c.bandwidth_gbps);
+  }
+  if (pu.cost_source == CostSource::kRoofline) {
+    std::string peaks;
+    for (const auto& [dtype, gflops] : pu.roofline.peak_gflops) peaks += fmt::format(" {} {:g}", dtype, gflops);
+    std::printf("          peak GFLOP/s%s; memory %g GB/s; dispatch %g µs\n", peaks.c_str(),
+                pu.roofline.memory_bandwidth_gbps, pu.roofline.dispatch_us);
+  }
+  if (pu.cost_source == CostSource::kTable) std::printf("          table %s\n", pu.table.c_str());
+}
+
+}  // namespace
+
+void RegisterPlatform(CLI::App& app) {
+  auto* platform = app.add_subcommand("platform", "Show a platform as hetplan reads it");
+  platform->require_subcommand(1);
+  auto* sub = platform->add_subcommand(
+      "show", "Print every PU of a platform (preset or YAML) with the quantities its keys derive");
+  struct Opts {
+    std::string name;
+    std::vector<std::string> sets;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("platform", o->name, "Preset name or YAML file")->required();
+  sub->add_option("--set", o->sets, "Override a platform field, PU.KEY=VALUE (repeatable)");
+  sub->add_flag("--json", o->json, "Print the platform and its derived quantities as JSON");
+  Register(sub, [o]() -> int {
+    auto p = LoadPlatform(o->name);
+    if (!p.ok()) return ReportError(p.status());
+    for (const std::string& set : o->sets) {
+      if (Status st = ApplyOverride(*p, set); !st.ok()) return ReportError(st);
+    }
+    if (o->json) {
+      nlohmann::json j = PlatformToJson(*p);
+      for (const ProcessingUnit& pu : p->pus) {
+        if (pu.kind == PuKind::kCim) j[pu.name]["derived"] = CimDerived(pu.cim);
+      }
+      std::printf("%s\n", j.dump(1).c_str());
+      return 0;
+    }
+    std::printf("platform  %s (%s)%s\n", p->name.c_str(), p->source.c_str(),
+                p->description.empty() ? "" : (": " + p->description).c_str());
+    for (const ProcessingUnit& pu : p->pus) PrintPu(pu);
+    for (const Link& l : p->links) {
+      std::printf("link      %s <-> %s: %g GB/s, %g µs\n", l.a.c_str(), l.b.c_str(), l.bandwidth_gbps, l.latency_us);
+    }
+    return 0;
+  });
+}
+
+}  // namespace hetplan::cli
