@@ -215,14 +215,15 @@ std::vector<nlohmann::json> CachedMeta(const fs::path& dir) {
   return out;
 }
 
-// A model slow on purpose (two 128-channel 3x3 convolutions at 160x160: about
-// 0.1 s a run here, a profile of about 5 s: over ProfileProgress's 2 s). Off a terminal, partition announces each stage of its
+// A model slow on purpose (two 128-channel 3x3 convolutions at 192x192: about
+// 0.15 s a run here, a profile of about 7 s: over ProfileProgress's 2 s with
+// room for a machine three times faster). Off a terminal, partition announces each stage of its
 // profile with the time left; the whole-model and boundary repetitions follow
 // --runs, and partition takes profile's --model-runs, --boundary-runs and
 // --no-in-context (issue 47).
 TEST(Cli, ProfilingASlowModelShowsItsStagesAndItsBudgetFollowsRuns) {
   fs::path d = TempDir("slow_profile");
-  onnx::ModelProto m = hetplan::test_util::ResidualBlock(128, 160);
+  onnx::ModelProto m = hetplan::test_util::ResidualBlock(128, 192);
   hetplan::test_util::AddNode(m.mutable_graph(), "Relu", {"s"}, {"y"}, "/out/Relu");
   const fs::path model = d / "slow.onnx";
   {
