@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "hetplan/cost/cim_model.h"
+#include "hetplan/graph/dtype.h"
 
 namespace hetplan {
 namespace {
@@ -22,9 +23,7 @@ double LinkBytes(const std::vector<TensorInfo>& tensors, const Link& link) {
   return bytes;
 }
 
-bool IsFloating(const std::string& d) {
-  return d == "float32" || d == "float16" || d == "bfloat16" || d == "float64" || d.rfind("float8", 0) == 0;
-}
+bool IsFloating(const std::string& d) { return IsFloatingDtype(DtypeFromName(d)); }
 // The integer types of quantized arithmetic (8, 4 and 16 bits).
 bool IsQuantizedInteger(const std::string& d) {
   return d == "int8" || d == "uint8" || d == "int4" || d == "uint4" || d == "int16" || d == "uint16";

@@ -509,12 +509,10 @@ Status Importer::FixInputShapes() {
     for (int d = 0; d < tt->shape().dim_size(); ++d) {
       const auto& dim = tt->shape().dim(d);
       if (dim.has_dim_value() && dim.dim_value() == 0) {
-        std::vector<int64_t> suggest;
-        for (const auto& e : tt->shape().dim()) suggest.push_back(e.has_dim_value() && e.dim_value() > 0 ? e.dim_value() : 1);
         return Fail(ErrorCode::kUnsupported,
                     fmt::format("graph input '{}' dim {} is 0: a zero-sized tensor cannot be planned; give "
-                                "real sizes with --shape {}={} (replace the 1s by your real sizes)",
-                                in->name(), d, in->name(), fmt::join(suggest, "x")));
+                                "real sizes with {} (replace the 1s by your real sizes)",
+                                in->name(), d, internal::ShapeSuggestion(in->name(), tt->shape())));
       }
     }
   }

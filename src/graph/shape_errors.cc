@@ -12,6 +12,13 @@
 
 namespace hetplan::internal {
 
+std::string ShapeSuggestion(const std::string& input, const onnx::TensorShapeProto& shape) {
+  if (shape.dim_size() == 0) return fmt::format("--shape {}=...", input);
+  std::vector<int64_t> dims;
+  for (const auto& dim : shape.dim()) dims.push_back(dim.has_dim_value() && dim.dim_value() > 0 ? dim.dim_value() : 1);
+  return fmt::format("--shape {}={}", input, fmt::join(dims, "x"));
+}
+
 std::vector<MissingShape> MissingInputShapes(const onnx::GraphProto& g,
                                              const std::unordered_set<std::string>& skip) {
   std::vector<MissingShape> out;
@@ -23,27 +30,19 @@ std::vector<MissingShape> MissingInputShapes(const onnx::GraphProto& g,
       continue;
     }
     std::vector<std::string> whys;
-    std::vector<int64_t> suggest;
     for (int d = 0; d < tt.shape().dim_size(); ++d) {
       const auto& dim = tt.shape().dim(d);
-      if (dim.has_dim_value() && dim.dim_value() > 0) {
-        suggest.push_back(dim.dim_value());
-        continue;
-      }
-      if (dim.has_dim_value()) continue;  // zero-sized: refused on its own
+      if (dim.has_dim_value()) continue;  // known (a zero-sized one is refused on its own)
       if (dim.has_dim_param() && dim.dim_param() == kDeclaredUnknownDim) {
         whys.push_back(fmt::format("dim {} (declared -1)", d));
       } else {
         whys.push_back(dim.has_dim_param() ? fmt::format("dim {} ('{}')", d, dim.dim_param())
                                            : fmt::format("dim {} (unnamed)", d));
       }
-      suggest.push_back(1);
     }
     if (whys.empty()) continue;
-    std::string suggestion = suggest.empty() ? fmt::format("--shape {}=...", in.name())
-                                             : fmt::format("--shape {}={}", in.name(), fmt::join(suggest, "x"));
     out.push_back({in.name(), fmt::format("{} {} symbolic", fmt::join(whys, ", "), whys.size() == 1 ? "is" : "are"),
-                   suggestion});
+                   ShapeSuggestion(in.name(), tt.shape())});
   }
   return out;
 }

@@ -20,6 +20,10 @@ namespace hetplan::internal {
 // dim_value (-1: "unknown", as Paddle2ONNX writes it).
 inline constexpr const char* kDeclaredUnknownDim = "-1";
 
+// "--shape NAME=D0xD1x...": the known sizes of `shape` kept, 1 for each
+// unknown (symbolic, declared -1 or 0) one.
+std::string ShapeSuggestion(const std::string& input, const onnx::TensorShapeProto& shape);
+
 // One graph input whose shape is not static.
 struct MissingShape {
   std::string input;
