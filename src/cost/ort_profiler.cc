@@ -568,6 +568,11 @@ int BoundaryCuts(int operators) {
 }
 int BoundaryWarmup(const ProfileOptions& o) { return std::min(kBoundaryWarmup, o.warmup); }
 int EndRuns(const ProfileOptions& o) { return std::min(ModelRuns(o), std::max(5, ModelRuns(o) / 5)); }
+int EndWarmup(const ProfileOptions& o) { return std::min(o.warmup, 3); }
+// Passes of the split executions the boundary fit times, warm-up included.
+int BoundaryPasses(const ProfileOptions& o, int operators) {
+  return BoundaryRuns(o) > 0 ? BoundaryCuts(operators) * (BoundaryWarmup(o) + BoundaryRuns(o)) : 0;
+}
 
 Result<BoundaryFit> MeasureBoundaries(Ort::Env& env, const LoadedModel& m, const ProfileOptions& o,
                                       const OperatorExtractor& ex) {
@@ -1028,9 +1033,9 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   OperatorExtractor extractor(m);
   double sum_us = 0, planned_us = 0;
   const int end_runs = EndRuns(o);
-  const int boundary_passes = BoundaryRuns(o) > 0 ? BoundaryCuts(g.size()) * (BoundaryWarmup(o) + BoundaryRuns(o)) : 0;
+  const int boundary_passes = BoundaryPasses(o, g.size());
   stage(fmt::format("{} operators, {} warm-up and {} timed runs each", g.size(), o.warmup, o.runs),
-        std::min(o.warmup, 3) + end_runs + boundary_passes, op_runs);
+        EndWarmup(o) + end_runs + boundary_passes, op_runs);
   if (o.progress) o.progress(0, g.size());
   HETPLAN_RETURN_IF_ERROR(MeasureOperators(*env, m, pu_name, o, extractor, in_context, &t, &sum_us, &planned_us));
 
@@ -1041,9 +1046,9 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   // the whole model once more and record the change (and what the
   // hypervisor stole meanwhile); ProfileStabilityWarning reads them.
   stage(fmt::format("whole model again, {} runs: did the machine keep its speed?", end_runs),
-        std::min(o.warmup, 3) + end_runs + boundary_passes, 0);
+        EndWarmup(o) + end_runs + boundary_passes, 0);
   try {
-    Stats end = Summarise(TimeRuns(**plain, std::min(o.warmup, 3), end_runs));
+    Stats end = Summarise(TimeRuns(**plain, EndWarmup(o), end_runs));
     meta["model_end_median_us"] = DoubleText(end.median_us);
     meta["model_end_runs"] = std::to_string(end_runs);
     if (t.model_median_us && *t.model_median_us > 0) {
@@ -1277,8 +1282,7 @@ int DefaultBoundaryRuns(int runs) { return std::clamp(runs / 20, 1, 10); }
 
 int ProfileWholeModelRuns(const ProfileOptions& o, int operators) {
   const int whole = (o.in_context ? 2 : 1) * (o.warmup + ModelRuns(o));
-  const int boundary = BoundaryRuns(o) > 0 ? BoundaryCuts(operators) * (BoundaryWarmup(o) + BoundaryRuns(o)) : 0;
-  return whole + std::min(o.warmup, 3) + EndRuns(o) + boundary;
+  return whole + EndWarmup(o) + EndRuns(o) + BoundaryPasses(o, operators);
 }
 
 Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu_name,
