@@ -112,10 +112,10 @@ Status AddParetoFront(const PlanSubject& subject, const Problem& problem, int pu
 
 }  // namespace
 
-Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSpec& spec) {
-  const CostModel& costs = *subject.costs;
-  const Platform& platform = *subject.platform;
-  HETPLAN_ASSIGN_OR_RETURN(const int pu, SweptPu(costs, platform, spec.pu));
+namespace {
+
+// The spec's own consistency, before anything is solved.
+Status CheckFrontierSpec(const FrontierSpec& spec) {
   if (spec.min_crossbars < 0) {
     return Error(ErrorCode::kInvalidArgument, "--crossbars: the smallest budget is {}; budgets are ≥ 0",
                  spec.min_crossbars);
@@ -139,6 +139,110 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
     return Error(ErrorCode::kInvalidArgument,
                  "a second axis and the MVM-latency question re-cost the model: call PlanFrontiers");
   }
+  return Status::Ok();
+}
+
+// The inverse questions (the fewest crossbars for a makespan or a speedup,
+// the saturation), each with whether the curve proves its answer.
+void AddInverseQuestions(const CrossbarFrontier& f, const std::vector<FrontierStep>& shown, const FrontierSpec& spec,
+                         double cpu_only_us, nlohmann::json& j) {
+  auto speedup = [&](double makespan) { return makespan > 0 ? cpu_only_us / makespan : kInf; };
+  // A budget b is proven to reach makespan z when its step is optimal; no
+  // smaller budget reaches it when the bound below exceeds z.
+  auto proven_first = [&](int64_t b, double z) {
+    const FrontierStep* s = f.StepAt(b);
+    if (s == nullptr || !s->optimal) return false;
+    if (b <= spec.min_crossbars) return true;
+    return f.LowerBoundAt(b - 1) > z * (1 + spec.options.relative_gap) + 1e-9;
+  };
+  // The fewest crossbars whose makespan is at most z (a speedup target is
+  // z = cpu-only / X).
+  auto fewest = [&](double z) {
+    nlohmann::json a = {{"speedup", cpu_only_us / z}, {"target_makespan_us", z}};
+    const FrontierStep* hit = nullptr;
+    for (const FrontierStep& s : shown) {
+      if (s.makespan_us <= z * (1 + 1e-12)) {
+        hit = &s;
+        break;
+      }
+    }
+    if (hit != nullptr) {
+      a["crossbars"] = hit->crossbars;
+      a["makespan_us"] = hit->makespan_us;
+      a["status"] = proven_first(hit->crossbars, z) ? "optimal" : "feasible";
+    } else {
+      a["crossbars"] = nullptr;
+      a["makespan_us"] = nullptr;
+      // Unreachable is proven when even the bound at the largest budget is
+      // longer than the target.
+      a["status"] = f.LowerBoundAt(f.max_crossbars) > z ? "unreachable" : "not found";
+    }
+    return a;
+  };
+  if (spec.min_crossbars_for_speedup) {
+    j["min_crossbars_for_speedup"] = fewest(cpu_only_us / *spec.min_crossbars_for_speedup);
+    j["min_crossbars_for_speedup"]["speedup"] = *spec.min_crossbars_for_speedup;
+  }
+  if (spec.min_crossbars_for_makespan_us) j["min_crossbars_for_makespan"] = fewest(*spec.min_crossbars_for_makespan_us);
+  if (spec.saturation && !shown.empty()) {
+    // The last breakpoint: no larger budget improved. Proven when its step
+    // is optimal to the end of the range and the budget before it is
+    // proven slower.
+    const FrontierStep& last = shown.back();
+    // Below every operator's crossbars at once a larger budget might still help.
+    const bool whole = f.max_crossbars >= f.crossbars_for_all;
+    const bool proven = whole && last.optimal && proven_first(last.crossbars, last.makespan_us);
+    j["saturation"] = {{"crossbars", last.crossbars},
+                       {"makespan_us", last.makespan_us},
+                       {"speedup", NumOrNull(speedup(last.makespan_us))},
+                       {"status", proven ? "optimal" : "feasible"},
+                       {"range_covers_all", whole}};
+  } else if (spec.saturation) {
+    j["saturation"] = nullptr;
+  }
+
+}
+
+// Each breakpoint's schedule at its own budget, through the same writer
+// and validator as `partition`.
+Status AddBreakpointFiles(const PlanSubject& subject, const Problem& problem, int pu, const CrossbarFrontier& f,
+                          const std::vector<FrontierStep>& shown, FrontierOutput* out) {
+  const std::string pu_name = subject.costs->pu(pu).name;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const FrontierStep& s = shown[i];
+    Platform at = *subject.platform;
+    HETPLAN_RETURN_IF_ERROR(ApplyOverride(at, fmt::format("{}.crossbars={}", pu_name, s.crossbars)));
+    CostModel c = *subject.costs;
+    c.mutable_pu(pu).capacity = s.crossbars;
+    Problem pr = problem;
+    pr.costs = &c;
+    SolveResult r;
+    r.solver = "exact";
+    r.formulation = "frontier";
+    r.status = s.optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
+    r.termination = s.optimal ? Termination::kOptimal : f.termination;
+    r.schedule = s.schedule;
+    r.objective = s.makespan_us;
+    r.bound = s.lower_bound_us;
+    r.gap = s.makespan_us > 0 ? (s.makespan_us - s.lower_bound_us) / s.makespan_us : 0.0;
+    r.seconds = f.seconds;
+    r.exact = f.stats;
+    r.notes.push_back(fmt::format("breakpoint of the crossbar frontier of PU {} (hetplan frontier)", pu_name));
+    HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
+                             ValidatedScheduleFile(subject, at, pr, r, fmt::format("at {} crossbars", s.crossbars)));
+    out->files.push_back(
+        {fmt::format("crossbars_{}.json", s.crossbars), fmt::format("/breakpoints/{}", i), std::move(file)});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSpec& spec) {
+  const CostModel& costs = *subject.costs;
+  const Platform& platform = *subject.platform;
+  HETPLAN_ASSIGN_OR_RETURN(const int pu, SweptPu(costs, platform, spec.pu));
+  HETPLAN_RETURN_IF_ERROR(CheckFrontierSpec(spec));
   HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(spec.options));
   const Problem problem{&subject.model->graph, &costs, Objective::kLatency, std::nullopt};
   const References refs = ComputeReferences(problem);
@@ -217,88 +321,9 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
     }
   }
 
-  // The inverse questions, each with whether the curve proves its answer.
-  // A budget b is proven to reach makespan z when its step is optimal; no
-  // smaller budget reaches it when the bound below exceeds z.
-  auto proven_first = [&](int64_t b, double z) {
-    const FrontierStep* s = f.StepAt(b);
-    if (s == nullptr || !s->optimal) return false;
-    if (b <= spec.min_crossbars) return true;
-    return f.LowerBoundAt(b - 1) > z * (1 + spec.options.relative_gap) + 1e-9;
-  };
-  // The fewest crossbars whose makespan is at most z (a speedup target is
-  // z = cpu-only / X).
-  auto fewest = [&](double z) {
-    nlohmann::json a = {{"speedup", out.cpu_only_us / z}, {"target_makespan_us", z}};
-    const FrontierStep* hit = nullptr;
-    for (const FrontierStep& s : shown) {
-      if (s.makespan_us <= z * (1 + 1e-12)) {
-        hit = &s;
-        break;
-      }
-    }
-    if (hit != nullptr) {
-      a["crossbars"] = hit->crossbars;
-      a["makespan_us"] = hit->makespan_us;
-      a["status"] = proven_first(hit->crossbars, z) ? "optimal" : "feasible";
-    } else {
-      a["crossbars"] = nullptr;
-      a["makespan_us"] = nullptr;
-      // Unreachable is proven when even the bound at the largest budget is
-      // longer than the target.
-      a["status"] = f.LowerBoundAt(f.max_crossbars) > z ? "unreachable" : "not found";
-    }
-    return a;
-  };
-  if (spec.min_crossbars_for_speedup) {
-    j["min_crossbars_for_speedup"] = fewest(out.cpu_only_us / *spec.min_crossbars_for_speedup);
-    j["min_crossbars_for_speedup"]["speedup"] = *spec.min_crossbars_for_speedup;
-  }
-  if (spec.min_crossbars_for_makespan_us) j["min_crossbars_for_makespan"] = fewest(*spec.min_crossbars_for_makespan_us);
-  if (spec.saturation && !shown.empty()) {
-    // The last breakpoint: no larger budget improved. Proven when its step
-    // is optimal to the end of the range and the budget before it is
-    // proven slower.
-    const FrontierStep& last = shown.back();
-    // Below every operator's crossbars at once a larger budget might still help.
-    const bool whole = f.max_crossbars >= f.crossbars_for_all;
-    const bool proven = whole && last.optimal && proven_first(last.crossbars, last.makespan_us);
-    j["saturation"] = {{"crossbars", last.crossbars},
-                       {"makespan_us", last.makespan_us},
-                       {"speedup", NumOrNull(speedup(last.makespan_us))},
-                       {"status", proven ? "optimal" : "feasible"},
-                       {"range_covers_all", whole}};
-  } else if (spec.saturation) {
-    j["saturation"] = nullptr;
-  }
+  AddInverseQuestions(f, shown, spec, out.cpu_only_us, j);
 
-  // Each breakpoint's schedule at its own budget, through the same writer
-  // and validator as `partition`.
-  for (size_t i = 0; i < shown.size(); ++i) {
-    const FrontierStep& s = shown[i];
-    Platform at = platform;
-    HETPLAN_RETURN_IF_ERROR(ApplyOverride(at, fmt::format("{}.crossbars={}", pu_name, s.crossbars)));
-    CostModel c = costs;
-    c.mutable_pu(pu).capacity = s.crossbars;
-    Problem pr = problem;
-    pr.costs = &c;
-    SolveResult r;
-    r.solver = "exact";
-    r.formulation = "frontier";
-    r.status = s.optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
-    r.termination = s.optimal ? Termination::kOptimal : f.termination;
-    r.schedule = s.schedule;
-    r.objective = s.makespan_us;
-    r.bound = s.lower_bound_us;
-    r.gap = s.makespan_us > 0 ? (s.makespan_us - s.lower_bound_us) / s.makespan_us : 0.0;
-    r.seconds = f.seconds;
-    r.exact = f.stats;
-    r.notes.push_back(fmt::format("breakpoint of the crossbar frontier of PU {} (hetplan frontier)", pu_name));
-    HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
-                             ValidatedScheduleFile(subject, at, pr, r, fmt::format("at {} crossbars", s.crossbars)));
-    out.files.push_back(
-        {fmt::format("crossbars_{}.json", s.crossbars), fmt::format("/breakpoints/{}", i), std::move(file)});
-  }
+  HETPLAN_RETURN_IF_ERROR(AddBreakpointFiles(subject, problem, pu, f, shown, &out));
   return out;
 }
 

@@ -125,21 +125,13 @@ CostModel ApplySegmentFits(const CostModel& base, const std::map<int, SegmentFit
   return c;
 }
 
-Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, const RefineOptions& o) {
-  if (o.rounds < 0 || o.rounds > 100) {
-    return Error(ErrorCode::kInvalidArgument, "--refine {}: give 0 to 100 re-plans", o.rounds);
-  }
-  if (!(o.tolerance >= 0) || !std::isfinite(o.tolerance)) {
-    return Error(ErrorCode::kInvalidArgument, "--refine-tolerance {}: give a fraction ≥ 0, e.g. 0.05", o.tolerance);
-  }
-  if (spec.objective != Objective::kLatency) {
-    return Error(ErrorCode::kUnsupported,
-                 "--refine: calibrates latencies against measured runs; plan with --objective latency");
-  }
+namespace {
+
+// The PUs whose costs are measurements of this machine: only those are
+// refitted to what runs here. A roofline CPU models another chip; its
+// segments run here functionally, but their times say nothing about it.
+Result<std::vector<bool>> FittablePus(const PreparedProblem& pp) {
   const CostModel& base = pp.costs;
-  // The PUs whose costs are measurements of this machine: only those are
-  // refitted to what runs here. A roofline CPU models another chip; its
-  // segments run here functionally, but their times say nothing about it.
   std::vector<bool> fittable(static_cast<size_t>(base.num_pus()), false);
   std::string modelled;
   for (int p = 0; p < base.num_pus(); ++p) {
@@ -157,6 +149,61 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
                  "measured costs: give a PU cost: profile or cost: table",
                  pp.platform.name, modelled);
   }
+  return fittable;
+}
+
+// The samples of one round: each measured segment against the unrefined
+// costs of its operators, per fittable PU.
+void AddSamples(const CostModel& base, const std::vector<bool>& fittable, const RunReport& report,
+                const Manifest& manifest, std::map<int, std::vector<SegmentSample>>& samples) {
+  for (size_t s = 0; s < report.segments.size() && s < manifest.segments.size(); ++s) {
+    const SegmentRun& sr = report.segments[s];
+    const ManifestSegment& seg = manifest.segments[s];
+    if (!sr.measured) continue;
+    const int p = base.FindPu(seg.device);
+    if (p < 0 || !fittable[static_cast<size_t>(p)]) continue;
+    SegmentSample x;
+    for (int v : seg.operators) x.predicted_us += base.latency_us(v, p);
+    x.entered = sr.boundary_in;
+    x.run_us = sr.run_us;
+    samples[p].push_back(x);
+  }
+}
+
+// Every round, as the schedule file's refine.rounds.
+nlohmann::json HistoryJson(const std::vector<RefineRound>& rounds) {
+  nlohmann::json history = nlohmann::json::array();
+  for (const RefineRound& round : rounds) {
+    nlohmann::json fitted = nlohmann::json::object();
+    for (const auto& [name, f] : round.fits) fitted[name] = FitJson(f);
+    history.push_back({{"round", round.round},
+                       {"status", round.status},
+                       {"makespan_us", round.makespan_us},
+                       {"segments", round.segments},
+                       {"predicted_host_us", round.predicted_host_us},
+                       {"measured_host_us", round.measured_host_us},
+                       {"host_error", round.host_error},
+                       {"calibrated_makespan_us", round.calibrated_makespan_us},
+                       {"fits", fitted}});
+  }
+  return history;
+}
+
+}  // namespace
+
+Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, const RefineOptions& o) {
+  if (o.rounds < 0 || o.rounds > 100) {
+    return Error(ErrorCode::kInvalidArgument, "--refine {}: give 0 to 100 re-plans", o.rounds);
+  }
+  if (!(o.tolerance >= 0) || !std::isfinite(o.tolerance)) {
+    return Error(ErrorCode::kInvalidArgument, "--refine-tolerance {}: give a fraction ≥ 0, e.g. 0.05", o.tolerance);
+  }
+  if (spec.objective != Objective::kLatency) {
+    return Error(ErrorCode::kUnsupported,
+                 "--refine: calibrates latencies against measured runs; plan with --objective latency");
+  }
+  const CostModel& base = pp.costs;
+  HETPLAN_ASSIGN_OR_RETURN(const std::vector<bool> fittable, FittablePus(pp));
   WorkDir work(o.work_dir);
   RunOptions run = o.run;
   if (run.model_path.empty()) run.model_path = pp.model.path;
@@ -194,19 +241,7 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
     for (const auto& [p, f] : fits) round.fits[costs.pu(p).name] = f;
     if (o.progress) o.progress(r, round.predicted_host_us, round.measured_host_us);
 
-    // The samples: each measured segment against the unrefined costs of its operators.
-    for (size_t s = 0; s < report->segments.size() && s < manifest.segments.size(); ++s) {
-      const SegmentRun& sr = report->segments[s];
-      const ManifestSegment& seg = manifest.segments[s];
-      if (!sr.measured) continue;
-      const int p = base.FindPu(seg.device);
-      if (p < 0 || !fittable[static_cast<size_t>(p)]) continue;
-      SegmentSample x;
-      for (int v : seg.operators) x.predicted_us += base.latency_us(v, p);
-      x.entered = sr.boundary_in;
-      x.run_us = sr.run_us;
-      samples[p].push_back(x);
-    }
+    AddSamples(base, fittable, *report, manifest, samples);
     out.rounds.push_back(std::move(round));
     plans.push_back(std::move(plan));
     if (std::abs(out.rounds.back().host_error) <= o.tolerance) {
@@ -243,20 +278,7 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
   }
 
   out.plan = std::move(plans[static_cast<size_t>(out.best)]);
-  nlohmann::json history = nlohmann::json::array();
-  for (const RefineRound& round : out.rounds) {
-    nlohmann::json fitted = nlohmann::json::object();
-    for (const auto& [name, f] : round.fits) fitted[name] = FitJson(f);
-    history.push_back({{"round", round.round},
-                       {"status", round.status},
-                       {"makespan_us", round.makespan_us},
-                       {"segments", round.segments},
-                       {"predicted_host_us", round.predicted_host_us},
-                       {"measured_host_us", round.measured_host_us},
-                       {"host_error", round.host_error},
-                       {"calibrated_makespan_us", round.calibrated_makespan_us},
-                       {"fits", fitted}});
-  }
+  nlohmann::json history = HistoryJson(out.rounds);
   nlohmann::json calibration = nlohmann::json::object();
   for (const auto& [p, f] : final_fits) calibration[base.pu(p).name] = FitJson(f);
   out.plan.schedule["refine"] = {{"rounds", history},

@@ -23,6 +23,72 @@ namespace {
 
 std::string Ms(double us) { return fmt::format("{:.3f} ms", us / 1000.0); }
 
+// The value of `key` in the table's metadata, empty when absent.
+std::string Meta(const CostTable& table, const char* key) {
+  auto it = table.meta.find(key);
+  return it == table.meta.end() ? std::string() : it->second;
+}
+
+// What the profile measured: the whole model against the sum of its
+// operators, the in-context breakdown, the boundary fit and the drift.
+std::string Summary(const CostTable& table, const LoadedModel& model, const std::string& pu) {
+  auto meta = [&](const char* key) { return Meta(table, key); };
+  auto num = [&](const char* key) { return std::strtod(meta(key).c_str(), nullptr); };
+  double sum_us = 0, planned_us = 0;
+  for (const OpCost& c : table.ops) {
+    sum_us += c.exec_us;
+    planned_us += c.PlannedUs();
+  }
+  std::string out;
+  out += fmt::format("model          {} ({} operators, fusion {})\n", model.path, model.graph.size(),
+                     meta("fusion"));
+  out += fmt::format("host           {} · {} · {} thread{} · {}\n", meta("host"), meta("cpu"),
+                     meta("threads"), meta("threads") == "1" ? "" : "s", meta("runtime"));
+  if (table.model_median_us) {
+    out += fmt::format("whole model    {} median (p10 {}, p90 {}; {} runs)\n", Ms(*table.model_median_us),
+                       Ms(table.model_p10_us.value_or(0)), Ms(table.model_p90_us.value_or(0)),
+                       meta("model_runs"));
+    out += fmt::format("sum of ops     {} (medians of {} runs each)\n", Ms(sum_us), meta("runs"));
+    out += fmt::format("relative error {:+.1f} % (sum of operators vs whole model)\n",
+                       (sum_us / *table.model_median_us - 1.0) * 100.0);
+    if (!meta("in_context_run_us").empty()) {
+      // The breakdown of one Run with ORT's profiler on (medians), and what
+      // the planners charge: kernels in context plus the executor's share.
+      out += fmt::format("in context     Run {} = kernels {} + executor {} ({:.2f} µs per kernel, {} kernels)"
+                         " + outside model_run {}\n",
+                         Ms(num("in_context_wall_us")), Ms(num("in_context_kernel_sum_us")),
+                         Ms(num("in_context_run_us") - num("in_context_kernel_sum_us")),
+                         num("framework_per_kernel_us"), meta("in_context_kernels"), Ms(num("run_overhead_us")));
+      out += fmt::format("planned        {} ({:+.1f} % vs whole model): the time the planners charge\n",
+                         Ms(planned_us), (planned_us / *table.model_median_us - 1.0) * 100.0);
+    }
+  }
+  if (!meta("in_context_unmapped_share").empty()) {
+    out += fmt::format("in context     {:.1f} % of kernel time not attributed to an operator\n",
+                       num("in_context_unmapped_share") * 100.0);
+  } else if (!meta("in_context_error").empty()) {
+    out += fmt::format("in context     not measured: {}\n", meta("in_context_error"));
+  }
+  if (auto b = table.boundary_us.find(pu); b != table.boundary_us.end()) {
+    const std::string points = meta("boundary_points");
+    out += fmt::format("boundary       {:.1f} µs per segment (fit of {} split executions, R² {:.3f}; "
+                       "segments:pass µs {})\n",
+                       b->second, std::count(points.begin(), points.end(), ':'),
+                       num("boundary_r2"), points);
+  }
+  if (!meta("model_drift").empty()) {
+    out += fmt::format("drift          {:+.1f} % (the whole model at the end of the profile, {}, against its start)"
+                       "{}\n",
+                       num("model_drift") * 100.0,
+                       Ms(num("model_end_median_us")),
+                       meta("cpu_steal_share").empty()
+                           ? std::string()
+                           : fmt::format("; CPU steal {:.1f} %",
+                                         num("cpu_steal_share") * 100.0));
+  }
+  return out;
+}
+
 }  // namespace
 
 void RegisterProfile(CLI::App& app) {
@@ -83,66 +149,11 @@ void RegisterProfile(CLI::App& app) {
     if (!st.ok()) return ReportError(st);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    auto meta = [&](const char* key) {
-      auto it = table->meta.find(key);
-      return it == table->meta.end() ? std::string() : it->second;
-    };
-    auto num = [&](const char* key) { return std::strtod(meta(key).c_str(), nullptr); };
-    double sum_us = 0, planned_us = 0;
-    for (const OpCost& c : table->ops) {
-      sum_us += c.exec_us;
-      planned_us += c.PlannedUs();
-    }
-    std::string out;
-    out += fmt::format("model          {} ({} operators, fusion {})\n", model->path, model->graph.size(),
-                       meta("fusion"));
-    out += fmt::format("host           {} · {} · {} thread{} · {}\n", meta("host"), meta("cpu"),
-                       meta("threads"), meta("threads") == "1" ? "" : "s", meta("runtime"));
-    if (table->model_median_us) {
-      out += fmt::format("whole model    {} median (p10 {}, p90 {}; {} runs)\n", Ms(*table->model_median_us),
-                         Ms(table->model_p10_us.value_or(0)), Ms(table->model_p90_us.value_or(0)),
-                         meta("model_runs"));
-      out += fmt::format("sum of ops     {} (medians of {} runs each)\n", Ms(sum_us), meta("runs"));
-      out += fmt::format("relative error {:+.1f} % (sum of operators vs whole model)\n",
-                         (sum_us / *table->model_median_us - 1.0) * 100.0);
-      if (!meta("in_context_run_us").empty()) {
-        // The breakdown of one Run with ORT's profiler on (medians), and what
-        // the planners charge: kernels in context plus the executor's share.
-        out += fmt::format("in context     Run {} = kernels {} + executor {} ({:.2f} µs per kernel, {} kernels)"
-                           " + outside model_run {}\n",
-                           Ms(num("in_context_wall_us")), Ms(num("in_context_kernel_sum_us")),
-                           Ms(num("in_context_run_us") - num("in_context_kernel_sum_us")),
-                           num("framework_per_kernel_us"), meta("in_context_kernels"), Ms(num("run_overhead_us")));
-        out += fmt::format("planned        {} ({:+.1f} % vs whole model): the time the planners charge\n",
-                           Ms(planned_us), (planned_us / *table->model_median_us - 1.0) * 100.0);
-      }
-    }
-    if (!meta("in_context_unmapped_share").empty()) {
-      out += fmt::format("in context     {:.1f} % of kernel time not attributed to an operator\n",
-                         num("in_context_unmapped_share") * 100.0);
-    } else if (!meta("in_context_error").empty()) {
-      out += fmt::format("in context     not measured: {}\n", meta("in_context_error"));
-    }
-    if (auto b = table->boundary_us.find(opts->pu); b != table->boundary_us.end()) {
-      const std::string points = meta("boundary_points");
-      out += fmt::format("boundary       {:.1f} µs per segment (fit of {} split executions, R² {:.3f}; "
-                         "segments:pass µs {})\n",
-                         b->second, std::count(points.begin(), points.end(), ':'),
-                         num("boundary_r2"), points);
-    }
-    if (!meta("model_drift").empty()) {
-      out += fmt::format("drift          {:+.1f} % (the whole model at the end of the profile, {}, against its start)"
-                         "{}\n",
-                         num("model_drift") * 100.0,
-                         Ms(num("model_end_median_us")),
-                         meta("cpu_steal_share").empty()
-                             ? std::string()
-                             : fmt::format("; CPU steal {:.1f} %",
-                                           num("cpu_steal_share") * 100.0));
-    }
+    std::string out = Summary(*table, *model, opts->pu);
     if (std::string w = ProfileStabilityWarning(*table, opts->pu); !w.empty()) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
+    auto meta = [&](const char* key) { return Meta(*table, key); };
     std::string cache = meta("cache");
     if (cache == "hit" || cache == "miss") cache += " (" + meta("cache_file") + ")";
     if (!meta("cache_error").empty()) cache += "; not written: " + meta("cache_error");

@@ -62,6 +62,26 @@ std::string TolerancesText(const RunReport& r) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+// What explains the host error (run --costs): boundaries and operators,
+// per measured segment.
+void PrintBreakdown(const RunReport& r) {
+  const ErrorBreakdown& b = *r.breakdown;
+  std::printf("explain    %s: the host error %.1f µs over %d measured segments = boundaries %s + operators "
+              "%.1f µs; hand-offs across PUs %.1f µs measured vs %.1f µs predicted\n",
+              b.costs_file.c_str(), b.host_error_us, b.measured_segments,
+              b.boundary_known ? fmt::format("{:.1f} µs", b.boundary_us).c_str() : "n/a (no boundary row)",
+              b.ops_residue_us, b.transfer_measured_us, b.transfer_predicted_us);
+  auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : std::string("n/a"); };
+  std::printf("%4s  %13s %13s %13s %13s %13s %13s\n", "seg", "predicted_us", "isolated_us", "in_context_us",
+              "run_us", "boundary_us", "ops_resid_us");
+  for (const auto& s : r.segments) {
+    if (!s.measured) continue;
+    std::printf("%4d  %13.1f %13s %13s %13.1f %13s %13s\n", s.id, s.predicted_us, opt(s.isolated_us).c_str(),
+                opt(s.in_context_us).c_str(), s.run_us, opt(s.boundary_us).c_str(),
+                opt(s.ops_residue_us).c_str());
+  }
+}
+
 }  // namespace
 
 void RegisterRun(CLI::App& app) {
@@ -125,23 +145,7 @@ void RegisterRun(CLI::App& app) {
     std::printf("           handoff_us: executor time before the segment's Run (* = same PU as the previous one)\n");
     std::printf("host       predicted %.1f µs, measured %.1f µs, error %s\n", r->predicted_host_us, r->measured_host_us,
                 Percent(r->host_relative_error).c_str());
-    if (r->breakdown) {
-      const ErrorBreakdown& b = *r->breakdown;
-      std::printf("explain    %s: the host error %.1f µs over %d measured segments = boundaries %s + operators "
-                  "%.1f µs; hand-offs across PUs %.1f µs measured vs %.1f µs predicted\n",
-                  b.costs_file.c_str(), b.host_error_us, b.measured_segments,
-                  b.boundary_known ? fmt::format("{:.1f} µs", b.boundary_us).c_str() : "n/a (no boundary row)",
-                  b.ops_residue_us, b.transfer_measured_us, b.transfer_predicted_us);
-      auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : std::string("n/a"); };
-      std::printf("%4s  %13s %13s %13s %13s %13s %13s\n", "seg", "predicted_us", "isolated_us", "in_context_us",
-                  "run_us", "boundary_us", "ops_resid_us");
-      for (const auto& s : r->segments) {
-        if (!s.measured) continue;
-        std::printf("%4d  %13.1f %13s %13s %13.1f %13s %13s\n", s.id, s.predicted_us, opt(s.isolated_us).c_str(),
-                    opt(s.in_context_us).c_str(), s.run_us, opt(s.boundary_us).c_str(),
-                    opt(s.ops_residue_us).c_str());
-      }
-    }
+    if (r->breakdown) PrintBreakdown(*r);
     std::printf("modelled   accelerators %.1f µs (emulated on the CPU in %.1f µs), transfers %.1f µs\n",
                 r->modelled_accelerator_us, r->emulated_accelerator_us, r->predicted_transfer_us);
     const std::string setup =

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "hetplan/cost/cim_model.h"
 #include "hetplan/graph/dtype.h"
@@ -68,7 +71,27 @@ std::optional<double> RooflineLatencyUs(const Operator& op, const RooflineParams
   return r.dispatch_us + std::max(compute_us, memory_us) / eff;
 }
 
-Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, const CostSources& sources) {
+namespace {
+
+// What the cost tables give beyond the latencies, gathered while they are
+// read and used when the copies and transfers are priced.
+struct TableCosts {
+  TableCosts(int n, int k)
+      : h2d(static_cast<size_t>(n) * k, 0.0), d2h(static_cast<size_t>(n) * k, 0.0),
+        from_table(static_cast<size_t>(n) * k, 0) {}
+  // h2d/d2h per (op, PU) from tables, for links that do not exist.
+  std::vector<double> h2d, d2h;
+  std::vector<char> from_table;
+  // Co-execution rows of every table, each once (one table may serve several PUs).
+  std::vector<CoExecution> coexec;
+  std::set<std::tuple<std::string, std::string, std::string, std::string, double>> seen_coexec;
+  // Measured hand-offs between PUs (the co-run profiler's transfer rows), each once.
+  CostTable handoffs;
+  std::set<std::tuple<std::string, std::string, double>> seen_handoffs;
+};
+
+// The planner's view of each PU: its kind, capacity, power and where its costs come from.
+std::vector<PuInfo> MakePuInfos(const Platform& platform) {
   std::vector<PuInfo> pus;
   for (const ProcessingUnit& pu : platform.pus) {
     PuInfo info;
@@ -85,84 +108,90 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
     }
     pus.push_back(std::move(info));
   }
-  const int n = g.size();
-  const int k = static_cast<int>(pus.size());
-  CostModel c(n, pus, static_cast<int>(g.edges().size()));
-  std::map<std::string, int> op_by_name;
-  for (const Operator& op : g.operators()) op_by_name[op.name] = op.id;
-  // h2d/d2h per (op, PU) from tables, for links that do not exist.
-  std::vector<double> h2d(static_cast<size_t>(n) * k, 0.0), d2h(static_cast<size_t>(n) * k, 0.0);
-  std::vector<char> from_table(static_cast<size_t>(n) * k, 0);
-  // Co-execution rows of every table, each once (one table may serve several PUs).
-  std::vector<CoExecution> coexec;
-  std::set<std::tuple<std::string, std::string, std::string, std::string, double>> seen_coexec;
-  // Measured hand-offs between PUs (the co-run profiler's transfer rows), each once.
-  CostTable handoffs;
-  std::set<std::tuple<std::string, std::string, double>> seen_handoffs;
+  return pus;
+}
 
-  for (int p = 0; p < k; ++p) {
-    const ProcessingUnit& pu = platform.pus[p];
-    if (pu.cost_source == CostSource::kCim) {
-      for (const Operator& op : g.operators()) {
-        if (!CimSupports(op, pu.cim)) continue;
-        c.set_latency(op.id, p, CimLatencyUs(op, pu.cim));
-        c.set_crossbars(op.id, p, CimCrossbars(op, pu.cim));
-      }
-      continue;
+// Sets the latencies (and crossbars) of PU `p` when its costs are analytical
+// (CIM, roofline); false when they come from a cost table.
+bool SetAnalyticalCosts(const OpGraph& g, const ProcessingUnit& pu, int p, CostModel* c) {
+  if (pu.cost_source == CostSource::kCim) {
+    for (const Operator& op : g.operators()) {
+      if (!CimSupports(op, pu.cim)) continue;
+      c->set_latency(op.id, p, CimLatencyUs(op, pu.cim));
+      c->set_crossbars(op.id, p, CimCrossbars(op, pu.cim));
     }
-    if (pu.cost_source == CostSource::kRoofline) {
-      for (const Operator& op : g.operators()) {
-        if (auto us = RooflineLatencyUs(op, pu.roofline)) c.set_latency(op.id, p, *us);
-      }
-      continue;
+    return true;
+  }
+  if (pu.cost_source == CostSource::kRoofline) {
+    for (const Operator& op : g.operators()) {
+      if (auto us = RooflineLatencyUs(op, pu.roofline)) c->set_latency(op.id, p, *us);
     }
-    auto it = sources.tables.find(pu.name);
-    if (it == sources.tables.end()) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "{}: PU '{}' takes its costs from {} but no cost table was given for it; {}", platform.source,
-                   pu.name, ToString(pu.cost_source),
-                   pu.cost_source == CostSource::kProfile ? "run `hetplan profile` or let the command profile it"
-                                                          : "pass --costs TABLE.csv");
+    return true;
+  }
+  return false;
+}
+
+// Reads the cost table of table-costed PU `p`: its latencies, crossbars,
+// label and power into `c`, its copies, co-execution rows and hand-offs into
+// `tables`, its slowdowns into `c`.
+Status AddTableCosts(const OpGraph& g, const Platform& platform, const CostSources& sources,
+                     const std::map<std::string, int>& op_by_name, int p, CostModel* c, TableCosts* tables) {
+  const int k = static_cast<int>(platform.pus.size());
+  const ProcessingUnit& pu = platform.pus[p];
+  auto it = sources.tables.find(pu.name);
+  if (it == sources.tables.end()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "{}: PU '{}' takes its costs from {} but no cost table was given for it; {}", platform.source,
+                 pu.name, ToString(pu.cost_source),
+                 pu.cost_source == CostSource::kProfile ? "run `hetplan profile` or let the command profile it"
+                                                        : "pass --costs TABLE.csv");
+  }
+  const CostTable& t = it->second;
+  if (pu.cost_source == CostSource::kTable && t.meta.count("source")) {
+    c->mutable_pu(p).cost_label = t.meta.at("source");
+  }
+  if (!c->pu(p).power_w) {
+    if (auto pw = t.power_w.find(pu.name); pw != t.power_w.end()) c->mutable_pu(p).power_w = pw->second;
+  }
+  for (const OpCost& row : t.ops) {
+    if (row.pu != pu.name) continue;
+    auto op = op_by_name.find(row.op_name);
+    if (op == op_by_name.end()) continue;  // CheckCostTable reports unknown operators
+    c->set_latency(op->second, p, row.PlannedUs());
+    // A CIM PU's table (a simulator's per-layer results) keeps the crossbar
+    // budget (eq. 14): the table's crossbars, else eq. 1 from the PU's
+    // crossbar geometry; never 0 for an operator with weights.
+    if (c->pu(p).spatial) {
+      const Operator& o = g.op(op->second);
+      c->set_crossbars(op->second, p, row.crossbars.value_or(o.has_weight ? CimCrossbars(o, pu.cim) : 0));
     }
-    const CostTable& t = it->second;
-    if (pu.cost_source == CostSource::kTable && t.meta.count("source")) {
-      c.mutable_pu(p).cost_label = t.meta.at("source");
-    }
-    if (!c.pu(p).power_w) {
-      if (auto pw = t.power_w.find(pu.name); pw != t.power_w.end()) c.mutable_pu(p).power_w = pw->second;
-    }
-    for (const OpCost& row : t.ops) {
-      if (row.pu != pu.name) continue;
-      auto op = op_by_name.find(row.op_name);
-      if (op == op_by_name.end()) continue;  // CheckCostTable reports unknown operators
-      c.set_latency(op->second, p, row.PlannedUs());
-      // A CIM PU's table (a simulator's per-layer results) keeps the crossbar
-      // budget (eq. 14): the table's crossbars, else eq. 1 from the PU's
-      // crossbar geometry; never 0 for an operator with weights.
-      if (c.pu(p).spatial) {
-        const Operator& o = g.op(op->second);
-        c.set_crossbars(op->second, p, row.crossbars.value_or(o.has_weight ? CimCrossbars(o, pu.cim) : 0));
-      }
-      h2d[static_cast<size_t>(op->second) * k + p] = row.h2d_us;
-      d2h[static_cast<size_t>(op->second) * k + p] = row.d2h_us;
-      from_table[static_cast<size_t>(op->second) * k + p] = 1;
-    }
-    for (const CoExecution& row : t.coexec) {
-      if (seen_coexec.emplace(row.op_a, row.pu_a, row.op_b, row.pu_b, row.makespan_us).second) coexec.push_back(row);
-    }
-    for (const TransferCost& x : t.transfers) {
-      if (seen_handoffs.emplace(x.from_pu, x.to_pu, x.bytes).second) handoffs.transfers.push_back(x);
-    }
-    for (const Slowdown& s : t.slowdowns) {
-      int run = platform.FindPu(s.run_pu), other = platform.FindPu(s.interfere_pu);
-      if (run >= 0 && other >= 0) c.set_slowdown(run, other, s.factor);
+    tables->h2d[static_cast<size_t>(op->second) * k + p] = row.h2d_us;
+    tables->d2h[static_cast<size_t>(op->second) * k + p] = row.d2h_us;
+    tables->from_table[static_cast<size_t>(op->second) * k + p] = 1;
+  }
+  for (const CoExecution& row : t.coexec) {
+    if (tables->seen_coexec.emplace(row.op_a, row.pu_a, row.op_b, row.pu_b, row.makespan_us).second) {
+      tables->coexec.push_back(row);
     }
   }
+  for (const TransferCost& x : t.transfers) {
+    if (tables->seen_handoffs.emplace(x.from_pu, x.to_pu, x.bytes).second) tables->handoffs.transfers.push_back(x);
+  }
+  for (const Slowdown& s : t.slowdowns) {
+    int run = platform.FindPu(s.run_pu), other = platform.FindPu(s.interfere_pu);
+    if (run >= 0 && other >= 0) c->set_slowdown(run, other, s.factor);
+  }
+  return Status::Ok();
+}
 
-  auto is_accelerator = [&](int p) { return c.pu(p).accelerator(); };
-  // BIDENT's per-operator copies on each accelerator: the table's columns,
-  // else the link to the host (the first CPU) applied to the operator's input
-  // and output bytes; 0 when neither exists.
+// BIDENT's per-operator copies on each accelerator: the table's columns,
+// else the link to the host (the first CPU) applied to the operator's input
+// and output bytes; 0 when neither exists.
+void SetAcceleratorCopies(const OpGraph& g, const Platform& platform, const std::vector<PuInfo>& pus,
+                          const TableCosts& tables, CostModel* c) {
+  const int n = g.size();
+  const int k = static_cast<int>(pus.size());
+  auto is_accelerator = [&](int p) { return c->pu(p).accelerator(); };
   int host = -1;
   for (int p = 0; p < k && host < 0; ++p) {
     if (!is_accelerator(p)) host = p;
@@ -173,16 +202,22 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
     const bool by_link = link != nullptr && link->bandwidth_gbps > 0;
     for (int v = 0; v < n; ++v) {
       const size_t i = static_cast<size_t>(v) * k + p;
-      if (from_table[i]) {
-        c.set_h2d(v, p, h2d[i]);
-        c.set_d2h(v, p, d2h[i]);
+      if (tables.from_table[i]) {
+        c->set_h2d(v, p, tables.h2d[i]);
+        c->set_d2h(v, p, tables.d2h[i]);
       } else if (by_link) {
-        c.set_h2d(v, p, TransferUs(LinkBytes(g.op(v).inputs, *link), *link));
-        c.set_d2h(v, p, TransferUs(LinkBytes(g.op(v).outputs, *link), *link));
+        c->set_h2d(v, p, TransferUs(LinkBytes(g.op(v).inputs, *link), *link));
+        c->set_d2h(v, p, TransferUs(LinkBytes(g.op(v).outputs, *link), *link));
       }
     }
   }
-  c.set_coexec(std::move(coexec));
+}
+
+// The time of every edge between every two PUs: over their link, else a
+// measured hand-off, else the per-operator copies of the accelerator ends.
+void SetEdgeTransfers(const OpGraph& g, const Platform& platform, const TableCosts& tables, CostModel* c) {
+  const int k = static_cast<int>(platform.pus.size());
+  auto is_accelerator = [&](int p) { return c->pu(p).accelerator(); };
   for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
     const Edge& edge = g.edges()[e];
     for (int p = 0; p < k; ++p) {
@@ -199,33 +234,58 @@ Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, con
           const double bytes = b ? static_cast<double>(edge.elements) * static_cast<double>(*b)
                                  : static_cast<double>(edge.bytes);
           us = TransferUs(bytes, *link);
-        } else if (auto measured = InterpolateTransferUs(handoffs, platform.pus[p].name, platform.pus[q].name,
-                                                         static_cast<double>(edge.bytes))) {
+        } else if (auto measured = InterpolateTransferUs(tables.handoffs, platform.pus[p].name,
+                                                         platform.pus[q].name, static_cast<double>(edge.bytes))) {
           us = *measured;  // a measured hand-off between the two PUs replaces per-operator copies
         } else {
-          if (is_accelerator(p)) us += d2h[static_cast<size_t>(edge.from) * k + p];
-          if (is_accelerator(q)) us += h2d[static_cast<size_t>(edge.to) * k + q];
+          if (is_accelerator(p)) us += tables.d2h[static_cast<size_t>(edge.from) * k + p];
+          if (is_accelerator(q)) us += tables.h2d[static_cast<size_t>(edge.to) * k + q];
         }
-        c.set_transfer(e, p, q, us);
+        c->set_transfer(e, p, q, us);
       }
     }
   }
-  if (sources.charge_boundary) {
-    for (int p = 0; p < k; ++p) {
-      const ProcessingUnit& pu = platform.pus[p];
-      if (!TableCosted(pu)) continue;
-      const CostTable& t = sources.tables.at(pu.name);  // present: checked above
-      auto b = t.boundary_us.find(pu.name);
-      if (b == t.boundary_us.end()) {
-        return Error(ErrorCode::kInvalidArgument,
-                     "{}: PU '{}': --boundary-cost fitted, but its cost table has no boundary row for it; profile "
-                     "it again with --boundary-runs > 0 (or --no-cache), add a row kind=boundary "
-                     "(docs/cost-table-format.md), or plan with --boundary-cost none",
-                     platform.source, pu.name);
-      }
-      c.ChargeBoundary(p, b->second);
+}
+
+// --boundary-cost fitted: charges every table-costed PU the boundary its
+// table measured; a table without one is an error.
+Status ChargeBoundaries(const Platform& platform, const CostSources& sources, CostModel* c) {
+  const int k = static_cast<int>(platform.pus.size());
+  for (int p = 0; p < k; ++p) {
+    const ProcessingUnit& pu = platform.pus[p];
+    if (!TableCosted(pu)) continue;
+    const CostTable& t = sources.tables.at(pu.name);  // present: checked by AddTableCosts
+    auto b = t.boundary_us.find(pu.name);
+    if (b == t.boundary_us.end()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: PU '{}': --boundary-cost fitted, but its cost table has no boundary row for it; profile "
+                   "it again with --boundary-runs > 0 (or --no-cache), add a row kind=boundary "
+                   "(docs/cost-table-format.md), or plan with --boundary-cost none",
+                   platform.source, pu.name);
     }
+    c->ChargeBoundary(p, b->second);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CostModel> BuildCostModel(const OpGraph& g, const Platform& platform, const CostSources& sources) {
+  std::vector<PuInfo> pus = MakePuInfos(platform);
+  const int n = g.size();
+  const int k = static_cast<int>(pus.size());
+  CostModel c(n, pus, static_cast<int>(g.edges().size()));
+  std::map<std::string, int> op_by_name;
+  for (const Operator& op : g.operators()) op_by_name[op.name] = op.id;
+  TableCosts tables(n, k);
+  for (int p = 0; p < k; ++p) {
+    if (SetAnalyticalCosts(g, platform.pus[p], p, &c)) continue;
+    HETPLAN_RETURN_IF_ERROR(AddTableCosts(g, platform, sources, op_by_name, p, &c, &tables));
+  }
+  SetAcceleratorCopies(g, platform, pus, tables, &c);
+  c.set_coexec(std::move(tables.coexec));
+  SetEdgeTransfers(g, platform, tables, &c);
+  if (sources.charge_boundary) HETPLAN_RETURN_IF_ERROR(ChargeBoundaries(platform, sources, &c));
   return c;
 }
 

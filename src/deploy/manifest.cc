@@ -231,8 +231,10 @@ Status WriteManifest(const nlohmann::json& manifest, const std::string& dir) {
   return WriteFileAtomic((fs::path(dir) / kManifestFileName).string(), manifest.dump(1) + "\n");
 }
 
-Result<Manifest> LoadManifest(const std::string& dir) {
-  const std::string path = (fs::path(dir) / kManifestFileName).string();
+namespace {
+
+// DIR/manifest.json (`path`) parsed, after checking that both exist.
+Result<nlohmann::json> ReadManifestJson(const std::string& dir, const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     return Error(ErrorCode::kNotFound, "{}: not a folder; give the --out folder of hetplan split", dir);
@@ -247,6 +249,111 @@ Result<Manifest> LoadManifest(const std::string& dir) {
   } catch (const nlohmann::json::exception& e) {
     return Error(ErrorCode::kParseError, "{}: not valid JSON ({}); re-run hetplan split", path, OneLine(e.what()));
   }
+  return j;
+}
+
+// The manifest's PUs (devices[]) with their ONNX Runtime configuration.
+Status ReadDevices(const nlohmann::json& j, const JsonReader& rd, Manifest* m) {
+  if (const auto devices = j.find("devices"); devices != j.end() && devices->is_array()) {
+    for (const auto& d : *devices) {
+      if (!d.is_object()) continue;
+      const std::string kind = StrOr(d, "kind");
+      ManifestDevice dev;
+      dev.name = StrOr(d, "name");
+      dev.kind = kind;
+      dev.execution = StrOr(d, "execution");
+      dev.costs = StrOr(d, "costs");
+      dev.measured = StrOr(d, "timing", kind == "cpu" ? "measured" : "modelled") == "measured";
+      if (const auto rt = d.find("runtime"); rt != d.end() && rt->is_object()) {
+        const std::string where = fmt::format("devices[{}].runtime", m->devices.size());
+        dev.configured = true;
+        dev.provider = StrOr(*rt, "provider", "cpu");
+        dev.threads = static_cast<int>(IntOr(*rt, "threads", 1));
+        if (dev.threads < 1 || dev.threads > 1024) return rd.Bad(where + ".threads", "not in 1..1024");
+        if (const auto po = rt->find("provider_options"); po != rt->end() && po->is_object()) {
+          for (const auto& [k, v] : po->items()) {
+            if (!v.is_string()) return rd.Bad(where + ".provider_options." + k, "not a string");
+            dev.provider_options[k] = v.get<std::string>();
+          }
+        }
+        if (const auto cores = rt->find("cores"); cores != rt->end() && cores->is_array()) {
+          for (const auto& c : *cores) {
+            if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > 4095) {
+              return rd.Bad(where + ".cores", "not a list of core numbers 0..4095");
+            }
+            dev.cores.push_back(c.get<int>());
+          }
+        }
+      }
+      m->devices.push_back(std::move(dev));
+    }
+  }
+  return Status::Ok();
+}
+
+// Segment i (segments[i]) of the manifest at `path` in `dir`; its file must exist.
+Result<ManifestSegment> ReadSegment(const nlohmann::json& js, size_t i, const std::string& dir,
+                                    const std::string& path, const JsonReader& rd) {
+  std::error_code ec;
+  const std::string where = fmt::format("segments[{}]", i);
+  ManifestSegment seg;
+  seg.id = static_cast<int>(i);
+  if (!js.is_object() || js.value("id", -1) != static_cast<int>(i)) {
+    return rd.Bad(where + ".id", fmt::format("must be {} (segments are listed in execution order)", i));
+  }
+  HETPLAN_ASSIGN_OR_RETURN(seg.device, rd.Str(js, "device", where));
+  seg.kind = js.value("kind", std::string("cpu"));
+  seg.measured = js.value("timing", std::string(seg.kind == "cpu" ? "measured" : "modelled")) == "measured";
+  HETPLAN_ASSIGN_OR_RETURN(seg.file, rd.Str(js, "file", where));
+  if (seg.file.empty() || fs::path(seg.file).is_absolute() || seg.file.find("..") != std::string::npos) {
+    return rd.Bad(where + ".file", fmt::format("'{}' is not a file name inside the folder", seg.file));
+  }
+  seg.path = (fs::path(dir) / seg.file).string();
+  if (!fs::is_regular_file(seg.path, ec)) {
+    return Error(ErrorCode::kNotFound,
+                 "{}: segment {} ({}): file {} not found; re-run hetplan split "
+                 "SCHEDULE --out {} to write it",
+                 path, i, seg.device, seg.path, dir);
+  }
+  seg.sha256 = js.value("sha256", std::string());
+  seg.nodes = static_cast<int>(IntOr(js, "nodes", 0));
+  if (js.contains("operators") && js["operators"].is_array()) {
+    for (const auto& v : js["operators"]) {
+      if (v.is_number_integer()) seg.operators.push_back(v.get<int>());
+    }
+  }
+  for (const char* key : {"inputs", "outputs"}) {
+    if (!js.contains(key) || !js[key].is_array()) return rd.Bad(where + "." + key, "missing");
+  }
+  for (size_t t = 0; t < js["inputs"].size(); ++t) {
+    HETPLAN_ASSIGN_OR_RETURN(ManifestTensor x, rd.Tensor(js["inputs"][t], fmt::format("{}.inputs[{}]", where, t)));
+    seg.inputs.push_back(std::move(x));
+  }
+  for (size_t t = 0; t < js["outputs"].size(); ++t) {
+    HETPLAN_ASSIGN_OR_RETURN(ManifestTensor x, rd.Tensor(js["outputs"][t], fmt::format("{}.outputs[{}]", where, t)));
+    seg.outputs.push_back(std::move(x));
+  }
+  if (seg.outputs.empty()) return rd.Bad(where + ".outputs", "empty");
+  if (js.contains("depends_on") && js["depends_on"].is_array()) {
+    for (const auto& v : js["depends_on"]) {
+      if (v.is_number_integer()) seg.depends_on.push_back(v.get<int>());
+    }
+  }
+  HETPLAN_ASSIGN_OR_RETURN(seg.predicted_us, rd.Num(js, "predicted_us", where));
+  seg.predicted_transfer_in_us = js.value("predicted_transfer_in_us", 0.0);
+  seg.predicted_boundary_us = NumOr(js, "predicted_boundary_us", 0.0);
+  seg.planned_start_us = NumOr(js, "planned_start_us", 0.0);
+  seg.planned_finish_us = NumOr(js, "planned_finish_us", 0.0);
+  seg.unused_outputs = BoolOr(js, "unused_outputs", false);
+  seg.request = static_cast<int>(IntOr(js, "request", 0));
+  return seg;
+}
+
+}  // namespace
+
+Result<Manifest> LoadManifest(const std::string& dir) {
+  const std::string path = (fs::path(dir) / kManifestFileName).string();
+  HETPLAN_ASSIGN_OR_RETURN(nlohmann::json j, ReadManifestJson(dir, path));
   JsonReader rd(path);
   if (!j.is_object() || j.value("format", "") != kManifestFormat) {
     return rd.Bad("format", fmt::format("not \"{}\"", kManifestFormat));
@@ -272,40 +379,7 @@ Result<Manifest> LoadManifest(const std::string& dir) {
   m.threads = runtime.is_object() ? runtime.value("threads", 1) : 1;
   if (m.threads < 1) m.threads = 1;
   m.graph_optimization = runtime.is_object() ? runtime.value("graph_optimization", std::string("basic")) : "basic";
-  if (const auto devices = j.find("devices"); devices != j.end() && devices->is_array()) {
-    for (const auto& d : *devices) {
-      if (!d.is_object()) continue;
-      const std::string kind = StrOr(d, "kind");
-      ManifestDevice dev;
-      dev.name = StrOr(d, "name");
-      dev.kind = kind;
-      dev.execution = StrOr(d, "execution");
-      dev.costs = StrOr(d, "costs");
-      dev.measured = StrOr(d, "timing", kind == "cpu" ? "measured" : "modelled") == "measured";
-      if (const auto rt = d.find("runtime"); rt != d.end() && rt->is_object()) {
-        const std::string where = fmt::format("devices[{}].runtime", m.devices.size());
-        dev.configured = true;
-        dev.provider = StrOr(*rt, "provider", "cpu");
-        dev.threads = static_cast<int>(IntOr(*rt, "threads", 1));
-        if (dev.threads < 1 || dev.threads > 1024) return rd.Bad(where + ".threads", "not in 1..1024");
-        if (const auto po = rt->find("provider_options"); po != rt->end() && po->is_object()) {
-          for (const auto& [k, v] : po->items()) {
-            if (!v.is_string()) return rd.Bad(where + ".provider_options." + k, "not a string");
-            dev.provider_options[k] = v.get<std::string>();
-          }
-        }
-        if (const auto cores = rt->find("cores"); cores != rt->end() && cores->is_array()) {
-          for (const auto& c : *cores) {
-            if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > 4095) {
-              return rd.Bad(where + ".cores", "not a list of core numbers 0..4095");
-            }
-            dev.cores.push_back(c.get<int>());
-          }
-        }
-      }
-      m.devices.push_back(std::move(dev));
-    }
-  }
+  HETPLAN_RETURN_IF_ERROR(ReadDevices(j, rd, &m));
   for (const char* key : {"inputs", "outputs", "segments"}) {
     if (!j.contains(key) || !j[key].is_array()) return rd.Bad(key, "missing");
   }
@@ -319,58 +393,7 @@ Result<Manifest> LoadManifest(const std::string& dir) {
   }
   if (j["segments"].empty()) return rd.Bad("segments", "empty");
   for (size_t i = 0; i < j["segments"].size(); ++i) {
-    const auto& js = j["segments"][i];
-    const std::string where = fmt::format("segments[{}]", i);
-    ManifestSegment seg;
-    seg.id = static_cast<int>(i);
-    if (!js.is_object() || js.value("id", -1) != static_cast<int>(i)) {
-      return rd.Bad(where + ".id", fmt::format("must be {} (segments are listed in execution order)", i));
-    }
-    HETPLAN_ASSIGN_OR_RETURN(seg.device, rd.Str(js, "device", where));
-    seg.kind = js.value("kind", std::string("cpu"));
-    seg.measured = js.value("timing", std::string(seg.kind == "cpu" ? "measured" : "modelled")) == "measured";
-    HETPLAN_ASSIGN_OR_RETURN(seg.file, rd.Str(js, "file", where));
-    if (seg.file.empty() || fs::path(seg.file).is_absolute() || seg.file.find("..") != std::string::npos) {
-      return rd.Bad(where + ".file", fmt::format("'{}' is not a file name inside the folder", seg.file));
-    }
-    seg.path = (fs::path(dir) / seg.file).string();
-    if (!fs::is_regular_file(seg.path, ec)) {
-      return Error(ErrorCode::kNotFound,
-                   "{}: segment {} ({}): file {} not found; re-run hetplan split "
-                   "SCHEDULE --out {} to write it",
-                   path, i, seg.device, seg.path, dir);
-    }
-    seg.sha256 = js.value("sha256", std::string());
-    seg.nodes = static_cast<int>(IntOr(js, "nodes", 0));
-    if (js.contains("operators") && js["operators"].is_array()) {
-      for (const auto& v : js["operators"]) {
-        if (v.is_number_integer()) seg.operators.push_back(v.get<int>());
-      }
-    }
-    for (const char* key : {"inputs", "outputs"}) {
-      if (!js.contains(key) || !js[key].is_array()) return rd.Bad(where + "." + key, "missing");
-    }
-    for (size_t t = 0; t < js["inputs"].size(); ++t) {
-      HETPLAN_ASSIGN_OR_RETURN(ManifestTensor x, rd.Tensor(js["inputs"][t], fmt::format("{}.inputs[{}]", where, t)));
-      seg.inputs.push_back(std::move(x));
-    }
-    for (size_t t = 0; t < js["outputs"].size(); ++t) {
-      HETPLAN_ASSIGN_OR_RETURN(ManifestTensor x, rd.Tensor(js["outputs"][t], fmt::format("{}.outputs[{}]", where, t)));
-      seg.outputs.push_back(std::move(x));
-    }
-    if (seg.outputs.empty()) return rd.Bad(where + ".outputs", "empty");
-    if (js.contains("depends_on") && js["depends_on"].is_array()) {
-      for (const auto& v : js["depends_on"]) {
-        if (v.is_number_integer()) seg.depends_on.push_back(v.get<int>());
-      }
-    }
-    HETPLAN_ASSIGN_OR_RETURN(seg.predicted_us, rd.Num(js, "predicted_us", where));
-    seg.predicted_transfer_in_us = js.value("predicted_transfer_in_us", 0.0);
-    seg.predicted_boundary_us = NumOr(js, "predicted_boundary_us", 0.0);
-    seg.planned_start_us = NumOr(js, "planned_start_us", 0.0);
-    seg.planned_finish_us = NumOr(js, "planned_finish_us", 0.0);
-    seg.unused_outputs = BoolOr(js, "unused_outputs", false);
-    seg.request = static_cast<int>(IntOr(js, "request", 0));
+    HETPLAN_ASSIGN_OR_RETURN(ManifestSegment seg, ReadSegment(j["segments"][i], i, dir, path, rd));
     m.segments.push_back(std::move(seg));
   }
   m.requests = static_cast<int>(IntOr(j, "requests", 1));

@@ -1,6 +1,6 @@
 // What the executors share (run.cc: the resident and load-per-run executors
-// and the report; pu_executor.cc: the PU-thread executor). Internal to the
-// deploy module.
+// and the output check; pu_executor.cc: the PU-thread executor;
+// run_report.cc: the report). Internal to the deploy module.
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
@@ -57,6 +57,18 @@ class Executor {
 // The name a tensor of `request` goes by where the requests share a map:
 // its own for request 0, "<name>@request<r>" otherwise.
 std::string RequestTensorKey(int request, const std::string& name);
+
+// --- the report (run_report.cc) ----------------------------------------------------
+
+// The timed runs summarised: each segment's medians against its prediction,
+// the host, accelerator, hand-off and end-to-end times, the unsplit model's
+// and its drift from the profile.
+void SummariseRuns(const Manifest& m, const std::vector<Timeline>& timelines, const std::vector<double>& unsplit_us,
+                   bool pu_threads, int threads, RunReport* r);
+
+// Splits each measured segment's error into its PU's boundary cost and what
+// its operators leave, from the host profile the plan was made from.
+Status ExplainErrors(const Manifest& m, const std::string& path, RunReport* r);
 
 // --- the PU-thread executor (pu_executor.cc) ------------------------------------
 

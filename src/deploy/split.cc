@@ -14,21 +14,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <numeric>
-#include <queue>
 #include <set>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "hetplan/graph/dtype.h"
 #include "hetplan/graph/quantization.h"
 #include "hetplan/report/schedule_file.h"
-#include "hetplan/validate/validator.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 #include "deploy/split_internal.h"
@@ -50,164 +45,6 @@ std::string SafeName(const std::string& s) {
 
 std::string SegmentFileName(int id, const std::string& device) {
   return fmt::format("segment_{:03d}_{}.onnx", id, SafeName(device));
-}
-
-// --- the schedule, as split reads it -------------------------------------------
-
-struct ScheduleDevice {
-  std::string name, kind, costs, execution;
-  int threads = 0;  // for profiled CPUs: the threads the costs were measured with
-  // The boundary cost the planner charged per segment on this PU, inside the
-  // transfer_us of every edge into it (devices[].boundary_us; 0 if absent).
-  double boundary_us = 0;
-  // The platform's ONNX Runtime configuration of a `cost: profile` PU.
-  bool configured = false;
-  std::string provider = "cpu";
-  std::map<std::string, std::string> provider_options;
-  std::vector<int> cores;
-  // Runs here for real (a CPU, or a PU measured with ONNX Runtime) rather
-  // than being charged from the cost model.
-  bool executable() const { return kind == "cpu" || costs == "measured"; }
-};
-
-struct ScheduleOp {
-  std::string name, device;
-  int device_index = -1;
-  double start_us = 0, finish_us = 0, predicted_us = 0;
-};
-
-struct ParsedSchedule {
-  std::vector<ScheduleDevice> devices;
-  std::vector<ScheduleOp> ops;
-  std::vector<std::tuple<int, int, double>> transfers;  // (from, to, µs) where given
-  std::string model_name, model_file, model_sha256, fusion;
-  double makespan_us = 0;
-  // The profile's prediction of the whole model on the plan's CPU (the
-  // cpu_only_us baseline) when that CPU's costs were measured here.
-  double predicted_unsplit_us = 0;
-  std::string solver, solver_status, platform;
-  int violations = 0;
-};
-
-Result<ParsedSchedule> ParseSchedule(const nlohmann::json& s, const std::string& label) {
-  auto bad = [&](const std::string& where, const std::string& what) {
-    return Error(ErrorCode::kParseError, "{}: {}: {}; give a schedule written by `hetplan partition --out`", label,
-                 where, what);
-  };
-  if (!s.is_object() || s.value("format", "") != "hetplan-schedule") {
-    return bad("format", "not a hetplan schedule file (\"format\": \"hetplan-schedule\" missing)");
-  }
-  ParsedSchedule p;
-  const auto& model = s.value("model", nlohmann::json::object());
-  if (!model.is_object() || !model.contains("file") || !model["file"].is_string()) {
-    return bad("model.file", "missing");
-  }
-  p.model_file = model["file"].get<std::string>();
-  p.model_name = model.value("name", std::string());
-  p.model_sha256 = model.value("sha256", std::string());
-  p.fusion = model.value("fusion", std::string("none"));
-  if (!s.contains("devices") || !s["devices"].is_array() || s["devices"].empty()) {
-    return bad("devices", "missing or empty");
-  }
-  std::unordered_map<std::string, int> device_index;
-  for (size_t i = 0; i < s["devices"].size(); ++i) {
-    const auto& d = s["devices"][i];
-    if (!d.is_object() || !d.contains("name") || !d["name"].is_string()) {
-      return bad(fmt::format("devices[{}].name", i), "missing");
-    }
-    ScheduleDevice dev;
-    dev.name = d["name"].get<std::string>();
-    dev.kind = d.value("kind", std::string("cpu"));
-    dev.costs = d.value("costs", std::string());
-    dev.execution = d.value("execution", std::string("serial"));
-    if (d.contains("boundary_us") && d["boundary_us"].is_number() && d["boundary_us"].get<double>() >= 0) {
-      dev.boundary_us = d["boundary_us"].get<double>();
-    }
-    if (s.contains("platform") && s["platform"].is_object() && s["platform"].contains(dev.name)) {
-      const auto& pu = s["platform"][dev.name];
-      if (pu.is_object() && pu.contains("threads") && pu["threads"].is_number_integer()) {
-        dev.threads = pu["threads"].get<int>();
-      }
-      if (pu.is_object() && pu.contains("provider") && pu["provider"].is_string()) {
-        dev.configured = true;
-        dev.provider = pu["provider"].get<std::string>();
-        if (pu.contains("provider_options") && pu["provider_options"].is_object()) {
-          for (const auto& [k, v] : pu["provider_options"].items()) {
-            if (v.is_string()) dev.provider_options[k] = v.get<std::string>();
-          }
-        }
-        if (pu.contains("cores") && pu["cores"].is_array()) {
-          for (const auto& c : pu["cores"]) {
-            if (c.is_number_integer()) dev.cores.push_back(c.get<int>());
-          }
-        }
-      }
-    }
-    device_index.emplace(dev.name, static_cast<int>(i));
-    p.devices.push_back(std::move(dev));
-  }
-  const auto cpu = std::find_if(p.devices.begin(), p.devices.end(), [](const ScheduleDevice& d) { return d.kind == "cpu"; });
-  const auto& baselines = s.value("baselines", nlohmann::json::object());
-  if (cpu != p.devices.end() && cpu->costs == "measured" && baselines.is_object() &&
-      baselines.contains("cpu_only_us") && baselines["cpu_only_us"].is_number()) {
-    p.predicted_unsplit_us = std::max(0.0, baselines["cpu_only_us"].get<double>());
-  }
-  if (!s.contains("operators") || !s["operators"].is_array()) return bad("operators", "missing");
-  const auto& ops = s["operators"];
-  p.ops.resize(ops.size());
-  std::vector<bool> seen(ops.size(), false);
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const auto& o = ops[i];
-    const std::string where = fmt::format("operators[{}]", i);
-    if (!o.is_object() || !o.contains("id") || !o["id"].is_number_integer()) return bad(where + ".id", "missing");
-    const int64_t id = o["id"].get<int64_t>();
-    if (id < 0 || id >= static_cast<int64_t>(ops.size()) || seen[static_cast<size_t>(id)]) {
-      return bad(where + ".id", fmt::format("{} is out of range or repeated", id));
-    }
-    seen[static_cast<size_t>(id)] = true;
-    ScheduleOp& op = p.ops[static_cast<size_t>(id)];
-    op.name = o.value("name", std::string());
-    if (!o.contains("device") || !o["device"].is_string()) return bad(where + ".device", "missing");
-    op.device = o["device"].get<std::string>();
-    auto dit = device_index.find(op.device);
-    if (dit == device_index.end()) {
-      return bad(where + ".device", fmt::format("'{}' is not in devices[]", op.device));
-    }
-    op.device_index = dit->second;
-    for (const char* key : {"start_us", "finish_us"}) {
-      if (!o.contains(key) || !o[key].is_number() || !std::isfinite(o[key].get<double>())) {
-        return bad(fmt::format("{}.{}", where, key), "missing or not a finite number");
-      }
-    }
-    op.start_us = o["start_us"].get<double>();
-    op.finish_us = o["finish_us"].get<double>();
-    const auto& cost = o.value("cost_us", nlohmann::json::object());
-    if (!cost.is_object() || !cost.contains(op.device) || !cost[op.device].is_number()) {
-      return bad(fmt::format("{}.cost_us.{}", where, op.device),
-                 fmt::format("operator '{}' has no cost on its device '{}' (unsupported there)", op.name, op.device));
-    }
-    double slowdown = o.contains("slowdown") && o["slowdown"].is_number() ? o["slowdown"].get<double>() : 1.0;
-    op.predicted_us = cost[op.device].get<double>() * slowdown;
-  }
-  if (s.contains("edges") && s["edges"].is_array()) {
-    for (const auto& e : s["edges"]) {
-      if (!e.is_object() || !e.contains("from") || !e.contains("to") || !e["from"].is_number_integer() ||
-          !e["to"].is_number_integer()) {
-        continue;
-      }
-      if (e.contains("transfer_us") && e["transfer_us"].is_number()) {
-        p.transfers.emplace_back(e["from"].get<int>(), e["to"].get<int>(), e["transfer_us"].get<double>());
-      }
-    }
-  }
-  if (s.contains("makespan_us") && s["makespan_us"].is_number()) p.makespan_us = s["makespan_us"].get<double>();
-  if (s.contains("solver") && s["solver"].is_object()) {
-    p.solver = s["solver"].value("name", std::string());
-    p.solver_status = s["solver"].value("status", std::string());
-  }
-  if (s.contains("platform") && s["platform"].is_object()) p.platform = s["platform"].value("name", std::string());
-  p.violations = static_cast<int>(ValidateScheduleJson(s).violations.size());
-  return p;
 }
 
 // --- sub-model construction ----------------------------------------------------
@@ -545,119 +382,6 @@ bool IsAcyclic(int n, const std::vector<std::set<int>>& succ) {
 
 }  // namespace
 
-Result<std::vector<SegmentPlan>> PlanSegments(const OpGraph& g, const std::vector<int>& device_of,
-                                              const std::vector<int>& order, const std::vector<bool>& cut_before) {
-  const int n = g.size();
-  if (static_cast<int>(device_of.size()) != n || static_cast<int>(order.size()) != n ||
-      (!cut_before.empty() && static_cast<int>(cut_before.size()) != n)) {
-    return Error(ErrorCode::kInvalidArgument, "segments: {} operators but {} devices, {} positions and {} cuts given",
-                 n, device_of.size(), order.size(), cut_before.size());
-  }
-  std::vector<int> position(static_cast<size_t>(n), -1);
-  for (int k = 0; k < n; ++k) {
-    const int v = order[static_cast<size_t>(k)];
-    if (v < 0 || v >= n || position[static_cast<size_t>(v)] >= 0) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "segments: the execution order is not a permutation of the "
-                   "{} operators (operator {} at position {})",
-                   n, v, k);
-    }
-    position[static_cast<size_t>(v)] = k;
-  }
-  for (const Edge& e : g.edges()) {
-    if (position[static_cast<size_t>(e.from)] > position[static_cast<size_t>(e.to)]) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "segments: operator '{}' runs before '{}', whose output it "
-                   "reads; the schedule is not in data-flow order (check it with hetplan validate)",
-                   g.op(e.to).name, g.op(e.from).name);
-    }
-  }
-
-  // Build segments in creation order with their DAG.
-  std::vector<SegmentPlan> segs;
-  std::vector<std::set<int>> succ;  // segment DAG (creation indices)
-  std::vector<int> seg_of(static_cast<size_t>(n), -1);
-  std::map<int, int> last_of_device;
-  auto reaches = [&](int from, int to) {  // from →* to in the segment DAG
-    std::vector<int> stack = {from};
-    std::vector<bool> seen(segs.size(), false);
-    while (!stack.empty()) {
-      int u = stack.back();
-      stack.pop_back();
-      if (u == to) return true;
-      if (seen[static_cast<size_t>(u)]) continue;
-      seen[static_cast<size_t>(u)] = true;
-      for (int w : succ[static_cast<size_t>(u)]) stack.push_back(w);
-    }
-    return false;
-  };
-  for (int v : order) {
-    const int d = device_of[static_cast<size_t>(v)];
-    int target = -1;
-    const bool cut = !cut_before.empty() && cut_before[static_cast<size_t>(v)];
-    if (auto it = last_of_device.find(d); !cut && it != last_of_device.end()) {
-      target = it->second;
-      for (int u : g.predecessors(v)) {
-        const int su = seg_of[static_cast<size_t>(u)];
-        if (su != target && reaches(target, su)) {
-          target = -1;
-          break;
-        }
-      }
-    }
-    if (target < 0) {
-      target = static_cast<int>(segs.size());
-      segs.push_back(SegmentPlan{d, {}, {}});
-      succ.emplace_back();
-      last_of_device[d] = target;
-    }
-    segs[static_cast<size_t>(target)].operators.push_back(v);
-    seg_of[static_cast<size_t>(v)] = target;
-    for (int u : g.predecessors(v)) {
-      const int su = seg_of[static_cast<size_t>(u)];
-      if (su != target) succ[static_cast<size_t>(su)].insert(target);
-    }
-  }
-
-  // Topological order of the segments, smallest creation index first.
-  const int k = static_cast<int>(segs.size());
-  std::vector<int> indegree(static_cast<size_t>(k), 0);
-  for (const auto& s : succ) {
-    for (int t : s) ++indegree[static_cast<size_t>(t)];
-  }
-  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-  for (int i = 0; i < k; ++i) {
-    if (indegree[static_cast<size_t>(i)] == 0) ready.push(i);
-  }
-  std::vector<int> topo;
-  while (!ready.empty()) {
-    int u = ready.top();
-    ready.pop();
-    topo.push_back(u);
-    for (int t : succ[static_cast<size_t>(u)]) {
-      if (--indegree[static_cast<size_t>(t)] == 0) ready.push(t);
-    }
-  }
-  if (static_cast<int>(topo.size()) != k) {
-    return Error(ErrorCode::kInternal, "segments: the segment graph has a cycle (a bug in PlanSegments)");
-  }
-  std::vector<int> new_index(static_cast<size_t>(k));
-  for (int i = 0; i < k; ++i) new_index[static_cast<size_t>(topo[static_cast<size_t>(i)])] = i;
-  std::vector<SegmentPlan> out(static_cast<size_t>(k));
-  for (int old = 0; old < k; ++old) {
-    SegmentPlan& s = out[static_cast<size_t>(new_index[static_cast<size_t>(old)])];
-    s = std::move(segs[static_cast<size_t>(old)]);
-  }
-  for (int old = 0; old < k; ++old) {
-    for (int t : succ[static_cast<size_t>(old)]) {
-      out[static_cast<size_t>(new_index[static_cast<size_t>(t)])].depends_on.push_back(
-          new_index[static_cast<size_t>(old)]);
-    }
-  }
-  for (auto& s : out) std::sort(s.depends_on.begin(), s.depends_on.end());
-  return out;
-}
-
 Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& schedule,
                                const std::string& schedule_label, const SplitOptions& options) {
   if (schedule.is_object() && schedule.contains("requests") && schedule["requests"].is_array() &&
@@ -668,14 +392,11 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
 }
 
 namespace deploy_internal {
+namespace {
 
-Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::json& schedule,
-                                    const std::string& schedule_label, const SplitOptions& options,
-                                    const std::vector<bool>& extra_cuts) {
-  if (model.model == nullptr) {
-    return Error(ErrorCode::kInvalidArgument, "split: no ONNX model; load it with LoadOnnxModel first");
-  }
-  HETPLAN_ASSIGN_OR_RETURN(ParsedSchedule ps, ParseSchedule(schedule, schedule_label));
+// Checks that the schedule was made for `model`: its operator count and names.
+Status CheckScheduleMatchesModel(const LoadedModel& model, const ParsedSchedule& ps,
+                                 const std::string& schedule_label) {
   const OpGraph& g = model.graph;
   if (static_cast<int>(ps.ops.size()) != g.size()) {
     return Error(ErrorCode::kInvalidArgument,
@@ -692,9 +413,12 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
                    schedule_label, op.id, planned, op.name, model.path);
     }
   }
+  return Status::Ok();
+}
 
-  // Execution order: start time, then topological position (a zero-cost
-  // operator starts when its predecessor finishes, at the same time).
+// Execution order: start time, then topological position (a zero-cost
+// operator starts when its predecessor finishes, at the same time).
+std::vector<int> ExecutionOrder(const OpGraph& g, const ParsedSchedule& ps) {
   std::vector<int> order(static_cast<size_t>(g.size()));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -702,8 +426,13 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
     if (sa != sb) return sa < sb;
     return g.topo_position(a) < g.topo_position(b);
   });
-  std::vector<int> device_of(static_cast<size_t>(g.size()));
-  for (int v = 0; v < g.size(); ++v) device_of[static_cast<size_t>(v)] = ps.ops[static_cast<size_t>(v)].device_index;
+  return order;
+}
+
+// The cuts for PlanSegments: TimedCuts plus `extra_cuts` for a plan whose PUs
+// all run here, none (empty) otherwise.
+std::vector<bool> PlannedCuts(const OpGraph& g, const ParsedSchedule& ps, const std::vector<int>& device_of,
+                              const std::vector<int>& order, const std::vector<bool>& extra_cuts) {
   // Plans whose PUs all run here are executed on PU threads at their planned
   // times: cut them so that no segment waits for more than it needs.
   std::set<int> used;
@@ -722,16 +451,12 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
     cuts = TimedCuts(g, device_of, order, start, finish);
     for (size_t v = 0; v < extra_cuts.size() && v < cuts.size(); ++v) cuts[v] = cuts[v] || extra_cuts[v];
   }
-  auto plan = PlanSegments(g, device_of, order, cuts);
-  if (!plan.ok()) return Status(plan.status().code(), schedule_label + ": " + plan.status().message());
+  return cuts;
+}
 
-  Splitter splitter(model, *plan);
-  HETPLAN_RETURN_IF_ERROR(splitter.Build());
-  const auto& builds = splitter.builds();
-  const int k = static_cast<int>(plan->size());
-
-  // The data-flow graph between segments must agree with the plan: acyclic
-  // and pointing forward in execution order.
+// The data-flow graph between segments must agree with the plan: acyclic
+// and pointing forward in execution order.
+Status CheckSegmentGraph(const std::vector<SegmentBuild>& builds, int k, const std::string& schedule_label) {
   std::vector<std::set<int>> succ(static_cast<size_t>(k));
   for (int s = 0; s < k; ++s) {
     for (const auto& [t, from] : builds[static_cast<size_t>(s)].input_from) {
@@ -748,28 +473,45 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
   if (!IsAcyclic(k, succ)) {
     return Error(ErrorCode::kInternal, "{}: the segment graph has a cycle (a bug in split)", schedule_label);
   }
+  return Status::Ok();
+}
 
-  std::vector<int> seg_of(static_cast<size_t>(g.size()), -1);
-  for (int s = 0; s < k; ++s) {
-    for (int v : (*plan)[static_cast<size_t>(s)].operators) seg_of[static_cast<size_t>(v)] = s;
-  }
-  std::vector<double> transfer_in(static_cast<size_t>(k), 0.0);
+// What the plan charged into each segment for its inputs from another PU.
+struct SegmentTransfers {
+  std::vector<double> transfer_in;
   // The planner's boundary charge, once per segment that reads from another
   // PU (it was on every such edge as a latency; the edges overlap).
-  std::vector<double> boundary_in(static_cast<size_t>(k), 0.0);
+  std::vector<double> boundary_in;
+};
+
+// The schedule's edge transfers into each segment of `plan`, split into its
+// PU's boundary charge and the rest.
+SegmentTransfers TransfersIntoSegments(const OpGraph& g, const ParsedSchedule& ps,
+                                       const std::vector<SegmentPlan>& plan) {
+  const int k = static_cast<int>(plan.size());
+  std::vector<int> seg_of(static_cast<size_t>(g.size()), -1);
+  for (int s = 0; s < k; ++s) {
+    for (int v : plan[static_cast<size_t>(s)].operators) seg_of[static_cast<size_t>(v)] = s;
+  }
+  SegmentTransfers tr;
+  tr.transfer_in.assign(static_cast<size_t>(k), 0.0);
+  tr.boundary_in.assign(static_cast<size_t>(k), 0.0);
   for (const auto& [from, to, us] : ps.transfers) {
     if (from < 0 || to < 0 || from >= g.size() || to >= g.size()) continue;
     const int sf = seg_of[static_cast<size_t>(from)], st = seg_of[static_cast<size_t>(to)];
     const int dt = ps.ops[static_cast<size_t>(to)].device_index;
     if (sf != st && ps.ops[static_cast<size_t>(from)].device_index != dt) {
       const double b = ps.devices[static_cast<size_t>(dt)].boundary_us;
-      boundary_in[static_cast<size_t>(st)] = b;
-      transfer_in[static_cast<size_t>(st)] += std::max(0.0, us - b);
+      tr.boundary_in[static_cast<size_t>(st)] = b;
+      tr.transfer_in[static_cast<size_t>(st)] += std::max(0.0, us - b);
     }
   }
+  return tr;
+}
 
-  SplitResult result;
-  result.segments = k;
+// The manifest's model, schedule, runtime and PU fields.
+Manifest ManifestHeader(const LoadedModel& model, const ParsedSchedule& ps, const std::string& schedule_label) {
+  const OpGraph& g = model.graph;
   Manifest mf;
   std::string model_name = ps.model_name;
   if (model_name.empty()) model_name = fs::path(model.path).stem().string();
@@ -792,7 +534,13 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
     mf.devices.push_back({d.name, d.kind, d.execution, d.costs, d.executable(), d.configured, d.provider,
                           d.provider_options, d.threads > 0 ? d.threads : 1, d.cores});
   }
-  // Graph inputs and outputs of the original model.
+  return mf;
+}
+
+// Graph inputs and outputs of the original model: the inputs some segment
+// reads, and every output with the segment that writes it.
+Status AddModelTensors(const LoadedModel& model, const Splitter& splitter, int k, Manifest* mf) {
+  const auto& builds = splitter.builds();
   std::set<std::string> model_inputs;
   for (const auto& b : builds) {
     for (const auto& [t, from] : b.input_from) {
@@ -802,7 +550,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
   for (const auto& vi : model.model->graph().input()) {
     if (!model_inputs.count(vi.name())) continue;
     HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(vi.name()));
-    mf.inputs.push_back(TensorOf(t));
+    mf->inputs.push_back(TensorOf(t));
   }
   for (const auto& vi : model.model->graph().output()) {
     HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(vi.name()));
@@ -810,97 +558,154 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::js
     for (int s = 0; s < k; ++s) {
       if (builds[static_cast<size_t>(s)].model_outputs.count(vi.name())) o.segment = s;
     }
-    mf.outputs.push_back(std::move(o));
+    mf->outputs.push_back(std::move(o));
   }
+  return Status::Ok();
+}
 
+// Segment s's sub-model, tagged with its segment and PU, checked (with
+// options.check) and serialised.
+Result<std::string> SegmentBytes(const Splitter& splitter, int s, const std::string& model_name,
+                                 const std::string& device, const std::string& file,
+                                 const std::string& schedule_label, const SplitOptions& options) {
+  HETPLAN_ASSIGN_OR_RETURN(
+      onnx::ModelProto sub,
+      splitter.SubModel(s, fmt::format("{}_segment_{}_{}", SafeName(model_name), s, SafeName(device))));
+  auto* meta = sub.add_metadata_props();
+  meta->set_key("hetplan.segment");
+  meta->set_value(std::to_string(s));
+  meta = sub.add_metadata_props();
+  meta->set_key("hetplan.device");
+  meta->set_value(device);
+  if (options.check) {
+    try {
+      onnx::checker::check_model(sub);
+    } catch (const std::exception& e) {
+      return Error(ErrorCode::kInternal,
+                   "{}: segment {} ({}, {}) fails the ONNX checker: {}; this is a bug "
+                   "in hetplan split: please report it with the schedule",
+                   schedule_label, s, device, file, OneLine(e.what()));
+    }
+  }
+  std::string bytes;
+  if (!sub.SerializeToString(&bytes)) {
+    return Error(ErrorCode::kLimitExceeded,
+                 "{}: segment {} ({}) cannot be serialised (over 2 GiB of "
+                 "weights?)",
+                 schedule_label, s, device);
+  }
+  return bytes;
+}
+
+// The manifest's predicted totals, summed over the segments.
+struct SplitTotals {
   double host_us = 0, accel_us = 0, transfers_us = 0;
   int handoffs = 0;
+};
+
+// Segment s's manifest entry: its file, operators, boundary tensors,
+// dependencies and planned times; adds its predictions to `totals`.
+Result<ManifestSegment> SegmentEntry(const Splitter& splitter, const SegmentPlan& sp, const ParsedSchedule& ps,
+                                     const SegmentTransfers& tr, int s, const std::string& file,
+                                     const std::string& bytes, SplitTotals* totals) {
+  const SegmentBuild& b = splitter.builds()[static_cast<size_t>(s)];
+  const ScheduleDevice& dev = ps.devices[static_cast<size_t>(sp.device)];
+  ManifestSegment seg;
+  seg.id = s;
+  seg.device = dev.name;
+  seg.kind = dev.kind;
+  seg.measured = dev.executable();
+  seg.file = file;
+  seg.sha256 = Sha256Hex(bytes);
+  seg.operators = sp.operators;
+  seg.nodes = static_cast<int>(b.nodes.size());
+  double predicted = 0, start = 0, finish = 0;
+  bool first = true;
+  for (int v : sp.operators) {
+    const ScheduleOp& op = ps.ops[static_cast<size_t>(v)];
+    predicted += op.predicted_us;
+    start = first ? op.start_us : std::min(start, op.start_us);
+    finish = first ? op.finish_us : std::max(finish, op.finish_us);
+    first = false;
+  }
+  (dev.executable() ? totals->host_us : totals->accel_us) += predicted + tr.boundary_in[static_cast<size_t>(s)];
+  totals->transfers_us += tr.transfer_in[static_cast<size_t>(s)];
+  for (const auto& name : b.inputs) {
+    HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(name));
+    ManifestTensor in = TensorOf(t);
+    in.from = b.input_from.at(name);
+    if (in.from >= 0) ++totals->handoffs;
+    seg.inputs.push_back(std::move(in));
+  }
+  for (const auto& name : splitter.OrderedOutputs(s)) {
+    HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(name));
+    ManifestTensor out = TensorOf(t);
+    if (auto to = b.output_to.find(name); to != b.output_to.end()) out.to.assign(to->second.begin(), to->second.end());
+    out.model_output = b.model_outputs.count(name) > 0;
+    seg.outputs.push_back(std::move(out));
+  }
+  std::set<int> deps;
+  for (const auto& [t, from] : b.input_from) {
+    if (from >= 0) deps.insert(from);
+  }
+  seg.depends_on.assign(deps.begin(), deps.end());
+  seg.predicted_us = predicted;
+  seg.predicted_transfer_in_us = tr.transfer_in[static_cast<size_t>(s)];
+  seg.predicted_boundary_us = tr.boundary_in[static_cast<size_t>(s)];
+  seg.planned_start_us = start;
+  seg.planned_finish_us = finish;
+  seg.unused_outputs = b.unused_outputs;
+  return seg;
+}
+
+}  // namespace
+
+Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::json& schedule,
+                                    const std::string& schedule_label, const SplitOptions& options,
+                                    const std::vector<bool>& extra_cuts) {
+  if (model.model == nullptr) {
+    return Error(ErrorCode::kInvalidArgument, "split: no ONNX model; load it with LoadOnnxModel first");
+  }
+  HETPLAN_ASSIGN_OR_RETURN(ParsedSchedule ps, ParseSchedule(schedule, schedule_label));
+  const OpGraph& g = model.graph;
+  HETPLAN_RETURN_IF_ERROR(CheckScheduleMatchesModel(model, ps, schedule_label));
+
+  const std::vector<int> order = ExecutionOrder(g, ps);
+  std::vector<int> device_of(static_cast<size_t>(g.size()));
+  for (int v = 0; v < g.size(); ++v) device_of[static_cast<size_t>(v)] = ps.ops[static_cast<size_t>(v)].device_index;
+  const std::vector<bool> cuts = PlannedCuts(g, ps, device_of, order, extra_cuts);
+  auto plan = PlanSegments(g, device_of, order, cuts);
+  if (!plan.ok()) return Status(plan.status().code(), schedule_label + ": " + plan.status().message());
+
+  Splitter splitter(model, *plan);
+  HETPLAN_RETURN_IF_ERROR(splitter.Build());
+  const int k = static_cast<int>(plan->size());
+  HETPLAN_RETURN_IF_ERROR(CheckSegmentGraph(splitter.builds(), k, schedule_label));
+  const SegmentTransfers tr = TransfersIntoSegments(g, ps, *plan);
+
+  SplitResult result;
+  result.segments = k;
+  Manifest mf = ManifestHeader(model, ps, schedule_label);
+  HETPLAN_RETURN_IF_ERROR(AddModelTensors(model, splitter, k, &mf));
+
+  SplitTotals totals;
   for (int s = 0; s < k; ++s) {
     const SegmentPlan& sp = (*plan)[static_cast<size_t>(s)];
-    const SegmentBuild& b = builds[static_cast<size_t>(s)];
-    const ScheduleDevice& dev = ps.devices[static_cast<size_t>(sp.device)];
-    const std::string file = SegmentFileName(s, dev.name);
-    HETPLAN_ASSIGN_OR_RETURN(
-        onnx::ModelProto sub,
-        splitter.SubModel(s, fmt::format("{}_segment_{}_{}", SafeName(model_name), s, SafeName(dev.name))));
-    auto* meta = sub.add_metadata_props();
-    meta->set_key("hetplan.segment");
-    meta->set_value(std::to_string(s));
-    meta = sub.add_metadata_props();
-    meta->set_key("hetplan.device");
-    meta->set_value(dev.name);
-    if (options.check) {
-      try {
-        onnx::checker::check_model(sub);
-      } catch (const std::exception& e) {
-        return Error(ErrorCode::kInternal,
-                     "{}: segment {} ({}, {}) fails the ONNX checker: {}; this is a bug "
-                     "in hetplan split: please report it with the schedule",
-                     schedule_label, s, dev.name, file, OneLine(e.what()));
-      }
-    }
-    std::string bytes;
-    if (!sub.SerializeToString(&bytes)) {
-      return Error(ErrorCode::kLimitExceeded,
-                   "{}: segment {} ({}) cannot be serialised (over 2 GiB of "
-                   "weights?)",
-                   schedule_label, s, dev.name);
-    }
-    ManifestSegment seg;
-    seg.id = s;
-    seg.device = dev.name;
-    seg.kind = dev.kind;
-    seg.measured = dev.executable();
-    seg.file = file;
-    seg.sha256 = Sha256Hex(bytes);
-    seg.operators = sp.operators;
-    seg.nodes = static_cast<int>(b.nodes.size());
-    double predicted = 0, start = 0, finish = 0;
-    bool first = true;
-    for (int v : sp.operators) {
-      const ScheduleOp& op = ps.ops[static_cast<size_t>(v)];
-      predicted += op.predicted_us;
-      start = first ? op.start_us : std::min(start, op.start_us);
-      finish = first ? op.finish_us : std::max(finish, op.finish_us);
-      first = false;
-    }
-    (dev.executable() ? host_us : accel_us) += predicted + boundary_in[static_cast<size_t>(s)];
-    transfers_us += transfer_in[static_cast<size_t>(s)];
-    for (const auto& name : b.inputs) {
-      HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(name));
-      ManifestTensor in = TensorOf(t);
-      in.from = b.input_from.at(name);
-      if (in.from >= 0) ++handoffs;
-      seg.inputs.push_back(std::move(in));
-    }
-    for (const auto& name : splitter.OrderedOutputs(s)) {
-      HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(name));
-      ManifestTensor out = TensorOf(t);
-      if (auto to = b.output_to.find(name); to != b.output_to.end()) out.to.assign(to->second.begin(), to->second.end());
-      out.model_output = b.model_outputs.count(name) > 0;
-      seg.outputs.push_back(std::move(out));
-    }
-    std::set<int> deps;
-    for (const auto& [t, from] : b.input_from) {
-      if (from >= 0) deps.insert(from);
-    }
-    seg.depends_on.assign(deps.begin(), deps.end());
-    seg.predicted_us = predicted;
-    seg.predicted_transfer_in_us = transfer_in[static_cast<size_t>(s)];
-    seg.predicted_boundary_us = boundary_in[static_cast<size_t>(s)];
-    seg.planned_start_us = start;
-    seg.planned_finish_us = finish;
-    seg.unused_outputs = b.unused_outputs;
+    const std::string& device = ps.devices[static_cast<size_t>(sp.device)].name;
+    const std::string file = SegmentFileName(s, device);
+    HETPLAN_ASSIGN_OR_RETURN(std::string bytes,
+                             SegmentBytes(splitter, s, mf.model_name, device, file, schedule_label, options));
+    HETPLAN_ASSIGN_OR_RETURN(ManifestSegment seg, SegmentEntry(splitter, sp, ps, tr, s, file, bytes, &totals));
     mf.segments.push_back(std::move(seg));
     if (s > 0 && (*plan)[static_cast<size_t>(s - 1)].device != sp.device) ++result.boundaries;
     result.files.emplace_back(file, std::move(bytes));
   }
   mf.boundaries = result.boundaries;
-  mf.handoffs = handoffs;
-  mf.predicted_host_us = host_us;
-  mf.predicted_accelerator_us = accel_us;
-  mf.predicted_transfer_us = transfers_us;
-  mf.predicted_sequential_us = host_us + accel_us + transfers_us;
+  mf.handoffs = totals.handoffs;
+  mf.predicted_host_us = totals.host_us;
+  mf.predicted_accelerator_us = totals.accel_us;
+  mf.predicted_transfer_us = totals.transfers_us;
+  mf.predicted_sequential_us = totals.host_us + totals.accel_us + totals.transfers_us;
   mf.predicted_makespan_us = ps.makespan_us;
   mf.predicted_unsplit_us = ps.predicted_unsplit_us;
   result.manifest = ManifestToJson(mf);

@@ -97,10 +97,10 @@ nlohmann::json RequestSchedule(const nlohmann::json& schedule, int request, int 
   return sub;
 }
 
-}  // namespace
-
-Result<SplitResult> SplitRequests(const LoadedModel& model, const nlohmann::json& schedule,
-                                  const std::string& schedule_label, const SplitOptions& options) {
+// Each request's id_offset, checked: two requests of `model`, each with as
+// many operators as `model` imports as.
+Result<std::vector<int>> RequestOffsets(const LoadedModel& model, const nlohmann::json& schedule,
+                                        const std::string& schedule_label) {
   const auto& requests = schedule["requests"];
   const int n = model.graph.size();
   if (requests.size() != 2) return Bad(schedule_label, "requests", fmt::format("{} requests, not 2", requests.size()));
@@ -123,54 +123,68 @@ Result<SplitResult> SplitRequests(const LoadedModel& model, const nlohmann::json
                  fmt::format("{} operators, but {} imports as {}", q.value("operators", n), model.path, n));
     }
   }
+  return offset;
+}
+
+// Per request, the operators (local ids) that open a segment: operators of
+// both requests on one PU run in planned order, so a run of one request's
+// operators that the other request interrupts is cut there.
+Result<std::vector<std::vector<bool>>> InterleavingCuts(const nlohmann::json& schedule, const std::vector<int>& offset,
+                                                        int n, const std::string& schedule_label) {
   if (!schedule.contains("operators") || !schedule["operators"].is_array()) {
     return Bad(schedule_label, "operators", "missing");
   }
-  // Operators of both requests on one PU run in planned order: a run of one
-  // request's operators that the other request interrupts is cut there.
   std::vector<std::vector<bool>> cuts(2, std::vector<bool>(static_cast<size_t>(n), false));
-  {
-    std::map<std::string, std::vector<std::tuple<double, int, int>>> by_device;  // (start, request, local id)
-    for (const auto& o : schedule["operators"]) {
-      if (!o.is_object() || !o.contains("id") || !o["id"].is_number_integer() || !o.contains("device") ||
-          !o["device"].is_string() || !o.contains("start_us") || !o["start_us"].is_number()) {
-        return Bad(schedule_label, "operators", "an operator without id, device or start_us");
-      }
-      const int r = o.value("request", 0);
-      if (r < 0 || r > 1) return Bad(schedule_label, "operators[].request", fmt::format("{} is not 0 or 1", r));
-      const int local = o["id"].get<int>() - offset[static_cast<size_t>(r)];
-      if (local < 0 || local >= n) {
-        return Bad(schedule_label, "operators[].id", fmt::format("{} is outside request {}", o["id"].get<int>(), r));
-      }
-      by_device[o["device"].get<std::string>()].emplace_back(o["start_us"].get<double>(), r, local);
+  std::map<std::string, std::vector<std::tuple<double, int, int>>> by_device;  // (start, request, local id)
+  for (const auto& o : schedule["operators"]) {
+    if (!o.is_object() || !o.contains("id") || !o["id"].is_number_integer() || !o.contains("device") ||
+        !o["device"].is_string() || !o.contains("start_us") || !o["start_us"].is_number()) {
+      return Bad(schedule_label, "operators", "an operator without id, device or start_us");
     }
-    for (auto& [device, ops] : by_device) {
-      std::sort(ops.begin(), ops.end());
-      for (size_t i = 1; i < ops.size(); ++i) {
-        if (std::get<1>(ops[i]) != std::get<1>(ops[i - 1])) {
-          cuts[static_cast<size_t>(std::get<1>(ops[i]))][static_cast<size_t>(std::get<2>(ops[i]))] = true;
-        }
+    const int r = o.value("request", 0);
+    if (r < 0 || r > 1) return Bad(schedule_label, "operators[].request", fmt::format("{} is not 0 or 1", r));
+    const int local = o["id"].get<int>() - offset[static_cast<size_t>(r)];
+    if (local < 0 || local >= n) {
+      return Bad(schedule_label, "operators[].id", fmt::format("{} is outside request {}", o["id"].get<int>(), r));
+    }
+    by_device[o["device"].get<std::string>()].emplace_back(o["start_us"].get<double>(), r, local);
+  }
+  for (auto& [device, ops] : by_device) {
+    std::sort(ops.begin(), ops.end());
+    for (size_t i = 1; i < ops.size(); ++i) {
+      if (std::get<1>(ops[i]) != std::get<1>(ops[i - 1])) {
+        cuts[static_cast<size_t>(std::get<1>(ops[i]))][static_cast<size_t>(std::get<2>(ops[i]))] = true;
       }
     }
   }
-  std::vector<SplitResult> parts;
-  for (int r = 0; r < 2; ++r) {
-    const nlohmann::json sub = RequestSchedule(schedule, r, offset[static_cast<size_t>(r)], n);
-    auto part = SplitOneRequest(model, sub, fmt::format("{} (request {})", schedule_label, r), options,
-                                cuts[static_cast<size_t>(r)]);
-    if (!part.ok()) return part.status();
-    parts.push_back(std::move(part).value());
-  }
+  return cuts;
+}
 
-  // Both requests' segments in one topological order by planned start (ties:
-  // request, then the request's own order), so that each PU thread, taking
-  // its segments in manifest order, runs them as planned.
-  struct Node {
-    int request, local;
-    double start;
-  };
-  std::vector<Node> nodes;
-  std::vector<std::vector<int>> index(2);  // (request, local) → node
+// One request's segment in the merged order.
+struct RequestSegment {
+  int request, local;
+  double start;
+};
+
+// Both requests' segments in one order.
+struct MergedOrder {
+  std::vector<RequestSegment> nodes;
+  std::vector<std::vector<int>> index;  // (request, local) → node
+  std::vector<int> global;              // node → its merged id
+  std::vector<int> order;               // merged id → node
+  int IdOf(int request, int local) const {
+    return global[static_cast<size_t>(index[static_cast<size_t>(request)][static_cast<size_t>(local)])];
+  }
+};
+
+// Both requests' segments in one topological order by planned start (ties:
+// request, then the request's own order), so that each PU thread, taking
+// its segments in manifest order, runs them as planned.
+Result<MergedOrder> MergeOrder(const std::vector<SplitResult>& parts, const std::string& schedule_label) {
+  MergedOrder mo;
+  auto& nodes = mo.nodes;
+  auto& index = mo.index;
+  index.resize(2);
   for (int r = 0; r < 2; ++r) {
     const auto& segs = parts[static_cast<size_t>(r)].manifest["segments"];
     for (size_t s = 0; s < segs.size(); ++s) {
@@ -181,78 +195,106 @@ Result<SplitResult> SplitRequests(const LoadedModel& model, const nlohmann::json
   std::vector<int> indegree(nodes.size(), 0);
   std::vector<std::vector<int>> succ(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const auto& seg = parts[static_cast<size_t>(nodes[i].request)].manifest["segments"][static_cast<size_t>(nodes[i].local)];
+    const size_t r = static_cast<size_t>(nodes[i].request);
+    const auto& seg = parts[r].manifest["segments"][static_cast<size_t>(nodes[i].local)];
     for (const auto& d : seg["depends_on"]) {
-      succ[static_cast<size_t>(index[static_cast<size_t>(nodes[i].request)][d.get<size_t>()])].push_back(static_cast<int>(i));
+      succ[static_cast<size_t>(index[r][d.get<size_t>()])].push_back(static_cast<int>(i));
       ++indegree[i];
     }
   }
   auto later = [&](int a, int b) {
-    const Node &x = nodes[static_cast<size_t>(a)], &y = nodes[static_cast<size_t>(b)];
+    const RequestSegment &x = nodes[static_cast<size_t>(a)], &y = nodes[static_cast<size_t>(b)];
     return std::tie(x.start, x.request, x.local) > std::tie(y.start, y.request, y.local);
   };
   std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (indegree[i] == 0) ready.push(static_cast<int>(i));
   }
-  std::vector<int> global(nodes.size(), -1), order;
+  mo.global.assign(nodes.size(), -1);
   while (!ready.empty()) {
     const int u = ready.top();
     ready.pop();
-    global[static_cast<size_t>(u)] = static_cast<int>(order.size());
-    order.push_back(u);
+    mo.global[static_cast<size_t>(u)] = static_cast<int>(mo.order.size());
+    mo.order.push_back(u);
     for (int w : succ[static_cast<size_t>(u)]) {
       if (--indegree[static_cast<size_t>(w)] == 0) ready.push(w);
     }
   }
-  if (order.size() != nodes.size()) {
+  if (mo.order.size() != nodes.size()) {
     return Error(ErrorCode::kInternal, "{}: the two requests' segments have a cycle (a bug in split)", schedule_label);
   }
-  auto id_of = [&](int request, int local) {
-    return global[static_cast<size_t>(index[static_cast<size_t>(request)][static_cast<size_t>(local)])];
-  };
+  return mo;
+}
+
+// The manifest entry of `node` (a segment of `part`'s request) as segment
+// `id` of the merged split, its references renumbered; appends its file,
+// re-tagged with its id and request, to `out`.
+Result<nlohmann::json> MergedSegment(const SplitResult& part, const RequestSegment& node, int id, const MergedOrder& mo,
+                                     const std::string& schedule_label, SplitResult* out) {
+  nlohmann::json seg = part.manifest["segments"][static_cast<size_t>(node.local)];
+  seg["id"] = id;
+  seg["request"] = node.request;
+  const std::string file =
+      fmt::format("segment_{:03d}_r{}_{}.onnx", id, node.request, seg["device"].get<std::string>());
+  seg["file"] = file;
+  for (auto& d : seg["depends_on"]) d = mo.IdOf(node.request, d.get<int>());
+  for (auto& t : seg["inputs"]) {
+    if (t["from"].is_number_integer()) t["from"] = mo.IdOf(node.request, t["from"].get<int>());
+  }
+  for (auto& t : seg["outputs"]) {
+    for (auto& to : t["to"]) to = mo.IdOf(node.request, to.get<int>());
+  }
+  // The file says which segment and request it is.
+  onnx::ModelProto proto;
+  if (!proto.ParseFromString(part.files[static_cast<size_t>(node.local)].second)) {
+    return Error(ErrorCode::kInternal, "{}: segment {} of request {} does not parse again", schedule_label,
+                 node.local, node.request);
+  }
+  for (auto& prop : *proto.mutable_metadata_props()) {
+    if (prop.key() == "hetplan.segment") prop.set_value(std::to_string(id));
+  }
+  auto* prop = proto.add_metadata_props();
+  prop->set_key("hetplan.request");
+  prop->set_value(std::to_string(node.request));
+  std::string bytes;
+  if (!proto.SerializeToString(&bytes)) {
+    return Error(ErrorCode::kLimitExceeded, "{}: segment {} cannot be serialised", schedule_label, id);
+  }
+  seg["sha256"] = Sha256Hex(bytes);
+  out->files.emplace_back(file, std::move(bytes));
+  return seg;
+}
+
+}  // namespace
+
+Result<SplitResult> SplitRequests(const LoadedModel& model, const nlohmann::json& schedule,
+                                  const std::string& schedule_label, const SplitOptions& options) {
+  const int n = model.graph.size();
+  HETPLAN_ASSIGN_OR_RETURN(const std::vector<int> offset, RequestOffsets(model, schedule, schedule_label));
+  HETPLAN_ASSIGN_OR_RETURN(const std::vector<std::vector<bool>> cuts,
+                           InterleavingCuts(schedule, offset, n, schedule_label));
+  std::vector<SplitResult> parts;
+  for (int r = 0; r < 2; ++r) {
+    const nlohmann::json sub = RequestSchedule(schedule, r, offset[static_cast<size_t>(r)], n);
+    auto part = SplitOneRequest(model, sub, fmt::format("{} (request {})", schedule_label, r), options,
+                                cuts[static_cast<size_t>(r)]);
+    if (!part.ok()) return part.status();
+    parts.push_back(std::move(part).value());
+  }
+  HETPLAN_ASSIGN_OR_RETURN(const MergedOrder mo, MergeOrder(parts, schedule_label));
 
   SplitResult out;
   nlohmann::json manifest = parts[0].manifest;
   nlohmann::json segments = nlohmann::json::array();
-  for (int u : order) {
-    const Node& node = nodes[static_cast<size_t>(u)];
-    const SplitResult& part = parts[static_cast<size_t>(node.request)];
-    nlohmann::json seg = part.manifest["segments"][static_cast<size_t>(node.local)];
+  for (int u : mo.order) {
+    const RequestSegment& node = mo.nodes[static_cast<size_t>(u)];
     const int id = static_cast<int>(segments.size());
-    seg["id"] = id;
-    seg["request"] = node.request;
-    const std::string file = fmt::format("segment_{:03d}_r{}_{}.onnx", id, node.request, seg["device"].get<std::string>());
-    seg["file"] = file;
-    for (auto& d : seg["depends_on"]) d = id_of(node.request, d.get<int>());
-    for (auto& t : seg["inputs"]) {
-      if (t["from"].is_number_integer()) t["from"] = id_of(node.request, t["from"].get<int>());
-    }
-    for (auto& t : seg["outputs"]) {
-      for (auto& to : t["to"]) to = id_of(node.request, to.get<int>());
-    }
-    // The file says which segment and request it is.
-    onnx::ModelProto proto;
-    if (!proto.ParseFromString(part.files[static_cast<size_t>(node.local)].second)) {
-      return Error(ErrorCode::kInternal, "{}: segment {} of request {} does not parse again", schedule_label,
-                   node.local, node.request);
-    }
-    for (auto& prop : *proto.mutable_metadata_props()) {
-      if (prop.key() == "hetplan.segment") prop.set_value(std::to_string(id));
-    }
-    auto* prop = proto.add_metadata_props();
-    prop->set_key("hetplan.request");
-    prop->set_value(std::to_string(node.request));
-    std::string bytes;
-    if (!proto.SerializeToString(&bytes)) {
-      return Error(ErrorCode::kLimitExceeded, "{}: segment {} cannot be serialised", schedule_label, id);
-    }
-    seg["sha256"] = Sha256Hex(bytes);
-    out.files.emplace_back(file, std::move(bytes));
+    HETPLAN_ASSIGN_OR_RETURN(nlohmann::json seg, MergedSegment(parts[static_cast<size_t>(node.request)], node, id, mo,
+                                                               schedule_label, &out));
     segments.push_back(std::move(seg));
   }
   for (auto& t : manifest["outputs"]) {
-    if (t.contains("segment") && t["segment"].is_number_integer()) t["segment"] = id_of(0, t["segment"].get<int>());
+    if (t.contains("segment") && t["segment"].is_number_integer()) t["segment"] = mo.IdOf(0, t["segment"].get<int>());
   }
   manifest["segments"] = std::move(segments);
   manifest["requests"] = 2;
@@ -265,7 +307,7 @@ Result<SplitResult> SplitRequests(const LoadedModel& model, const nlohmann::json
   manifest["schedule"]["file"] = schedule_label;
   manifest["schedule"]["violations"] = static_cast<int>(ValidateScheduleJson(schedule).violations.size());
   out.manifest = std::move(manifest);
-  out.segments = static_cast<int>(order.size());
+  out.segments = static_cast<int>(mo.order.size());
   out.boundaries = parts[0].boundaries + parts[1].boundaries;
   return out;
 }

@@ -1,34 +1,27 @@
-// `hetplan dse` under MPI (dse/mpi.h): launch detection, rank 0's
-// coordinator and the workers' loop. Without MPI (HETPLAN_HAVE_MPI 0) only
-// the detection and the one-rank path are compiled.
+// `hetplan dse` under MPI (dse/mpi.h): rank 0's coordinator and the workers'
+// loop. Without MPI (HETPLAN_HAVE_MPI 0) only the one-rank path is compiled;
+// the launch detection is in mpi_launch.cc, compiled in every build.
 #include "hetplan/dse/mpi.h"
 
 #include <fmt/format.h>
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdlib>
-#include <cstring>
-#include <deque>
 #include <filesystem>
-#include <fstream>
-#include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "dse/internal.h"
 #include "dse/ledger.h"
+#include "dse/mpi_internal.h"
 #include "dse/protocol.h"
 #include "hetplan/cost/cost_table.h"
 #include "hetplan/solve/solver.h"
 #include "hetplan/util/io.h"
-#include "hetplan/util/sha256.h"
 
 #if HETPLAN_HAVE_MPI
 // The C API only: the deprecated C++ bindings do not compile warning-free.
@@ -40,60 +33,8 @@
 #endif
 
 namespace hetplan {
-namespace {
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : "";
-}
-
-int EnvInt(const char* name, int fallback) {
-  const std::string v = Env(name);
-  if (v.empty()) return fallback;
-  char* end = nullptr;
-  const long n = std::strtol(v.c_str(), &end, 10);
-  return end != v.c_str() && *end == '\0' ? static_cast<int>(n) : fallback;
-}
-
-double EnvSeconds(const char* name, double fallback) {
-  const std::string v = Env(name);
-  if (v.empty()) return fallback;
-  char* end = nullptr;
-  const double s = std::strtod(v.c_str(), &end);
-  return end != v.c_str() && *end == '\0' && s > 0 ? s : fallback;
-}
-
-}  // namespace
-
-MpiLaunch DetectMpiLaunch() {
-  MpiLaunch l;
-  // Open MPI's mpirun (and its srun integration) sets OMPI_COMM_WORLD_*;
-  // PMIx launchers (srun --mpi=pmix, prrte) PMIX_RANK; MPICH's hydra and
-  // srun --mpi=pmi2 PMI_RANK/PMI_SIZE.
-  if (!Env("OMPI_COMM_WORLD_SIZE").empty()) {
-    l = {true, EnvInt("OMPI_COMM_WORLD_SIZE", 1), EnvInt("OMPI_COMM_WORLD_RANK", 0), "Open MPI"};
-  } else if (!Env("PMIX_RANK").empty()) {
-    l = {true, EnvInt("SLURM_NTASKS", 1), EnvInt("PMIX_RANK", 0), "PMIx"};
-  } else if (!Env("PMI_RANK").empty() || !Env("PMI_SIZE").empty()) {
-    l = {true, EnvInt("PMI_SIZE", 1), EnvInt("PMI_RANK", 0), "PMI"};
-  } else if (EnvInt("SLURM_STEP_NUM_TASKS", EnvInt("SLURM_NTASKS", 1)) > 1 && !Env("SLURM_PROCID").empty()) {
-    // srun started several copies but gave them no way to find each other.
-    l = {true, EnvInt("SLURM_STEP_NUM_TASKS", EnvInt("SLURM_NTASKS", 1)), EnvInt("SLURM_PROCID", 0),
-         "Slurm without PMI"};
-  }
-  return l;
-}
 
 bool BuiltWithMpi() { return HETPLAN_HAVE_MPI != 0; }
-
-DseMpiOptions DseMpiOptionsFromEnvironment(std::string arguments) {
-  DseMpiOptions o;
-  o.arguments = std::move(arguments);
-  o.heartbeat_s = EnvSeconds("HETPLAN_DSE_HEARTBEAT_S", o.heartbeat_s);
-  o.silence_timeout_s = EnvSeconds("HETPLAN_DSE_SILENCE_S", o.silence_timeout_s);
-  o.overdue_grace_s = EnvSeconds("HETPLAN_DSE_GRACE_S", o.overdue_grace_s);
-  return o;
-}
 
 #if !HETPLAN_HAVE_MPI
 
@@ -122,7 +63,14 @@ int DseMpiJob::Finish(int exit_code) {
 
 namespace {
 
+using dse::Backoff;
 using dse::Clock;
+using dse::Ints;
+using dse::LineText;
+using dse::Outbox;
+using dse::ParseResultFrame;
+using dse::RankThreads;
+using dse::ResultFrame;
 using dse::Since;
 
 // Point-to-point tags. The start-up go/abort and the cost tables travel by
@@ -240,77 +188,8 @@ void Broadcast(std::string* bytes, int rank) {
   }
 }
 
-// Polling interval: short after activity, longer when idle.
-class Backoff {
- public:
-  void Reset() { us_ = 100; }
-  std::chrono::microseconds Next() {
-    const auto d = std::chrono::microseconds(us_);
-    us_ = std::min(us_ * 2, 5000);
-    return d;
-  }
-
- private:
-  int us_ = 100;
-};
-
 std::atomic<int> g_signal{0};
 void OnSignal(int sig) { g_signal.store(sig); }
-
-// The worker threads' results, handed to the main thread (the only one that
-// calls MPI).
-struct Outbox {
-  struct Item {
-    int index;
-    std::string line;
-    std::string schedule;
-    nlohmann::json json;  // rank 0's own points: the parsed line
-  };
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Item> items;
-
-  void Push(Item it) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      items.push_back(std::move(it));
-    }
-    cv.notify_one();
-  }
-  // Takes everything queued, waiting up to `d` when nothing is.
-  std::deque<Item> Take(std::chrono::microseconds d) {
-    std::unique_lock<std::mutex> lock(mu);
-    if (items.empty()) cv.wait_for(lock, d);
-    std::deque<Item> out;
-    out.swap(items);
-    return out;
-  }
-};
-
-std::string LineText(const nlohmann::json& line) {
-  return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// "index\nline\nschedule"
-std::string ResultFrame(int index, const std::string& line, const std::string& schedule) {
-  return fmt::format("{}\n{}\n{}", index, line, schedule);
-}
-bool ParseResultFrame(const std::string& bytes, int* index, std::string* line, std::string* schedule) {
-  const size_t a = bytes.find('\n');
-  if (a == std::string::npos) return false;
-  const size_t b = bytes.find('\n', a + 1);
-  if (b == std::string::npos) return false;
-  *index = std::atoi(bytes.substr(0, a).c_str());
-  *line = bytes.substr(a + 1, b - a - 1);
-  *schedule = bytes.substr(b + 1);
-  return true;
-}
-
-std::vector<int> Ints(const std::string& bytes) {
-  std::vector<int> v(bytes.size() / sizeof(int));
-  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(int));
-  return v;
-}
 
 // Polls until a message with `tag` arrives from every rank in `from` (other
 // messages are dropped), or `timeout_s` passes; returns them by rank.
@@ -331,19 +210,6 @@ std::map<int, std::string> Collect(Comm& comm, int tag, int size, double timeout
     std::this_thread::sleep_for(backoff.Next());
   }
   return got;
-}
-
-int RankThreads(const DseSpec& spec, int local_ranks) {
-  if (spec.jobs > 0) return spec.jobs;
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    const int mine = CPU_COUNT(&set);
-    // Bound by the launcher to a subset of cores: those are this rank's.
-    if (mine > 0 && mine < hw) return mine;
-  }
-  return std::max(1, hw / std::max(1, local_ranks));
 }
 
 std::string PointList(const dse::Shared& sh, const std::vector<DsePoint>& points, const std::vector<int>& idx) {
@@ -470,6 +336,39 @@ class Coordinator {
 
   // 3. The points: dealt largest first, results appended as they come.
   void RunPoints() {
+    std::vector<dse::Ledger::Point> todo = PointsToRun();
+    prog_.phase = DseProgress::Phase::kSolving;
+    prog_.total = static_cast<int>(todo.size());
+    prog_.resumed = summary_.resumed;
+    dse::Ledger ledger(std::move(todo));
+    ledger_ = &ledger;
+    StartPoints(ledger);
+    // SIGTERM is how mpirun ends a job after a rank died: a second or so to
+    // say which points were in flight.
+    struct sigaction sa {}, old_term {}, old_int {};
+    sa.sa_handler = OnSignal;
+    sigemptyset(&sa.sa_mask);
+    g_signal.store(0);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGINT, &sa, &old_int);
+    Backoff backoff;
+    std::chrono::microseconds wait{0};  // for rank 0's threads, when the last round found nothing
+    auto last_check = Clock::now(), last_ping = Clock::now(), last_round = Clock::now();
+    while (!ledger.Done() && io_error_.ok()) {
+      if (Interrupted(ledger)) break;
+      const bool busy = Exchange(ledger, wait);
+      Watch(ledger, &last_check, &last_ping, &last_round);
+      if (busy) backoff.Reset();
+      wait = busy ? std::chrono::microseconds(0) : backoff.Next();
+    }
+    sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGINT, &old_int, nullptr);
+    EndPoints(ledger);
+  }
+
+  // The points not yet in the results file (the others are counted as
+  // resumed), each with its estimate, lane and time limit for the ledger.
+  std::vector<dse::Ledger::Point> PointsToRun() {
     const DseSpec& spec = s_.spec;
     std::vector<dse::Ledger::Point> todo;
     for (int i = 0; i < static_cast<int>(s_.points.size()); ++i) {
@@ -484,11 +383,12 @@ class Coordinator {
       todo.push_back({i, dse::EstimatedSeconds(spec, pt, mean_ops), dse::InCbcLane(spec, pt),
                       limited ? spec.solve.time_limit_s : -1.0});
     }
-    prog_.phase = DseProgress::Phase::kSolving;
-    prog_.total = static_cast<int>(todo.size());
-    prog_.resumed = summary_.resumed;
-    dse::Ledger ledger(std::move(todo));
-    ledger_ = &ledger;
+    return todo;
+  }
+
+  // Gives every rank its share of the ledger, starts rank 0's own threads
+  // and reports the first progress of the points.
+  void StartPoints(dse::Ledger& ledger) {
     ts_ = Clock::now();
     // A rank's prefetch: points waiting in its queue, so that a freed thread
     // starts at once instead of after a round trip.
@@ -507,83 +407,89 @@ class Coordinator {
           std::string text = LineText(line);
           local.Push({i, std::move(text), "", std::move(line)});
         });
-    dse::PointPool& pool = *pool_;
     if (progress_) {
       prog_.elapsed_s = Since(t0_);
       progress_(prog_);
     }
+  }
 
-    // SIGTERM is how mpirun ends a job after a rank died: a second or so to
-    // say which points were in flight.
-    struct sigaction sa {}, old_term {}, old_int {};
-    sa.sa_handler = OnSignal;
-    sigemptyset(&sa.sa_mask);
-    g_signal.store(0);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGINT, &sa, &old_int);
-    Backoff backoff;
-    std::chrono::microseconds wait{0};  // for rank 0's threads, when the last round found nothing
-    auto last_check = Clock::now(), last_ping = Clock::now(), last_round = Clock::now();
-    while (!ledger.Done() && io_error_.ok()) {
-      if (const int sig = g_signal.load(); sig != 0) {
-        summary_.interrupted = true;
-        for (int r = 0; r < size_; ++r) {
-          const std::vector<int> held = ledger.Held(r);
-          if (!held.empty() && !ledger.Lost(r)) {
-            Report({r, fmt::format("held these points when the job was ended by signal {}", sig), held});
-          }
-        }
-        break;
+  // After a signal (SIGTERM, SIGINT): names the points every live rank held;
+  // true when the points must stop.
+  bool Interrupted(dse::Ledger& ledger) {
+    const int sig = g_signal.load();
+    if (sig == 0) return false;
+    summary_.interrupted = true;
+    for (int r = 0; r < size_; ++r) {
+      const std::vector<int> held = ledger.Held(r);
+      if (!held.empty() && !ledger.Lost(r)) {
+        Report({r, fmt::format("held these points when the job was ended by signal {}", sig), held});
       }
-      const auto tb = Clock::now();
-      bool busy = false;
-      for (Outbox::Item& it : local.Take(wait)) {
-        Write(0, it.index, it.line, std::move(it.json), "");
-        busy = true;
-      }
-      // A bounded number of messages per round, so that dealing keeps up.
-      Comm::Message m;
-      for (int k = 0; k < 256 && comm_.Poll(MPI_ANY_SOURCE, &m); ++k) {
-        busy = true;
-        Receive(m);
-      }
-      for (const auto& [r, idx] : ledger.Deal()) {
-        if (r == 0) {
-          for (int i : idx) pool.Submit(i, dse::InCbcLane(s_.spec, s_.points[i]));
-        } else {
-          comm_.SendInts(r, kAssign, idx);
-        }
-        busy = true;
-      }
-      comm_.Progress();
-      if (busy) summary_.coordinator_busy_s += Since(tb);
-      const auto now = Clock::now();
-      // This loop itself stood still (rank 0 stopped or starved, anywhere in
-      // the round): what the others sent meanwhile may wait unread, so their
-      // silence says nothing yet. Checked right before the silence check.
-      if (std::chrono::duration<double>(now - last_round).count() > options_.silence_timeout_s / 2) {
-        ledger.HeardAll(now);
-      }
-      last_round = now;
-      if (std::chrono::duration<double>(now - last_check).count() > 0.25) {
-        last_check = now;
-        ledger.Heard(0, now);
-        std::vector<std::pair<int, double>> running;
-        for (const auto& r : pool.RunningNow()) running.push_back({r.index, r.seconds});
-        ledger.Running(0, running, now);
-        for (const auto& e : ledger.Check(now, options_.silence_timeout_s, options_.overdue_grace_s)) Report(e);
-      }
-      if (std::chrono::duration<double>(now - last_ping).count() > options_.heartbeat_s) {
-        last_ping = now;
-        for (int r : ledger.LiveRanks()) {
-          if (r != 0) comm_.Send(r, kPing, "");
-        }
-      }
-      if (busy) backoff.Reset();
-      wait = busy ? std::chrono::microseconds(0) : backoff.Next();
     }
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGINT, &old_int, nullptr);
+    return true;
+  }
+
+  // One round of the loop's work: rank 0's own results (waiting up to `wait`
+  // for them), the workers' messages, and the points dealt. True when it
+  // found something to do.
+  bool Exchange(dse::Ledger& ledger, std::chrono::microseconds wait) {
+    const auto tb = Clock::now();
+    bool busy = false;
+    for (Outbox::Item& it : local_->Take(wait)) {
+      Write(0, it.index, it.line, std::move(it.json), "");
+      busy = true;
+    }
+    // A bounded number of messages per round, so that dealing keeps up.
+    Comm::Message m;
+    for (int k = 0; k < 256 && comm_.Poll(MPI_ANY_SOURCE, &m); ++k) {
+      busy = true;
+      Receive(m);
+    }
+    for (const auto& [r, idx] : ledger.Deal()) {
+      if (r == 0) {
+        for (int i : idx) pool_->Submit(i, dse::InCbcLane(s_.spec, s_.points[i]));
+      } else {
+        comm_.SendInts(r, kAssign, idx);
+      }
+      busy = true;
+    }
+    comm_.Progress();
+    if (busy) summary_.coordinator_busy_s += Since(tb);
+    return busy;
+  }
+
+  // The ranks' health after a round: silent ranks and overdue points
+  // reported (every 0.25 s), the workers pinged (every heartbeat).
+  void Watch(dse::Ledger& ledger, Clock::time_point* last_check, Clock::time_point* last_ping,
+             Clock::time_point* last_round) {
+    const auto now = Clock::now();
+    // This loop itself stood still (rank 0 stopped or starved, anywhere in
+    // the round): what the others sent meanwhile may wait unread, so their
+    // silence says nothing yet. Checked right before the silence check.
+    if (std::chrono::duration<double>(now - *last_round).count() > options_.silence_timeout_s / 2) {
+      ledger.HeardAll(now);
+    }
+    *last_round = now;
+    if (std::chrono::duration<double>(now - *last_check).count() > 0.25) {
+      *last_check = now;
+      ledger.Heard(0, now);
+      std::vector<std::pair<int, double>> running;
+      for (const auto& r : pool_->RunningNow()) running.push_back({r.index, r.seconds});
+      ledger.Running(0, running, now);
+      for (const auto& e : ledger.Check(now, options_.silence_timeout_s, options_.overdue_grace_s)) Report(e);
+    }
+    if (std::chrono::duration<double>(now - *last_ping).count() > options_.heartbeat_s) {
+      *last_ping = now;
+      for (int r : ledger.LiveRanks()) {
+        if (r != 0) comm_.Send(r, kPing, "");
+      }
+    }
+  }
+
+  // The points are over: the workers are told to finish and say goodbye,
+  // unless a rank is lost or a thread is still in a point (then Finish ends
+  // the job); the last progress line.
+  void EndPoints(dse::Ledger& ledger) {
+    dse::PointPool& pool = *pool_;
     summary_.solve_s = Since(ts_);
     summary_.wall_s = Since(t0_);
     if (summary_.interrupted || ledger.LiveRanks().size() < static_cast<size_t>(size_) || !io_error_.ok() ||

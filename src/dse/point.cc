@@ -80,13 +80,11 @@ void CountOutcome(const nlohmann::json& line, const std::string& description, Ds
   }
 }
 
-nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* schedule) {
+// What identifies a point: its key, model(s), platform, parameters,
+// solver, host and profile settings.
+nlohmann::json PointHeader(const Shared& sh, const DsePoint& pt, const Platform& platform, const MethodInfo& info) {
   const DseSpec& spec = *sh.spec;
   const LoadedModel& model = sh.models[pt.model];
-  const std::string vk = VariantKey(pt.platform, pt.overrides);
-  const Platform& platform = sh.variants.at(vk);
-  const MethodInfo& info = MethodOf(pt).info();
-  const auto t0 = Clock::now();
   nlohmann::json line;
   line["key"] = KeyOf(sh, pt);
   line["model"] = ModelName(model.path);
@@ -115,6 +113,67 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
   line["profile"] = {{"warmup", spec.profile.warmup}, {"runs", spec.profile.runs}};
   line["boundary_cost"] = spec.charge_boundary ? "fitted" : "none";
   if (info.time_limit) line["time_limit_s"] = Num(spec.solve.time_limit_s);
+  return line;
+}
+
+// The solver's own report: status, termination, objective, bound, gap,
+// model size and notes.
+void AddSolveFields(const SolveResult& r, nlohmann::json& line) {
+  line["status"] = ToString(r.status);
+  line["termination"] = ToString(r.termination);
+  line["objective_value"] = Num(r.objective);
+  line["bound"] = Num(r.bound);
+  line["gap"] = Num(r.gap);
+  line["seconds"] = r.seconds;
+  line["variables"] = r.mip ? r.mip->variables : 0;
+  line["constraints"] = r.mip ? r.mip->constraints : 0;
+  line["formulation"] = r.formulation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.formulation);
+  line["notes"] = r.notes;
+  line["time_limited"] = r.termination == Termination::kTimeLimit;
+}
+
+// Per device: operators, busy time, crossbars.
+void AddDeviceUsage(const OpGraph& g, const CostModel& cm, const Schedule& s, nlohmann::json& line) {
+  nlohmann::json devices = nlohmann::json::object();
+  int64_t crossbars_used = 0, crossbar_capacity = 0;
+  for (int p = 0; p < cm.num_pus(); ++p) {
+    const PuInfo& pu = cm.pu(p);
+    int ops = 0;
+    double busy = 0;
+    int64_t xb = 0;
+    for (int v = 0; v < g.size(); ++v) {
+      if (s.ops[v].device != p) continue;
+      ++ops;
+      busy += s.ops[v].finish_us - s.ops[v].start_us;
+      if (pu.spatial) xb += cm.crossbars(v, p);
+    }
+    nlohmann::json d = {{"operators", ops}, {"busy_us", busy}, {"kind", ToString(pu.kind)}};
+    if (pu.spatial) {
+      // What holding every operator this PU supports would take (eq. 1 summed).
+      int64_t all = 0;
+      for (int v = 0; v < g.size(); ++v) all += cm.supported(v, p) ? cm.crossbars(v, p) : 0;
+      d["crossbars_for_all"] = all;
+      d["crossbars"] = xb;
+      d["capacity"] = pu.capacity;
+      crossbars_used += xb;
+      crossbar_capacity += pu.capacity;
+    }
+    devices[pu.name] = std::move(d);
+  }
+  line["devices"] = std::move(devices);
+  line["crossbars_used"] = crossbars_used;
+  line["crossbar_capacity"] = crossbar_capacity;
+}
+
+nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* schedule) {
+  const DseSpec& spec = *sh.spec;
+  const LoadedModel& model = sh.models[pt.model];
+  const std::string vk = VariantKey(pt.platform, pt.overrides);
+  const Platform& platform = sh.variants.at(vk);
+  const MethodInfo& info = MethodOf(pt).info();
+  const auto t0 = Clock::now();
+  nlohmann::json line = PointHeader(sh, pt, platform, info);
+  const LoadedModel* second = pt.second < 0 ? nullptr : &sh.models[pt.second];
   auto fail = [&](const std::string& status, const std::string& message) {
     line["status"] = status;
     line["message"] = message;
@@ -171,17 +230,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
       line["predicted_latency_us"] = r.concurrent->predicted_latency_us;
       line["predicted_energy_uj"] = Num(r.concurrent->predicted_energy_uj);
     }
-    line["status"] = ToString(r.status);
-    line["termination"] = ToString(r.termination);
-    line["objective_value"] = Num(r.objective);
-    line["bound"] = Num(r.bound);
-    line["gap"] = Num(r.gap);
-    line["seconds"] = r.seconds;
-    line["variables"] = r.mip ? r.mip->variables : 0;
-    line["constraints"] = r.mip ? r.mip->constraints : 0;
-    line["formulation"] = r.formulation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.formulation);
-    line["notes"] = r.notes;
-    line["time_limited"] = r.termination == Termination::kTimeLimit;
+    AddSolveFields(r, line);
     line["cpu_only_us"] = ref("cpu_only_us");
     line["best_single_us"] = ref("best_single_us");
     line["best_single_pu"] = pair || plan->references.best_pu.empty() ? nlohmann::json(nullptr)
@@ -218,38 +267,8 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
       line["energy_saving_vs_serial"] =
           s.energy_uj ? Num(1.0 - *s.energy_uj / per("best_serial_uj")) : nlohmann::json(nullptr);
     }
-    // Per device: operators, busy time, crossbars.
-    const OpGraph* graph = plan->combined ? &plan->combined->graph : &model.graph;
-    const CostModel* cm = plan->combined ? &plan->combined->costs : &*costs;
-    nlohmann::json devices = nlohmann::json::object();
-    int64_t crossbars_used = 0, crossbar_capacity = 0;
-    for (int p = 0; p < cm->num_pus(); ++p) {
-      const PuInfo& pu = cm->pu(p);
-      int ops = 0;
-      double busy = 0;
-      int64_t xb = 0;
-      for (int v = 0; v < graph->size(); ++v) {
-        if (s.ops[v].device != p) continue;
-        ++ops;
-        busy += s.ops[v].finish_us - s.ops[v].start_us;
-        if (pu.spatial) xb += cm->crossbars(v, p);
-      }
-      nlohmann::json d = {{"operators", ops}, {"busy_us", busy}, {"kind", ToString(pu.kind)}};
-      if (pu.spatial) {
-        // What holding every operator this PU supports would take (eq. 1 summed).
-        int64_t all = 0;
-        for (int v = 0; v < graph->size(); ++v) all += cm->supported(v, p) ? cm->crossbars(v, p) : 0;
-        d["crossbars_for_all"] = all;
-        d["crossbars"] = xb;
-        d["capacity"] = pu.capacity;
-        crossbars_used += xb;
-        crossbar_capacity += pu.capacity;
-      }
-      devices[pu.name] = std::move(d);
-    }
-    line["devices"] = std::move(devices);
-    line["crossbars_used"] = crossbars_used;
-    line["crossbar_capacity"] = crossbar_capacity;
+    AddDeviceUsage(plan->combined ? plan->combined->graph : model.graph, plan->combined ? plan->combined->costs : *costs,
+                   s, line);
     if (!spec.schedules_dir.empty()) {
       const std::string path = SchedulePath(spec, line["key"].get<std::string>());
       if (schedule != nullptr) {

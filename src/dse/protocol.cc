@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -197,6 +199,31 @@ Status AcceptCosts(const std::string& payload, Start* s) {
     s->sh.costs.emplace(std::make_pair(c["model"].get<int>(), c["variant"].get<std::string>()), std::move(rc));
   }
   return Status::Ok();
+}
+
+std::string LineText(const nlohmann::json& line) {
+  return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string ResultFrame(int index, const std::string& line, const std::string& schedule) {
+  return fmt::format("{}\n{}\n{}", index, line, schedule);
+}
+
+bool ParseResultFrame(const std::string& bytes, int* index, std::string* line, std::string* schedule) {
+  const size_t a = bytes.find('\n');
+  if (a == std::string::npos) return false;
+  const size_t b = bytes.find('\n', a + 1);
+  if (b == std::string::npos) return false;
+  *index = std::atoi(bytes.substr(0, a).c_str());
+  *line = bytes.substr(a + 1, b - a - 1);
+  *schedule = bytes.substr(b + 1);
+  return true;
+}
+
+std::vector<int> Ints(const std::string& bytes) {
+  std::vector<int> v(bytes.size() / sizeof(int));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(int));
+  return v;
 }
 
 }  // namespace hetplan::dse

@@ -1,6 +1,7 @@
 // The MPI sweep's messages that need no MPI to make or read, so that they
 // can be tested alone: each rank's hello (its build, arguments and view of
-// the files) and rank 0's check of it, and the cost tables rank 0 sends.
+// the files) and rank 0's check of it, the cost tables rank 0 sends, and the
+// frames that carry the points and their results.
 #pragma once
 
 #include <string>
@@ -51,5 +52,16 @@ Status LoadModels(Start* s);
 // On a worker: loads the models unless LoadModels did, refuses one whose hash
 // differs from rank 0's, and takes the cost tables.
 Status AcceptCosts(const std::string& payload, Start* s);
+
+// A results line as one line of text, as it is sent and appended.
+std::string LineText(const nlohmann::json& line);
+
+// A worker's result: "index\nline\nschedule".
+std::string ResultFrame(int index, const std::string& line, const std::string& schedule);
+// Reads a ResultFrame; false when it lacks a part.
+bool ParseResultFrame(const std::string& bytes, int* index, std::string* line, std::string* schedule);
+
+// The ints a message carries (point indices to run, the stop's flag).
+std::vector<int> Ints(const std::string& bytes);
 
 }  // namespace hetplan::dse

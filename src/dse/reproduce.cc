@@ -210,62 +210,31 @@ FrontierGridCheck CompareWithGrid(const FrontierStageResult& frontiers, const st
   return check;
 }
 
-Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
-  const auto t0 = Clock::now();
-  ReproduceSummary sum;
-  auto stage = [&](const std::string& line) {
+namespace {
+
+// What every stage of Reproduce reads: the options, the output folder, the
+// zoo and the models each study takes from it.
+struct ReproducePlan {
+  ReproducePlan(const ReproduceOptions& options, std::filesystem::path out_dir)
+      : o(options), out(std::move(out_dir)) {}
+
+  const ReproduceOptions& o;
+  std::filesystem::path out;
+  std::string zoo;
+  std::vector<std::string> klein_models, bident_models, pair_models;
+  std::string gantt_model;
+  double limit = 0;                      // the ILP time limit per point
+  std::vector<std::string> all_solvers;  // o.solver and every baseline
+
+  // Hands a stage's line to the caller, when it asked for them.
+  void Stage(const std::string& line) const {
     if (o.stage) o.stage(line);
-  };
-  const std::filesystem::path out(o.out_dir);
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) return Error(ErrorCode::kIoError, "{}: cannot create the folder: {}", o.out_dir, ec.message());
-
-  // The zoo, INT8 (the *_int8 models) unless FP32 is asked for.
-  if (o.precision != "int8" && o.precision != "fp32") {
-    return Error(ErrorCode::kInvalidArgument, "reproduce: precision '{}' is not one of int8, fp32", o.precision);
   }
-  const std::string zoo = ModelsDir(o);
-  auto zoo_names = [&](std::vector<std::string> names) {
-    if (o.precision == "int8") {
-      for (std::string& m : names) m += "_int8";
-    }
-    return names;
-  };
-  const std::vector<std::string> klein_models =
-      zoo_names(o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2", "yolov5n"}
-                        : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "yolov5n"});
-  const std::vector<std::string> bident_models =
-      zoo_names(o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2"}
-                        : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n"});
-  // BIDENT's pair study: the zoo and its workload families (models/families.py).
-  const std::vector<std::string> pair_models = zoo_names(
-      o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2", "kan", "hyena"}
-              : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n", "llama_layer",
-                                         "mamba", "hyena", "kan", "snn_vgg9", "bitnet", "vla_pipeline"});
-  const std::string gantt_model = zoo_names({"resnet18"}).front();
-  {
-    std::vector<std::string> missing;
-    for (const auto* list : {&klein_models, &bident_models, &pair_models}) {
-      for (const std::string& m : *list) {
-        if (!std::filesystem::exists(std::filesystem::path(zoo) / (m + ".onnx"), ec) &&
-            std::find(missing.begin(), missing.end(), m) == missing.end()) {
-          missing.push_back(m);
-        }
-      }
-    }
-    if (!missing.empty()) {
-      const auto ts = Clock::now();
-      stage(fmt::format("zoo: exporting {} into {} (models/export.py)", fmt::join(missing, ", "), zoo));
-      HETPLAN_RETURN_IF_ERROR(ExportModels(o.python, zoo, missing, (out / "export.log").string()));
-      sum.stages.push_back(fmt::format("zoo: exported {} in {:.1f} s", fmt::join(missing, ", "), Since(ts)));
-      stage(sum.stages.back());
-    }
-  }
-  auto path_of = [&](const std::string& m) { return (std::filesystem::path(zoo) / (m + ".onnx")).string(); };
-
-  const double limit = o.time_limit_s > 0 ? o.time_limit_s : (o.quick ? 5.0 : 10.0);
-  auto base = [&](const std::string& results) {
+  std::string PathOf(const std::string& m) const { return (std::filesystem::path(zoo) / (m + ".onnx")).string(); }
+  // The settings every sweep shares, with its results in `results` under the
+  // output folder (removed first unless resuming).
+  DseSpec Base(const std::string& results) const {
+    std::error_code ec;
     DseSpec s;
     s.profile.cache_dir = o.cache_dir;
     s.profile.warmup = o.quick ? 5 : 20;
@@ -277,125 +246,181 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
     s.import.fusion = o.fusion;
     if (!o.resume) std::filesystem::remove(s.out_path, ec);
     return s;
-  };
-  std::vector<std::string> all_solvers = {o.solver};
-  for (const std::string& b : SolverNames(MethodFamily::kBaseline, 1)) all_solvers.push_back(b);
+  }
+};
 
-  // 1. The CIM paper's grid: ILP and every baseline.
-  DseSpec klein = base("klein.jsonl");
-  for (const std::string& m : klein_models) klein.models.push_back(path_of(m));
+// Picks the zoo and each study's models in it, INT8 (the *_int8 models)
+// unless FP32 is asked for.
+Status ChooseModels(ReproducePlan* p) {
+  const ReproduceOptions& o = p->o;
+  if (o.precision != "int8" && o.precision != "fp32") {
+    return Error(ErrorCode::kInvalidArgument, "reproduce: precision '{}' is not one of int8, fp32", o.precision);
+  }
+  p->zoo = ModelsDir(o);
+  auto zoo_names = [&](std::vector<std::string> names) {
+    if (o.precision == "int8") {
+      for (std::string& m : names) m += "_int8";
+    }
+    return names;
+  };
+  p->klein_models = zoo_names(o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2", "yolov5n"}
+                                      : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "yolov5n"});
+  p->bident_models =
+      zoo_names(o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2"}
+                        : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n"});
+  // BIDENT's pair study: the zoo and its workload families (models/families.py).
+  p->pair_models = zoo_names(
+      o.quick ? std::vector<std::string>{"resnet18", "mobilenetv2", "kan", "hyena"}
+              : std::vector<std::string>{"resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n", "llama_layer",
+                                         "mamba", "hyena", "kan", "snn_vgg9", "bitnet", "vla_pipeline"});
+  p->gantt_model = zoo_names({"resnet18"}).front();
+  return Status::Ok();
+}
+
+// Exports the models the studies need that the zoo lacks (models/export.py).
+Status ExportMissingModels(const ReproducePlan& p, ReproduceSummary* sum) {
+  std::error_code ec;
+  std::vector<std::string> missing;
+  for (const auto* list : {&p.klein_models, &p.bident_models, &p.pair_models}) {
+    for (const std::string& m : *list) {
+      if (!std::filesystem::exists(std::filesystem::path(p.zoo) / (m + ".onnx"), ec) &&
+          std::find(missing.begin(), missing.end(), m) == missing.end()) {
+        missing.push_back(m);
+      }
+    }
+  }
+  if (!missing.empty()) {
+    const auto ts = Clock::now();
+    p.Stage(fmt::format("zoo: exporting {} into {} (models/export.py)", fmt::join(missing, ", "), p.zoo));
+    HETPLAN_RETURN_IF_ERROR(ExportModels(p.o.python, p.zoo, missing, (p.out / "export.log").string()));
+    sum->stages.push_back(fmt::format("zoo: exported {} in {:.1f} s", fmt::join(missing, ", "), Since(ts)));
+    p.Stage(sum->stages.back());
+  }
+  return Status::Ok();
+}
+
+// 1. The CIM paper's grid: ILP and every baseline. Returns its spec, which
+// the frontiers and the report build on.
+Result<DseSpec> RunKleinGrid(const ReproducePlan& p, ReproduceSummary* sum) {
+  const ReproduceOptions& o = p.o;
+  DseSpec klein = p.Base("klein.jsonl");
+  for (const std::string& m : p.klein_models) klein.models.push_back(p.PathOf(m));
   klein.platforms = {"klein-arm", "klein-x86"};
   klein.sweeps = {{"cim.crossbars", o.quick ? std::vector<std::string>{"25", "100"}
                                             : std::vector<std::string>{"25", "50", "100", "200"}},
                   {"cim.mvm_latency_ns", o.quick ? std::vector<std::string>{"50", "1000"}
                                                  : std::vector<std::string>{"50", "100", "500", "1000"}}};
-  klein.solvers = all_solvers;
-  sum.commands.push_back(Command(klein));
-  {
-    const auto ts = Clock::now();
-    stage("klein grid: " + sum.commands.back());
-    HETPLAN_ASSIGN_OR_RETURN(sum.klein, RunDse(klein, o.progress));
-    sum.stages.push_back(fmt::format(
-        "CIM paper grid: {} points ({} run, {} resumed; {} ILP points stopped by the {:g} s limit) in {:.1f} s, of "
-        "which loading + host profiling {:.1f} s",
-        sum.klein.points, sum.klein.ran, sum.klein.resumed, sum.klein.time_limited, limit, Since(ts),
-        sum.klein.profile_s));
-    stage(sum.stages.back());
-  }
+  klein.solvers = p.all_solvers;
+  sum->commands.push_back(Command(klein));
+  const auto ts = Clock::now();
+  p.Stage("klein grid: " + sum->commands.back());
+  HETPLAN_ASSIGN_OR_RETURN(sum->klein, RunDse(klein, o.progress));
+  sum->stages.push_back(fmt::format(
+      "CIM paper grid: {} points ({} run, {} resumed; {} ILP points stopped by the {:g} s limit) in {:.1f} s, of "
+      "which loading + host profiling {:.1f} s",
+      sum->klein.points, sum->klein.ran, sum->klein.resumed, sum->klein.time_limited, p.limit, Since(ts),
+      sum->klein.profile_s));
+  p.Stage(sum->stages.back());
+  return klein;
+}
 
-  // 1b. The exact frontiers behind Fig. 3 and 4: every crossbar budget, not
-  // the grid's four (--quick: ResNet-18 only), with the grid's costs.
-  std::vector<std::string> frontier_files;
-  {
-    const auto ts = Clock::now();
-    FrontierStageSpec fs;
-    fs.fig3_model = path_of(gantt_model);
-    if (!o.quick) {
-      for (const std::string& m : klein_models) fs.fig4_models.push_back(path_of(m));
-    }
-    fs.platforms = klein.platforms;
-    fs.latencies_ns = klein.sweeps[1].values;
-    fs.import = klein.import;
-    fs.profile = klein.profile;
-    fs.time_limit_s = o.frontier_time_limit_s > 0 ? o.frontier_time_limit_s : (o.quick ? 10.0 : 30.0);
-    fs.dir = (out / "frontiers").string();
-    stage(fmt::format("exact frontiers: {} at {} ns{} on {} ({:g} s limit each)", gantt_model,
+// 1b. The exact frontiers behind Fig. 3 and 4: every crossbar budget, not
+// the grid's four (--quick: ResNet-18 only), with the grid's costs.
+Status RunFrontierStage(const ReproducePlan& p, const DseSpec& klein, ReproduceSummary* sum) {
+  const ReproduceOptions& o = p.o;
+  const auto ts = Clock::now();
+  FrontierStageSpec fs;
+  fs.fig3_model = p.PathOf(p.gantt_model);
+  if (!o.quick) {
+    for (const std::string& m : p.klein_models) fs.fig4_models.push_back(p.PathOf(m));
+  }
+  fs.platforms = klein.platforms;
+  fs.latencies_ns = klein.sweeps[1].values;
+  fs.import = klein.import;
+  fs.profile = klein.profile;
+  fs.time_limit_s = o.frontier_time_limit_s > 0 ? o.frontier_time_limit_s : (o.quick ? 10.0 : 30.0);
+  fs.dir = (p.out / "frontiers").string();
+  p.Stage(fmt::format("exact frontiers: {} at {} ns{} on {} ({:g} s limit each)", p.gantt_model,
                       fmt::join(fs.latencies_ns, "/"), o.quick ? "" : " and the other models at 50 ns",
                       fmt::join(fs.platforms, ", "), fs.time_limit_s));
-    HETPLAN_ASSIGN_OR_RETURN(FrontierStageResult fr, ComputeFrontiers(fs));
-    sum.commands.push_back(fmt::format(
-        "hetplan frontier MODEL --platform P --set cim.mvm_latency_ns=NS --saturation --time-limit {:g} --fusion {} "
-        "--warmup {} --runs {} --out {}/… (per curve; reproduce joins a model's latencies into one multi-curve file)",
-        fs.time_limit_s, ToString(fs.import.fusion), fs.profile.warmup, fs.profile.runs, fs.dir));
-    // The frontier and the grid plan the same problems at the grid's budgets.
-    HETPLAN_ASSIGN_OR_RETURN(DseResults grid_rows, ReadDseResults(klein.out_path));
-    const FrontierGridCheck check = CompareWithGrid(fr, grid_rows.rows, o.solver);
-    frontier_files = fr.files;
-    sum.frontier_files = fr.files;
-    sum.stages.push_back(fmt::format(
-        "exact frontiers (Fig. 3/4 over every crossbar budget): {} curves in {} files under {}, {} stopped by the "
-        "{:g} s limit{}{}, in {:.1f} s; at the grid's budgets {}",
-        fr.curves, fr.files.size(), fs.dir, fr.stopped.size(), fs.time_limit_s, fr.stopped.empty() ? "" : ": ",
-        fmt::join(fr.stopped, "; "), Since(ts), check.Summary()));
-    stage(sum.stages.back());
-  }
+  HETPLAN_ASSIGN_OR_RETURN(FrontierStageResult fr, ComputeFrontiers(fs));
+  sum->commands.push_back(fmt::format(
+      "hetplan frontier MODEL --platform P --set cim.mvm_latency_ns=NS --saturation --time-limit {:g} --fusion {} "
+      "--warmup {} --runs {} --out {}/… (per curve; reproduce joins a model's latencies into one multi-curve file)",
+      fs.time_limit_s, ToString(fs.import.fusion), fs.profile.warmup, fs.profile.runs, fs.dir));
+  // The frontier and the grid plan the same problems at the grid's budgets.
+  HETPLAN_ASSIGN_OR_RETURN(DseResults grid_rows, ReadDseResults(klein.out_path));
+  const FrontierGridCheck check = CompareWithGrid(fr, grid_rows.rows, o.solver);
+  sum->frontier_files = fr.files;
+  sum->stages.push_back(fmt::format(
+      "exact frontiers (Fig. 3/4 over every crossbar budget): {} curves in {} files under {}, {} stopped by the "
+      "{:g} s limit{}{}, in {:.1f} s; at the grid's budgets {}",
+      fr.curves, fr.files.size(), fs.dir, fr.stopped.size(), fs.time_limit_s, fr.stopped.empty() ? "" : ": ",
+      fmt::join(fr.stopped, "; "), Since(ts), check.Summary()));
+  p.Stage(sum->stages.back());
+  return Status::Ok();
+}
 
-  // 2. BIDENT-style: CPU + GPU + NPU, latency and energy.
-  DseSpec bident = base("bident.jsonl");
-  for (const std::string& m : bident_models) bident.models.push_back(path_of(m));
+// 2. BIDENT-style: CPU + GPU + NPU, latency and energy.
+Result<DseSpec> RunBidentSweep(const ReproducePlan& p, ReproduceSummary* sum) {
+  DseSpec bident = p.Base("bident.jsonl");
+  for (const std::string& m : p.bident_models) bident.models.push_back(p.PathOf(m));
   bident.platforms = {"soc-example"};
   bident.objectives = {Objective::kLatency, Objective::kEnergy};
-  bident.solvers = all_solvers;
+  bident.solvers = p.all_solvers;
   bident.solvers.insert(bident.solvers.begin() + 1, {"map", "map_parallel"});
   // Two requests of each model: BIDENT's concurrent search and its baselines.
   bident.solvers.push_back("map_concurrent");
   for (const std::string& s : SolverNames(MethodFamily::kBaseline, 2)) bident.solvers.push_back(s);
-  sum.commands.push_back(Command(bident));
-  {
-    const auto ts = Clock::now();
-    stage("BIDENT-style sweep: " + sum.commands.back());
-    HETPLAN_ASSIGN_OR_RETURN(sum.bident, RunDse(bident, o.progress));
-    sum.stages.push_back(fmt::format("BIDENT-style sweep (soc-example, roofline costs): {} points in {:.1f} s",
-                                     sum.bident.points, Since(ts)));
-    stage(sum.stages.back());
-  }
+  sum->commands.push_back(Command(bident));
+  const auto ts = Clock::now();
+  p.Stage("BIDENT-style sweep: " + sum->commands.back());
+  HETPLAN_ASSIGN_OR_RETURN(sum->bident, RunDse(bident, p.o.progress));
+  sum->stages.push_back(fmt::format("BIDENT-style sweep (soc-example, roofline costs): {} points in {:.1f} s",
+                                    sum->bident.points, Since(ts)));
+  p.Stage(sum->stages.back());
+  return bident;
+}
 
-  // 2b. BIDENT's pair study: every pair of models as two requests at once.
-  DseSpec pairs = base("pairs.jsonl");
-  for (const std::string& m : pair_models) pairs.models.push_back(path_of(m));
+// 2b. BIDENT's pair study: every pair of models as two requests at once.
+Result<DseSpec> RunPairStudy(const ReproducePlan& p, ReproduceSummary* sum) {
+  DseSpec pairs = p.Base("pairs.jsonl");
+  for (const std::string& m : p.pair_models) pairs.models.push_back(p.PathOf(m));
   pairs.platforms = {"soc-example"};
   pairs.solvers = {"map_concurrent"};
   for (const std::string& s : SolverNames(MethodFamily::kBaseline, 2)) pairs.solvers.push_back(s);
   pairs.all_pairs = true;
-  sum.commands.push_back(Command(pairs));
-  {
-    const auto ts = Clock::now();
-    stage("pair study: " + sum.commands.back());
-    HETPLAN_ASSIGN_OR_RETURN(sum.pairs, RunDse(pairs, o.progress));
-    sum.stages.push_back(fmt::format("BIDENT's pair study (soc-example, roofline costs): {} points over {} models in "
-                                     "{:.1f} s",
-                                     sum.pairs.points, pair_models.size(), Since(ts)));
-    stage(sum.stages.back());
-  }
+  sum->commands.push_back(Command(pairs));
+  const auto ts = Clock::now();
+  p.Stage("pair study: " + sum->commands.back());
+  HETPLAN_ASSIGN_OR_RETURN(sum->pairs, RunDse(pairs, p.o.progress));
+  sum->stages.push_back(fmt::format("BIDENT's pair study (soc-example, roofline costs): {} points over {} models in "
+                                    "{:.1f} s",
+                                    sum->pairs.points, p.pair_models.size(), Since(ts)));
+  p.Stage(sum->stages.back());
+  return pairs;
+}
 
-  // 3. Schedules for the Gantt charts.
-  DseSpec gantt = base("schedules.jsonl");
+// 3. Schedules for the Gantt charts; returns the schedule files written.
+Result<std::vector<std::string>> RunScheduleStage(const ReproducePlan& p, ReproduceSummary* sum) {
+  std::error_code ec;
+  DseSpec gantt = p.Base("schedules.jsonl");
   gantt.resume = false;
   std::filesystem::remove(gantt.out_path, ec);
-  gantt.models = {path_of(gantt_model)};
+  gantt.models = {p.PathOf(p.gantt_model)};
   gantt.platforms = {"klein-arm"};
   gantt.overrides = {"cim.crossbars=100", "cim.mvm_latency_ns=50"};
-  gantt.solvers = {o.solver};
-  gantt.schedules_dir = (out / "schedules").string();
+  gantt.solvers = {p.o.solver};
+  gantt.schedules_dir = (p.out / "schedules").string();
   DseSpec gantt_soc = gantt;
-  gantt_soc.out_path = (out / "schedules_soc.jsonl").string();
+  gantt_soc.out_path = (p.out / "schedules_soc.jsonl").string();
   std::filesystem::remove(gantt_soc.out_path, ec);
   gantt_soc.platforms = {"soc-example"};
   gantt_soc.overrides.clear();
   gantt_soc.solvers = {"map_parallel"};
   std::vector<std::string> schedule_files;
   for (const DseSpec* spec : {&gantt, &gantt_soc}) {
-    sum.commands.push_back(Command(*spec));
+    sum->commands.push_back(Command(*spec));
     HETPLAN_ASSIGN_OR_RETURN(DseSummary s, RunDse(*spec, {}));
     HETPLAN_ASSIGN_OR_RETURN(DseResults rows, ReadDseResults(spec->out_path));
     for (const nlohmann::json& r : rows.rows) {
@@ -404,16 +429,22 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
       }
     }
   }
+  return schedule_files;
+}
 
-  // 4. The report.
+// 4. The report over the sweeps' `results` files, with notes on how they
+// were produced (`t0`: when Reproduce started).
+Status DrawReport(const ReproducePlan& p, const std::vector<std::string>& results,
+                  const std::vector<std::string>& schedule_files, Clock::time_point t0, ReproduceSummary* sum) {
+  const ReproduceOptions& o = p.o;
   const double before_report = Since(t0);
-  sum.stages.push_back(
+  sum->stages.push_back(
       fmt::format("everything before drawing the report: {:.1f} s ({:.1f} min)", before_report, before_report / 60));
   ReportInputs ri;
-  ri.results = {klein.out_path, bident.out_path, pairs.out_path};
-  ri.out_dir = (out / "report").string();
+  ri.results = results;
+  ri.out_dir = (p.out / "report").string();
   ri.schedule_files = schedule_files;
-  ri.frontier_files = frontier_files;
+  ri.frontier_files = sum->frontier_files;
   ri.run_notes.push_back(fmt::format("produced by `hetplan reproduce{}{}{}` into {}", o.quick ? " --quick" : "",
                                      o.precision == "int8" ? "" : " --precision " + o.precision,
                                      o.fusion == FusionLevel::kActivation ? "" : " --fusion " + ToString(o.fusion),
@@ -423,30 +454,52 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
           ? "models: the INT8 zoo (*_int8, post-training static quantization), as the CIM paper ran them: host "
             "costs of ONNX Runtime's integer kernels, one byte per element on the bus and in CIM loads and stores"
           : "models: the FP32 zoo, four bytes per element on the bus and in CIM loads and stores");
-  for (const std::string& s : sum.stages) ri.run_notes.push_back(s);
-  for (const std::string& c : sum.commands) ri.run_notes.push_back("equivalent: " + c);
+  for (const std::string& s : sum->stages) ri.run_notes.push_back(s);
+  for (const std::string& c : sum->commands) ri.run_notes.push_back("equivalent: " + c);
   ri.run_notes.push_back(fmt::format(
       "ILP points take turns on CBC (one at a time, all cores); baselines run beside them on {} worker thread{}",
-      sum.klein.jobs, sum.klein.jobs == 1 ? "" : "s"));
+      sum->klein.jobs, sum->klein.jobs == 1 ? "" : "s"));
   ri.run_notes.push_back(fmt::format(
       "ILP time limit {:g} s per point (the CIM paper used 600 s with Gurobi); a point stopped by it is reported as "
       "feasible with its gap, never as optimal",
-      limit));
+      p.limit));
   if (o.quick) ri.run_notes.push_back("--quick: a 2 × 2 grid, 20 profiling runs per operator");
-  {
-    const auto ts = Clock::now();
-    HETPLAN_ASSIGN_OR_RETURN(ReportOutput rep, WriteReport(ri));
-    sum.report_html = rep.html_path;
-    sum.report_md = rep.markdown_path;
-    sum.stages.push_back(fmt::format("report: {} figures in {:.1f} s", rep.figures.size(), Since(ts)));
-  }
+  const auto ts = Clock::now();
+  HETPLAN_ASSIGN_OR_RETURN(ReportOutput rep, WriteReport(ri));
+  sum->report_html = rep.html_path;
+  sum->report_md = rep.markdown_path;
+  sum->stages.push_back(fmt::format("report: {} figures in {:.1f} s", rep.figures.size(), Since(ts)));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
+  const auto t0 = Clock::now();
+  ReproduceSummary sum;
+  ReproducePlan p(o, std::filesystem::path(o.out_dir));
+  std::error_code ec;
+  std::filesystem::create_directories(p.out, ec);
+  if (ec) return Error(ErrorCode::kIoError, "{}: cannot create the folder: {}", o.out_dir, ec.message());
+  HETPLAN_RETURN_IF_ERROR(ChooseModels(&p));
+  HETPLAN_RETURN_IF_ERROR(ExportMissingModels(p, &sum));
+  p.limit = o.time_limit_s > 0 ? o.time_limit_s : (o.quick ? 5.0 : 10.0);
+  p.all_solvers = {o.solver};
+  for (const std::string& b : SolverNames(MethodFamily::kBaseline, 1)) p.all_solvers.push_back(b);
+
+  HETPLAN_ASSIGN_OR_RETURN(const DseSpec klein, RunKleinGrid(p, &sum));
+  HETPLAN_RETURN_IF_ERROR(RunFrontierStage(p, klein, &sum));
+  HETPLAN_ASSIGN_OR_RETURN(const DseSpec bident, RunBidentSweep(p, &sum));
+  HETPLAN_ASSIGN_OR_RETURN(const DseSpec pairs, RunPairStudy(p, &sum));
+  HETPLAN_ASSIGN_OR_RETURN(const std::vector<std::string> schedule_files, RunScheduleStage(p, &sum));
+  HETPLAN_RETURN_IF_ERROR(DrawReport(p, {klein.out_path, bident.out_path, pairs.out_path}, schedule_files, t0, &sum));
   sum.wall_s = Since(t0);
   sum.stages.push_back(fmt::format("total wall time: {:.1f} s ({:.1f} min)", sum.wall_s, sum.wall_s / 60));
   nlohmann::json j = {{"wall_s", sum.wall_s},     {"quick", o.quick},          {"stages", sum.stages},
                       {"precision", o.precision}, {"fusion", ToString(o.fusion)},
                       {"commands", sum.commands}, {"report", sum.report_html}, {"host_cpu", sum.klein.host_cpu},
                       {"frontiers", sum.frontier_files}};
-  HETPLAN_RETURN_IF_ERROR(WriteFileAtomic((out / "reproduce.json").string(), j.dump(1) + "\n"));
+  HETPLAN_RETURN_IF_ERROR(WriteFileAtomic((p.out / "reproduce.json").string(), j.dump(1) + "\n"));
   return sum;
 }
 

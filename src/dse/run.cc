@@ -18,6 +18,53 @@ namespace hetplan {
 using dse::Clock;
 using dse::Since;
 
+namespace {
+
+// The time left of a sweep: the mean seconds per (model, CBC lane) group of
+// the points finished so far, over the points not finished yet, with the
+// CBC lane beside the other workers.
+class EtaEstimate {
+ public:
+  EtaEstimate(const DseSpec& spec, const std::vector<DsePoint>& points, const std::vector<int>& todo, int jobs)
+      : spec_(spec), points_(points), pending_(todo.begin(), todo.end()), jobs_(jobs) {}
+
+  void Finished(int i, bool lane, double seconds) {
+    auto& t = timing_[{points_[i].model, lane}];
+    t.first += seconds;
+    ++t.second;
+    pending_.erase(i);
+  }
+
+  // Seconds left, or -1 before any point finished.
+  double Seconds() const {
+    double excl = 0, other = 0, all_sum = 0;
+    int all_n = 0;
+    bool any_excl = false;
+    for (const auto& [k, v] : timing_) {
+      all_sum += v.first;
+      all_n += v.second;
+    }
+    if (all_n == 0) return -1;
+    for (int i : pending_) {
+      const bool lane = dse::InCbcLane(spec_, points_[i]);
+      const auto it = timing_.find({points_[i].model, lane});
+      const double e = it != timing_.end() ? it->second.first / it->second.second : all_sum / all_n;
+      (lane ? excl : other) += e;
+      any_excl = any_excl || lane;
+    }
+    return std::max(excl, other / std::max(1, jobs_ - (any_excl ? 1 : 0)));
+  }
+
+ private:
+  const DseSpec& spec_;
+  const std::vector<DsePoint>& points_;
+  std::map<std::pair<int, bool>, std::pair<double, int>> timing_;
+  std::set<int> pending_;
+  const int jobs_;
+};
+
+}  // namespace
+
 Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress) {
   DseSpec spec = spec_in;  // with every solver by its canonical name
   const auto t0 = Clock::now();
@@ -69,32 +116,11 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
   std::mutex mu;
   Status io_error;
   const auto ts = Clock::now();
-  // Mean seconds per (model, exclusive) group, for the ETA; the points not
-  // finished yet.
-  std::map<std::pair<int, bool>, std::pair<double, int>> timing;
-  std::set<int> pending(todo.begin(), todo.end());
+  EtaEstimate eta(spec, points, todo, jobs);
   DseProgress prog;
   prog.phase = DseProgress::Phase::kSolving;
   prog.total = to_run;
   prog.resumed = summary.resumed;
-  auto eta = [&]() -> double {
-    double excl = 0, other = 0, all_sum = 0;
-    int all_n = 0;
-    bool any_excl = false;
-    for (const auto& [k, v] : timing) {
-      all_sum += v.first;
-      all_n += v.second;
-    }
-    if (all_n == 0) return -1;
-    for (int i : pending) {
-      const bool lane = dse::InCbcLane(spec, points[i]);
-      const auto it = timing.find({points[i].model, lane});
-      const double e = it != timing.end() ? it->second.first / it->second.second : all_sum / all_n;
-      (lane ? excl : other) += e;
-      any_excl = any_excl || lane;
-    }
-    return std::max(excl, other / std::max(1, jobs - (any_excl ? 1 : 0)));
-  };
   if (progress) {
     prog.elapsed_s = Since(t0);
     progress(prog);
@@ -126,16 +152,13 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
             pool_ptr->Stop();
             return;
           }
-          auto& t = timing[{points[i].model, excl}];
-          t.first += seconds;
-          ++t.second;
-          pending.erase(i);
+          eta.Finished(i, excl, seconds);
           const std::string what = dse::Describe(sh, points[i]);
           dse::CountOutcome(line, what, &summary);
           if (progress) {
             prog.done = summary.ran;
             prog.elapsed_s = Since(t0);
-            prog.eta_s = eta();
+            prog.eta_s = eta.Seconds();
             prog.message = fmt::format("{}: {}", what, line.value("status", ""));
             progress(prog);
           }

@@ -3,586 +3,21 @@
 // starts/ends/axes, Squeeze/Unsqueeze's and the reductions' axes), inputs
 // after. Values follow ONNX Runtime's CPU kernels: integer division
 // truncates, Cast from float to integer truncates toward zero, float32
-// results are rounded to float32.
+// results are rounded to float32. This file reads and writes constants and
+// picks the kernel for a node; the kernels are in constant_folding_ops.cc.
 #include "graph/constant_folding.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <numeric>
+
+#include "graph/constant_folding_internal.h"
 
 namespace hetplan::internal {
 namespace {
 
 using T = onnx::TensorProto;
-
-bool IsFloatType(int32_t t) { return t == T::FLOAT || t == T::DOUBLE || t == T::FLOAT16 || t == T::BFLOAT16; }
-bool IsIntType(int32_t t) {
-  return t == T::INT64 || t == T::INT32 || t == T::INT16 || t == T::INT8 || t == T::UINT8 || t == T::UINT16 ||
-         t == T::UINT32 || t == T::BOOL;
-}
-
-std::optional<int64_t> Product(const std::vector<int64_t>& dims) {
-  int64_t p = 1;
-  for (int64_t d : dims) {
-    if (d < 0 || (d > 0 && p > kMaxFoldElements / d)) return std::nullopt;
-    p *= d;
-  }
-  return p;
-}
-
-const onnx::AttributeProto* Attr(const onnx::NodeProto& n, const char* name) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
-}
-int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
-  const auto* a = Attr(n, name);
-  return a ? a->i() : def;
-}
-std::optional<std::vector<int64_t>> AttrInts(const onnx::NodeProto& n, const char* name) {
-  const auto* a = Attr(n, name);
-  if (a == nullptr) return std::nullopt;
-  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
-}
-
-ConstTensor Ints(std::vector<int64_t> dims, std::vector<int64_t> values) {
-  ConstTensor c;
-  c.dims = std::move(dims);
-  c.ints = std::move(values);
-  return c;
-}
-
-// An empty tensor of `dtype` with `dims`, values to be pushed.
-ConstTensor Empty(int32_t dtype, std::vector<int64_t> dims) {
-  ConstTensor c;
-  c.dtype = dtype;
-  c.is_float = IsFloatType(dtype);
-  c.dims = std::move(dims);
-  return c;
-}
-
-double AsDouble(const ConstTensor& t, int64_t i) {
-  return t.is_float ? t.floats[static_cast<size_t>(i)] : static_cast<double>(t.ints[static_cast<size_t>(i)]);
-}
-
-// Appends element i of `src` to `dst` (same kind).
-void PushFrom(ConstTensor& dst, const ConstTensor& src, int64_t i) {
-  if (src.is_float) dst.floats.push_back(src.floats[static_cast<size_t>(i)]);
-  else dst.ints.push_back(src.ints[static_cast<size_t>(i)]);
-}
-
-// A float value as the element type holds it.
-double RoundTo(int32_t dtype, double v) { return dtype == T::FLOAT ? static_cast<double>(static_cast<float>(v)) : v; }
-
-// Wraps an integer to the element type's range, as a C++ cast does.
-int64_t WrapTo(int32_t dtype, int64_t v) {
-  switch (dtype) {
-    case T::INT32: return static_cast<int32_t>(v);
-    case T::INT16: return static_cast<int16_t>(v);
-    case T::INT8: return static_cast<int8_t>(v);
-    case T::UINT8: return static_cast<uint8_t>(v);
-    case T::UINT16: return static_cast<uint16_t>(v);
-    case T::UINT32: return static_cast<uint32_t>(v);
-    case T::BOOL: return v != 0;
-    default: return v;
-  }
-}
-
-std::optional<int64_t> Axis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
-
-std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (int k = static_cast<int>(dims.size()) - 2; k >= 0; --k) s[k] = s[k + 1] * dims[k + 1];
-  return s;
-}
-
-// Numpy broadcasting of several shapes; nullopt when they do not broadcast.
-std::optional<std::vector<int64_t>> Broadcast(const std::vector<const ConstTensor*>& ts) {
-  size_t rank = 0;
-  for (const auto* t : ts) rank = std::max(rank, t->dims.size());
-  std::vector<int64_t> out(rank, 1);
-  for (const auto* t : ts) {
-    const size_t off = rank - t->dims.size();
-    for (size_t k = 0; k < t->dims.size(); ++k) {
-      const int64_t d = t->dims[k];
-      int64_t& o = out[off + k];
-      if (d == o || d == 1) continue;
-      if (o == 1) o = d;
-      else return std::nullopt;
-    }
-  }
-  if (!Product(out)) return std::nullopt;
-  return out;
-}
-
-// Flat index into `t` of output element `i` of broadcast shape `out`.
-int64_t BroadcastIndex(const ConstTensor& t, const std::vector<int64_t>& out, const std::vector<int64_t>& out_strides,
-                       int64_t i) {
-  const size_t off = out.size() - t.dims.size();
-  int64_t idx = 0, stride = 1;
-  for (int k = static_cast<int>(t.dims.size()) - 1; k >= 0; --k) {
-    const int64_t coord = (i / out_strides[off + k]) % out[off + k];
-    if (t.dims[k] != 1) idx += coord * stride;
-    stride *= t.dims[k];
-  }
-  return idx;
-}
-
-bool IsComparison(const std::string& op) {
-  return op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" || op == "GreaterOrEqual";
-}
-bool IsLogical(const std::string& op) { return op == "And" || op == "Or" || op == "Xor"; }
-bool IsArithmetic(const std::string& op) {
-  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod" || op == "Pow" || op == "Max" ||
-         op == "Min" || op == "Sum";
-}
-
-// Elementwise binary (and variadic Max/Min/Sum: tf2onnx writes AddN as Sum) with broadcasting.
-std::optional<ConstTensor> Elementwise(const onnx::NodeProto& node, const std::vector<const ConstTensor*>& in) {
-  const std::string& op = node.op_type();
-  if (in.size() < 2 || std::find(in.begin(), in.end(), nullptr) != in.end()) return std::nullopt;
-  for (const ConstTensor* t : in) {
-    if (t->is_float && IsLogical(op)) return std::nullopt;
-  }
-  if (in.size() > 2 && op != "Max" && op != "Min" && op != "Sum") return std::nullopt;
-  auto shape = Broadcast(in);
-  if (!shape) return std::nullopt;
-  const ConstTensor& a0 = *in[0];
-  const bool floating = std::any_of(in.begin(), in.end(), [](const ConstTensor* t) { return t->is_float; });
-  int32_t dtype = a0.dtype;
-  if (IsComparison(op) || IsLogical(op)) dtype = T::BOOL;
-  ConstTensor out = Empty(dtype, *shape);
-  if (!(IsComparison(op) || IsLogical(op))) out.is_float = floating;
-  const int64_t n = *Product(*shape);
-  const auto strides = Strides(*shape);
-  const bool fmod = AttrInt(node, "fmod", 0) != 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (floating && !IsLogical(op)) {
-      double r = AsDouble(*in[0], BroadcastIndex(*in[0], *shape, strides, i));
-      for (size_t k = 1; k < in.size(); ++k) {
-        const double y = AsDouble(*in[k], BroadcastIndex(*in[k], *shape, strides, i));
-        const double x = r;
-        if (op == "Add" || op == "Sum") r = x + y;
-        else if (op == "Sub") r = x - y;
-        else if (op == "Mul") r = x * y;
-        else if (op == "Div") r = x / y;
-        else if (op == "Pow") r = std::pow(x, y);
-        else if (op == "Max") r = std::max(x, y);
-        else if (op == "Min") r = std::min(x, y);
-        else if (op == "Mod") r = fmod ? std::fmod(x, y) : x - y * std::floor(x / y);
-        else if (op == "Equal") r = x == y;
-        else if (op == "Less") r = x < y;
-        else if (op == "Greater") r = x > y;
-        else if (op == "LessOrEqual") r = x <= y;
-        else if (op == "GreaterOrEqual") r = x >= y;
-        else return std::nullopt;
-      }
-      if (out.is_float) out.floats.push_back(RoundTo(dtype, r));
-      else out.ints.push_back(static_cast<int64_t>(r));
-      continue;
-    }
-    // Integer arithmetic that overflows is not folded (found by
-    // tests/fuzz/fuzz_onnx: shape values near 2^60 multiplied).
-    int64_t r = in[0]->ints[static_cast<size_t>(BroadcastIndex(*in[0], *shape, strides, i))];
-    for (size_t k = 1; k < in.size(); ++k) {
-      const int64_t y = in[k]->ints[static_cast<size_t>(BroadcastIndex(*in[k], *shape, strides, i))];
-      const int64_t x = r;
-      bool overflow = false;
-      if (op == "Add" || op == "Sum") overflow = __builtin_add_overflow(x, y, &r);
-      else if (op == "Sub") overflow = __builtin_sub_overflow(x, y, &r);
-      else if (op == "Mul") overflow = __builtin_mul_overflow(x, y, &r);
-      else if (op == "Div" || op == "Mod") {
-        if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1)) return std::nullopt;
-        if (op == "Div") {
-          r = x / y;
-        } else {
-          r = x % y;
-          // Without fmod the result takes the divisor's sign (Python's %).
-          if (!fmod && r != 0 && ((r < 0) != (y < 0))) r += y;
-        }
-      } else if (op == "Max") r = std::max(x, y);
-      else if (op == "Min") r = std::min(x, y);
-      else if (op == "Pow") {
-        if (y < 0 || y > 62) return std::nullopt;
-        r = 1;
-        for (int64_t e = 0; e < y && !overflow; ++e) overflow = __builtin_mul_overflow(r, x, &r);
-      } else if (op == "Equal") r = x == y;
-      else if (op == "Less") r = x < y;
-      else if (op == "Greater") r = x > y;
-      else if (op == "LessOrEqual") r = x <= y;
-      else if (op == "GreaterOrEqual") r = x >= y;
-      else if (op == "And") r = (x != 0) && (y != 0);
-      else if (op == "Or") r = (x != 0) || (y != 0);
-      else if (op == "Xor") r = (x != 0) != (y != 0);
-      else return std::nullopt;
-      if (overflow) return std::nullopt;
-    }
-    out.ints.push_back(WrapTo(dtype, r));
-  }
-  return out;
-}
-
-std::optional<ConstTensor> Unary(const std::string& op, const ConstTensor& x) {
-  ConstTensor out = x;
-  if (op == "Not") {
-    if (x.is_float) return std::nullopt;
-    for (auto& v : out.ints) v = v == 0;
-    out.dtype = T::BOOL;
-    return out;
-  }
-  if (x.is_float) {
-    for (auto& v : out.floats) {
-      if (op == "Neg") v = -v;
-      else if (op == "Abs") v = std::fabs(v);
-      else if (op == "Floor") v = std::floor(v);
-      else if (op == "Ceil") v = std::ceil(v);
-      else if (op == "Sqrt") v = std::sqrt(v);
-      else if (op == "Reciprocal") v = 1.0 / v;
-      else if (op == "Sign") v = (v > 0) - (v < 0);
-      else if (op == "Round") v = std::nearbyint(v);  // half to even, as ONNX says
-      else return std::nullopt;
-      v = RoundTo(x.dtype, v);
-    }
-    return out;
-  }
-  for (auto& v : out.ints) {
-    if (op == "Neg") {
-      if (v == std::numeric_limits<int64_t>::min()) return std::nullopt;
-      v = -v;
-    } else if (op == "Abs") {
-      if (v == std::numeric_limits<int64_t>::min()) return std::nullopt;
-      v = v < 0 ? -v : v;
-    } else if (op == "Sign") {
-      v = (v > 0) - (v < 0);
-    } else if (op != "Floor" && op != "Ceil" && op != "Round") {
-      return std::nullopt;
-    }
-  }
-  return out;
-}
-
-// Gather along `axis` of any-rank data.
-std::optional<ConstTensor> Gather(const ConstTensor& x, const ConstTensor& idx, int64_t axis_attr) {
-  if (idx.is_float || x.dims.empty()) return std::nullopt;
-  const int64_t rank = static_cast<int64_t>(x.dims.size());
-  auto axis = Axis(axis_attr, rank);
-  if (!axis) return std::nullopt;
-  std::vector<int64_t> dims(x.dims.begin(), x.dims.begin() + *axis);
-  dims.insert(dims.end(), idx.dims.begin(), idx.dims.end());
-  dims.insert(dims.end(), x.dims.begin() + *axis + 1, x.dims.end());
-  if (!Product(dims)) return std::nullopt;
-  ConstTensor out = Empty(x.dtype, dims);
-  out.is_float = x.is_float;
-  const int64_t outer = std::accumulate(x.dims.begin(), x.dims.begin() + *axis, int64_t{1}, std::multiplies<>());
-  const int64_t inner = std::accumulate(x.dims.begin() + *axis + 1, x.dims.end(), int64_t{1}, std::multiplies<>());
-  const int64_t n_axis = x.dims[static_cast<size_t>(*axis)];
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i : idx.ints) {
-      const int64_t k = i < 0 ? i + n_axis : i;
-      if (k < 0 || k >= n_axis) return std::nullopt;
-      for (int64_t r = 0; r < inner; ++r) PushFrom(out, x, (o * n_axis + k) * inner + r);
-    }
-  }
-  return out;
-}
-
-// Slice of any-rank data (both forms: the caller gathers starts/ends/axes/steps).
-std::optional<ConstTensor> Slice(const ConstTensor& x, const std::vector<int64_t>& starts,
-                                 const std::vector<int64_t>& ends, std::vector<int64_t> axes,
-                                 std::vector<int64_t> steps) {
-  const int64_t rank = static_cast<int64_t>(x.dims.size());
-  if (starts.size() != ends.size() || rank == 0) return std::nullopt;
-  if (axes.empty()) {
-    axes.resize(starts.size());
-    std::iota(axes.begin(), axes.end(), 0);
-  }
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (axes.size() != starts.size() || steps.size() != starts.size()) return std::nullopt;
-  std::vector<int64_t> begin(static_cast<size_t>(rank), 0), step(static_cast<size_t>(rank), 1), count = x.dims;
-  for (size_t k = 0; k < starts.size(); ++k) {
-    auto a = Axis(axes[k], rank);
-    if (!a || steps[k] == 0) return std::nullopt;
-    const int64_t n = x.dims[static_cast<size_t>(*a)], s = steps[k];
-    // ONNX's clamping: [0, n] for a positive step, [-1, n - 1] for a negative one.
-    const int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? n : n - 1;
-    auto clamp = [&](int64_t v, bool is_start) {
-      if (v < 0) v = v < -n ? (is_start && s < 0 ? -1 : lo) : v + n;
-      return std::clamp<int64_t>(v, is_start && s < 0 ? 0 : lo, hi);
-    };
-    const int64_t b = clamp(starts[k], true), e = clamp(ends[k], false);
-    const int64_t c = s > 0 ? (e > b ? (e - b + s - 1) / s : 0) : (b > e ? (b - e + (-s) - 1) / (-s) : 0);
-    begin[static_cast<size_t>(*a)] = b;
-    step[static_cast<size_t>(*a)] = s;
-    count[static_cast<size_t>(*a)] = c;
-  }
-  if (!Product(count)) return std::nullopt;
-  ConstTensor out = Empty(x.dtype, count);
-  out.is_float = x.is_float;
-  const int64_t total = *Product(count);
-  const auto in_strides = Strides(x.dims), out_strides = Strides(count);
-  for (int64_t i = 0; i < total; ++i) {
-    int64_t src = 0;
-    for (int64_t k = 0; k < rank; ++k) {
-      const int64_t c = (i / out_strides[static_cast<size_t>(k)]) % count[static_cast<size_t>(k)];
-      src += (begin[static_cast<size_t>(k)] + c * step[static_cast<size_t>(k)]) * in_strides[static_cast<size_t>(k)];
-    }
-    PushFrom(out, x, src);
-  }
-  return out;
-}
-
-std::optional<ConstTensor> Concat(const std::vector<const ConstTensor*>& in, int64_t axis_attr) {
-  const ConstTensor& x = *in[0];
-  const int64_t rank = static_cast<int64_t>(x.dims.size());
-  auto axis = Axis(axis_attr, rank);
-  if (!axis) return std::nullopt;
-  std::vector<int64_t> dims = x.dims;
-  dims[static_cast<size_t>(*axis)] = 0;
-  for (const ConstTensor* t : in) {
-    if (t == nullptr || t->dims.size() != x.dims.size() || t->is_float != x.is_float) return std::nullopt;
-    for (int64_t k = 0; k < rank; ++k) {
-      if (k != *axis && t->dims[static_cast<size_t>(k)] != x.dims[static_cast<size_t>(k)]) return std::nullopt;
-    }
-    dims[static_cast<size_t>(*axis)] += t->dims[static_cast<size_t>(*axis)];
-  }
-  if (!Product(dims)) return std::nullopt;
-  ConstTensor out = Empty(x.dtype, dims);
-  out.is_float = x.is_float;
-  const int64_t outer = std::accumulate(x.dims.begin(), x.dims.begin() + *axis, int64_t{1}, std::multiplies<>());
-  for (int64_t o = 0; o < outer; ++o) {
-    for (const ConstTensor* t : in) {
-      const int64_t block = std::accumulate(t->dims.begin() + *axis, t->dims.end(), int64_t{1}, std::multiplies<>());
-      for (int64_t r = 0; r < block; ++r) PushFrom(out, *t, o * block + r);
-    }
-  }
-  return out;
-}
-
-std::optional<ConstTensor> Cast(const ConstTensor& x, int32_t to) {
-  ConstTensor out = Empty(to, x.dims);
-  if (IsFloatType(to)) {
-    for (int64_t i = 0; i < x.size(); ++i) out.floats.push_back(RoundTo(to, AsDouble(x, i)));
-    return out;
-  }
-  if (!IsIntType(to)) return std::nullopt;
-  for (int64_t i = 0; i < x.size(); ++i) {
-    if (x.is_float) {
-      const double v = x.floats[static_cast<size_t>(i)];
-      if (to == T::BOOL) {
-        out.ints.push_back(v != 0);
-        continue;
-      }
-      if (!std::isfinite(v) || std::fabs(v) >= 9.2e18) return std::nullopt;
-      out.ints.push_back(WrapTo(to, static_cast<int64_t>(v)));
-    } else {
-      out.ints.push_back(WrapTo(to, x.ints[static_cast<size_t>(i)]));
-    }
-  }
-  return out;
-}
-
-std::optional<ConstTensor> Reshape(const ConstTensor& x, std::vector<int64_t> dims, bool allowzero) {
-  int64_t known = 1, infer = -1;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == 0 && !allowzero) {
-      if (i >= x.dims.size()) return std::nullopt;
-      dims[i] = x.dims[i];
-    }
-    if (dims[i] == -1) {
-      if (infer >= 0) return std::nullopt;
-      infer = static_cast<int64_t>(i);
-    } else if (dims[i] < 0) {
-      return std::nullopt;
-    } else {
-      if (dims[i] > 0 && known > kMaxFoldElements / dims[i]) return std::nullopt;
-      known *= dims[i];
-    }
-  }
-  if (infer >= 0) {
-    if (known == 0 || x.size() % known != 0) return std::nullopt;
-    dims[static_cast<size_t>(infer)] = x.size() / known;
-  }
-  if (Product(dims) != x.size()) return std::nullopt;
-  ConstTensor out = x;
-  out.dims = dims;
-  return out;
-}
-
-std::optional<ConstTensor> Expand(const ConstTensor& x, const std::vector<int64_t>& shape) {
-  ConstTensor target;
-  target.dims = shape;
-  for (int64_t d : shape) {
-    if (d < 0) return std::nullopt;
-  }
-  auto dims = Broadcast({&x, &target});
-  if (!dims) return std::nullopt;
-  ConstTensor out = Empty(x.dtype, *dims);
-  out.is_float = x.is_float;
-  const auto strides = Strides(*dims);
-  const int64_t n = *Product(*dims);
-  for (int64_t i = 0; i < n; ++i) PushFrom(out, x, BroadcastIndex(x, *dims, strides, i));
-  return out;
-}
-
-std::optional<ConstTensor> Where(const ConstTensor& c, const ConstTensor& a, const ConstTensor& b) {
-  if (c.is_float || a.is_float != b.is_float) return std::nullopt;
-  auto dims = Broadcast({&c, &a, &b});
-  if (!dims) return std::nullopt;
-  ConstTensor out = Empty(a.dtype, *dims);
-  out.is_float = a.is_float;
-  const auto strides = Strides(*dims);
-  const int64_t n = *Product(*dims);
-  for (int64_t i = 0; i < n; ++i) {
-    const bool take_a = c.ints[static_cast<size_t>(BroadcastIndex(c, *dims, strides, i))] != 0;
-    const ConstTensor& src = take_a ? a : b;
-    PushFrom(out, src, BroadcastIndex(src, *dims, strides, i));
-  }
-  return out;
-}
-
-std::optional<ConstTensor> Reduce(const std::string& op, const ConstTensor& x, std::vector<int64_t> axes,
-                                  bool keepdims, bool noop_with_empty_axes) {
-  const int64_t rank = static_cast<int64_t>(x.dims.size());
-  if (axes.empty()) {
-    if (noop_with_empty_axes) return x;
-    axes.resize(static_cast<size_t>(rank));
-    std::iota(axes.begin(), axes.end(), 0);
-  }
-  std::vector<bool> reduce(static_cast<size_t>(rank), false);
-  for (int64_t a : axes) {
-    auto n = Axis(a, rank);
-    if (!n) return std::nullopt;
-    reduce[static_cast<size_t>(*n)] = true;
-  }
-  std::vector<int64_t> kept_dims, out_dims;
-  for (int64_t k = 0; k < rank; ++k) {
-    const bool r = reduce[static_cast<size_t>(k)];
-    kept_dims.push_back(r ? 1 : x.dims[static_cast<size_t>(k)]);
-    if (!r || keepdims) out_dims.push_back(kept_dims.back());
-  }
-  const int64_t n_out = *Product(kept_dims);
-  if (x.size() == 0 && (op == "ReduceMax" || op == "ReduceMin")) return std::nullopt;
-  std::vector<double> acc(static_cast<size_t>(n_out), op == "ReduceProd" ? 1.0 : 0.0);
-  std::vector<bool> first(static_cast<size_t>(n_out), true);
-  const auto in_strides = Strides(x.dims), out_strides = Strides(kept_dims);
-  for (int64_t i = 0; i < x.size(); ++i) {
-    int64_t o = 0;
-    for (int64_t k = 0; k < rank; ++k) {
-      if (reduce[static_cast<size_t>(k)]) continue;
-      o += ((i / in_strides[static_cast<size_t>(k)]) % x.dims[static_cast<size_t>(k)]) * out_strides[static_cast<size_t>(k)];
-    }
-    const double v = AsDouble(x, i);
-    double& a = acc[static_cast<size_t>(o)];
-    if (op == "ReduceSum") a += v;
-    else if (op == "ReduceProd") a *= v;
-    else if (op == "ReduceMax") a = first[static_cast<size_t>(o)] ? v : std::max(a, v);
-    else if (op == "ReduceMin") a = first[static_cast<size_t>(o)] ? v : std::min(a, v);
-    else return std::nullopt;
-    first[static_cast<size_t>(o)] = false;
-  }
-  ConstTensor out = Empty(x.dtype, out_dims);
-  out.is_float = x.is_float;
-  for (double v : acc) {
-    if (out.is_float) {
-      out.floats.push_back(RoundTo(x.dtype, v));
-    } else {
-      if (std::fabs(v) >= 9.2e18) return std::nullopt;
-      out.ints.push_back(static_cast<int64_t>(v));
-    }
-  }
-  return out;
-}
-
-std::optional<ConstTensor> Tile(const ConstTensor& x, const std::vector<int64_t>& repeats) {
-  if (repeats.size() != x.dims.size()) return std::nullopt;
-  std::vector<int64_t> dims;
-  for (size_t k = 0; k < repeats.size(); ++k) {
-    if (repeats[k] < 0) return std::nullopt;
-    if (x.dims[k] > 0 && repeats[k] > kMaxFoldElements / x.dims[k]) return std::nullopt;
-    dims.push_back(x.dims[k] * repeats[k]);
-  }
-  if (!Product(dims)) return std::nullopt;
-  ConstTensor out = Empty(x.dtype, dims);
-  out.is_float = x.is_float;
-  const auto in_strides = Strides(x.dims), out_strides = Strides(dims);
-  const int64_t n = *Product(dims);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t src = 0;
-    for (size_t k = 0; k < dims.size(); ++k) src += ((i / out_strides[k]) % dims[k] % x.dims[k]) * in_strides[k];
-    PushFrom(out, x, src);
-  }
-  return out;
-}
-
-// perm empty: the axes reversed (the ONNX default).
-std::optional<ConstTensor> Transpose(const ConstTensor& x, std::vector<int64_t> perm) {
-  const size_t rank = x.dims.size();
-  if (perm.empty()) {
-    for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
-  }
-  if (perm.size() != rank) return std::nullopt;
-  std::vector<int64_t> dims(rank);
-  std::vector<bool> seen(rank, false);
-  for (size_t k = 0; k < rank; ++k) {
-    if (perm[k] < 0 || perm[k] >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(perm[k])]) {
-      return std::nullopt;
-    }
-    seen[static_cast<size_t>(perm[k])] = true;
-    dims[k] = x.dims[static_cast<size_t>(perm[k])];
-  }
-  ConstTensor out = Empty(x.dtype, dims);
-  out.is_float = x.is_float;
-  const auto in_strides = Strides(x.dims), out_strides = Strides(dims);
-  const int64_t n = x.size();
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t src = 0;
-    for (size_t k = 0; k < rank; ++k) src += ((i / out_strides[k]) % dims[k]) * in_strides[static_cast<size_t>(perm[k])];
-    PushFrom(out, x, src);
-  }
-  return out;
-}
-
-std::optional<ConstTensor> Range(const ConstTensor& start, const ConstTensor& limit, const ConstTensor& delta) {
-  if (start.size() != 1 || limit.size() != 1 || delta.size() != 1) return std::nullopt;
-  ConstTensor out = Empty(start.dtype, {});
-  out.is_float = start.is_float;
-  if (start.is_float) {
-    const double s = start.floats[0], l = AsDouble(limit, 0), d = AsDouble(delta, 0);
-    if (d == 0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) return std::nullopt;
-    const double n = std::max(std::ceil((l - s) / d), 0.0);
-    if (n > static_cast<double>(kMaxFoldElements)) return std::nullopt;
-    for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) out.floats.push_back(RoundTo(start.dtype, s + d * i));
-  } else {
-    const int64_t s = start.ints[0], l = limit.ints.at(0), d = delta.ints.at(0);
-    if (d == 0) return std::nullopt;
-    for (int64_t v = s; (d > 0 ? v < l : v > l);) {
-      out.ints.push_back(v);
-      if (static_cast<int64_t>(out.ints.size()) > kMaxFoldElements || __builtin_add_overflow(v, d, &v)) {
-        return std::nullopt;
-      }
-    }
-  }
-  out.dims = {out.size()};
-  return out;
-}
-
-// Axes from the attribute (older opsets) or from input `k` (newer ones).
-std::optional<std::vector<int64_t>> AxesOf(const onnx::NodeProto& node, const std::vector<const ConstTensor*>& in,
-                                           size_t k) {
-  if (auto a = AttrInts(node, "axes")) return a;
-  if (in.size() > k && in[k] != nullptr) {
-    if (in[k]->is_float) return std::nullopt;
-    return in[k]->ints;
-  }
-  return std::vector<int64_t>{};
-}
 
 }  // namespace
 
@@ -591,7 +26,7 @@ std::optional<ConstTensor> FromTensorProto(const onnx::TensorProto& t) {
   ConstTensor c;
   c.dtype = t.data_type();
   c.dims.assign(t.dims().begin(), t.dims().end());
-  auto n = Product(c.dims);
+  auto n = folding::Product(c.dims);
   if (!n) return std::nullopt;
   const std::string& raw = t.raw_data();
   auto read_raw = [&](auto sample, auto push) -> bool {
@@ -644,6 +79,9 @@ std::optional<ConstTensor> FromTensorProto(const onnx::TensorProto& t) {
   return c;
 }
 
+namespace folding {
+namespace {
+
 // Split in its three forms: sizes as the attribute `split` (opsets 2–12),
 // as input 1 (13+), or none: equal parts, one per output, the last smaller
 // where `num_outputs` (18+) allows it. tf2onnx computes Pad's pads as
@@ -680,6 +118,242 @@ std::optional<std::vector<ConstTensor>> Split(const onnx::NodeProto& node, const
   return out;
 }
 
+// The single output of a folded node: nullopt when it was not folded or is too large.
+std::optional<std::vector<ConstTensor>> One(std::optional<ConstTensor> t) {
+  if (!t || t->size() > kMaxFoldElements) return std::nullopt;
+  return std::vector<ConstTensor>{std::move(*t)};
+}
+
+// Shape and Size, which need the input's shape only.
+std::optional<std::vector<ConstTensor>> EvaluateShapeOrSize(
+    const onnx::NodeProto& node, const std::unordered_map<std::string, std::vector<int64_t>>& shapes) {
+  const std::string& op = node.op_type();
+  if (node.input_size() != 1) return std::nullopt;
+  auto it = shapes.find(node.input(0));
+  if (it == shapes.end()) return std::nullopt;
+  const auto& s = it->second;
+  if (op == "Size") {
+    int64_t p = 1;
+    for (int64_t d : s) {
+      if (d < 0 || __builtin_mul_overflow(p, d, &p)) return std::nullopt;
+    }
+    return One(Ints({}, {p}));
+  }
+  int64_t rank = static_cast<int64_t>(s.size());
+  int64_t start = AttrInt(node, "start", 0), end = AttrInt(node, "end", rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  std::vector<int64_t> v(s.begin() + start, s.begin() + end);
+  return One(Ints({static_cast<int64_t>(v.size())}, v));
+}
+
+// A Constant node's value, from whichever of its value attributes it has.
+std::optional<std::vector<ConstTensor>> EvaluateConstant(const onnx::NodeProto& node) {
+  const auto* a = Attr(node, "value");
+  if (a && a->has_t()) return One(FromTensorProto(a->t()));
+  if ((a = Attr(node, "value_int"))) return One(Ints({}, {a->i()}));
+  if ((a = Attr(node, "value_ints"))) {
+    std::vector<int64_t> v(a->ints().begin(), a->ints().end());
+    return One(Ints({static_cast<int64_t>(v.size())}, v));
+  }
+  if ((a = Attr(node, "value_float"))) {
+    ConstTensor c = Empty(T::FLOAT, {});
+    c.floats = {a->f()};
+    return One(c);
+  }
+  if ((a = Attr(node, "value_floats"))) {
+    ConstTensor c = Empty(T::FLOAT, {a->floats_size()});
+    for (float f : a->floats()) c.floats.push_back(f);
+    return One(c);
+  }
+  return std::nullopt;
+}
+
+// The node's inputs, each a known constant (nullptr for an omitted one); nullopt when one is not known.
+std::optional<std::vector<const ConstTensor*>> KnownInputs(
+    const onnx::NodeProto& node, const std::unordered_map<std::string, ConstTensor>& constants) {
+  std::vector<const ConstTensor*> in;
+  for (const auto& name : node.input()) {
+    if (name.empty()) {
+      in.push_back(nullptr);
+      continue;
+    }
+    auto it = constants.find(name);
+    if (it == constants.end()) return std::nullopt;
+    in.push_back(&it->second);
+  }
+  return in;
+}
+
+// Input k, nullptr when the node has fewer inputs or omits it.
+const ConstTensor* InputAt(const std::vector<const ConstTensor*>& in, size_t k) {
+  return in.size() > k ? in[k] : nullptr;
+}
+
+// Input k's integer values; nullopt when it is absent or floating.
+std::optional<std::vector<int64_t>> IntList(const std::vector<const ConstTensor*>& in, size_t k) {
+  const ConstTensor* t = InputAt(in, k);
+  if (t == nullptr || t->is_float) return std::nullopt;
+  return t->ints;
+}
+
+// Unsqueeze and Squeeze of input 0, their axes an attribute or input 1.
+std::optional<std::vector<ConstTensor>> EvaluateSqueeze(const onnx::NodeProto& node,
+                                                        const std::vector<const ConstTensor*>& in) {
+  const std::string& op = node.op_type();
+  const ConstTensor& x = *in[0];
+  auto axes = AxesOf(node, in, 1);
+  if (!axes) return std::nullopt;
+  ConstTensor out = x;
+  if (op == "Unsqueeze") {
+    const int64_t rank = static_cast<int64_t>(x.dims.size() + axes->size());
+    std::vector<int64_t> norm;
+    for (int64_t a : *axes) {
+      auto n = Axis(a, rank);
+      if (!n) return std::nullopt;
+      norm.push_back(*n);
+    }
+    std::sort(norm.begin(), norm.end());
+    if (std::adjacent_find(norm.begin(), norm.end()) != norm.end()) return std::nullopt;
+    for (int64_t a : norm) out.dims.insert(out.dims.begin() + a, 1);
+  } else {
+    std::vector<int64_t> dims;
+    const int64_t rank = static_cast<int64_t>(x.dims.size());
+    for (int64_t i = 0; i < rank; ++i) {
+      bool drop = axes->empty() ? x.dims[static_cast<size_t>(i)] == 1
+                                : std::any_of(axes->begin(), axes->end(), [&](int64_t a) {
+                                    return Axis(a, rank) == std::optional<int64_t>(i);
+                                  });
+      if (drop && x.dims[static_cast<size_t>(i)] != 1) return std::nullopt;
+      if (!drop) dims.push_back(x.dims[static_cast<size_t>(i)]);
+    }
+    out.dims = dims;
+  }
+  return One(out);
+}
+
+// Slice of input 0, its starts/ends/axes attributes (opset 1–9) or inputs 1–4.
+std::optional<std::vector<ConstTensor>> EvaluateSlice(const onnx::NodeProto& node,
+                                                      const std::vector<const ConstTensor*>& in) {
+  const ConstTensor& x = *in[0];
+  if (x.dims.empty()) return std::nullopt;
+  if (auto starts = AttrInts(node, "starts")) {  // opset 1–9: attributes
+    auto ends = AttrInts(node, "ends");
+    if (!ends) return std::nullopt;
+    return One(Slice(x, *starts, *ends, AttrInts(node, "axes").value_or(std::vector<int64_t>{}), {}));
+  }
+  auto starts = IntList(in, 1), ends = IntList(in, 2);
+  if (!starts || !ends) return std::nullopt;
+  std::vector<int64_t> axes, steps;
+  if (InputAt(in, 3)) {
+    auto a = IntList(in, 3);
+    if (!a) return std::nullopt;
+    axes = *a;
+  }
+  if (InputAt(in, 4)) {
+    auto s = IntList(in, 4);
+    if (!s) return std::nullopt;
+    steps = *s;
+  }
+  return One(Slice(x, *starts, *ends, axes, steps));
+}
+
+// ConstantOfShape: input `x` the shape, the attribute `value` the value (float 0 without it).
+std::optional<std::vector<ConstTensor>> EvaluateConstantOfShape(const onnx::NodeProto& node, const ConstTensor& x) {
+  if (x.is_float) return std::nullopt;
+  auto n = Product(x.ints);
+  if (!n) return std::nullopt;
+  const auto* a = Attr(node, "value");
+  std::optional<ConstTensor> v = a ? FromTensorProto(a->t()) : std::nullopt;
+  ConstTensor out;
+  if (v && v->size() == 1) {
+    out = Empty(v->dtype, x.ints);
+    if (v->is_float) out.floats.assign(static_cast<size_t>(*n), v->floats[0]);
+    else out.ints.assign(static_cast<size_t>(*n), v->ints[0]);
+  } else if (!a) {
+    out = Empty(T::FLOAT, x.ints);
+    out.floats.assign(static_cast<size_t>(*n), 0.0);
+  } else {
+    return std::nullopt;
+  }
+  return One(out);
+}
+
+// Every other op, on its inputs `in`, all known constants (in[0] not null).
+std::optional<std::vector<ConstTensor>> EvaluateOnConstants(const onnx::NodeProto& node,
+                                                            const std::vector<const ConstTensor*>& in) {
+  const std::string& op = node.op_type();
+  const ConstTensor& x = *in[0];
+
+  if (op == "Gather") {
+    if (!InputAt(in, 1)) return std::nullopt;
+    return One(Gather(x, *in[1], AttrInt(node, "axis", 0)));
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") return EvaluateSqueeze(node, in);
+  // Integer values only (tf2onnx's pads, shapes): a float Identity is an
+  // exporter's weight alias, which the operator reading it carries along.
+  if (op == "Identity") return x.is_float ? std::nullopt : One(x);
+  if (op == "Split") return Split(node, x, IntList(in, 1));
+  if (op == "Concat") return One(Concat(in, AttrInt(node, "axis", 0)));
+  if (op == "Cast") return One(Cast(x, static_cast<int32_t>(AttrInt(node, "to", 0))));
+  if (op == "CastLike") {
+    if (!InputAt(in, 1)) return std::nullopt;
+    return One(Cast(x, in[1]->dtype));
+  }
+  if (IsArithmetic(op) || IsComparison(op) || IsLogical(op)) return One(Elementwise(node, in));
+  if (op == "Not" || op == "Neg" || op == "Abs" || op == "Floor" || op == "Ceil" || op == "Sqrt" ||
+      op == "Reciprocal" || op == "Sign" || op == "Round") {
+    return One(Unary(op, x));
+  }
+  if (op == "Where") {
+    if (!InputAt(in, 1) || !InputAt(in, 2)) return std::nullopt;
+    return One(Where(x, *in[1], *in[2]));
+  }
+  if (op == "Slice") return EvaluateSlice(node, in);
+  if (op == "ConstantOfShape") return EvaluateConstantOfShape(node, x);
+  if (op == "Reshape") {
+    if (auto shape = AttrInts(node, "shape")) return One(Reshape(x, *shape, false));  // opset 1–4
+    auto shape = IntList(in, 1);
+    if (!shape) return std::nullopt;
+    return One(Reshape(x, *shape, AttrInt(node, "allowzero", 0) != 0));
+  }
+  if (op == "Flatten") {
+    const int64_t rank = static_cast<int64_t>(x.dims.size());
+    int64_t axis = AttrInt(node, "axis", 1);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis > rank) return std::nullopt;
+    const int64_t outer = std::accumulate(x.dims.begin(), x.dims.begin() + axis, int64_t{1}, std::multiplies<>());
+    return One(Reshape(x, {outer, outer == 0 ? 0 : x.size() / outer}, true));
+  }
+  if (op == "Expand") {
+    auto shape = IntList(in, 1);
+    if (!shape) return std::nullopt;
+    return One(Expand(x, *shape));
+  }
+  if (op == "Transpose") return One(Transpose(x, AttrInts(node, "perm").value_or(std::vector<int64_t>{})));
+  if (op == "Tile") {
+    auto repeats = IntList(in, 1);
+    if (!repeats) return std::nullopt;
+    return One(Tile(x, *repeats));
+  }
+  if (op == "Range") {
+    if (!InputAt(in, 1) || !InputAt(in, 2)) return std::nullopt;
+    return One(Range(x, *in[1], *in[2]));
+  }
+  if (op == "ReduceSum" || op == "ReduceProd" || op == "ReduceMax" || op == "ReduceMin") {
+    // ReduceSum takes its axes as an input from opset 13, the others from 18.
+    auto axes = AxesOf(node, in, 1);
+    if (!axes) return std::nullopt;
+    return One(Reduce(op, x, *axes, AttrInt(node, "keepdims", 1) != 0, AttrInt(node, "noop_with_empty_axes", 0) != 0));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+}  // namespace folding
+
 onnx::TensorProto ToTensorProto(const ConstTensor& c, const std::string& name) {
   onnx::TensorProto t;
   t.set_name(name);
@@ -697,11 +371,11 @@ onnx::TensorProto ToTensorProto(const ConstTensor& c, const std::string& name) {
   switch (c.dtype) {
     case T::INT32: case T::INT16: case T::UINT16: case T::INT8: case T::UINT8: case T::BOOL:
       t.set_data_type(c.dtype);
-      for (int64_t v : c.ints) t.add_int32_data(static_cast<int32_t>(WrapTo(c.dtype, v)));
+      for (int64_t v : c.ints) t.add_int32_data(static_cast<int32_t>(folding::WrapTo(c.dtype, v)));
       break;
     case T::UINT32:
       t.set_data_type(T::UINT32);
-      for (int64_t v : c.ints) t.add_uint64_data(static_cast<uint64_t>(WrapTo(T::UINT32, v)));
+      for (int64_t v : c.ints) t.add_uint64_data(static_cast<uint64_t>(folding::WrapTo(T::UINT32, v)));
       break;
     default:
       t.set_data_type(T::INT64);
@@ -716,204 +390,15 @@ std::optional<std::vector<ConstTensor>> EvaluateNode(
   const std::string& op = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
   if (node.output_size() != 1 && op != "Split") return std::nullopt;
-  auto one = [](std::optional<ConstTensor> t) -> std::optional<std::vector<ConstTensor>> {
-    if (!t || t->size() > kMaxFoldElements) return std::nullopt;
-    return std::vector<ConstTensor>{std::move(*t)};
-  };
 
   // Shape and Size need the input's shape only.
-  if (op == "Shape" || op == "Size") {
-    if (node.input_size() != 1) return std::nullopt;
-    auto it = shapes.find(node.input(0));
-    if (it == shapes.end()) return std::nullopt;
-    const auto& s = it->second;
-    if (op == "Size") {
-      int64_t p = 1;
-      for (int64_t d : s) {
-        if (d < 0 || __builtin_mul_overflow(p, d, &p)) return std::nullopt;
-      }
-      return one(Ints({}, {p}));
-    }
-    int64_t rank = static_cast<int64_t>(s.size());
-    int64_t start = AttrInt(node, "start", 0), end = AttrInt(node, "end", rank);
-    if (start < 0) start += rank;
-    if (end < 0) end += rank;
-    start = std::clamp<int64_t>(start, 0, rank);
-    end = std::clamp<int64_t>(end, start, rank);
-    std::vector<int64_t> v(s.begin() + start, s.begin() + end);
-    return one(Ints({static_cast<int64_t>(v.size())}, v));
-  }
-  if (op == "Constant") {
-    const auto* a = Attr(node, "value");
-    if (a && a->has_t()) return one(FromTensorProto(a->t()));
-    if ((a = Attr(node, "value_int"))) return one(Ints({}, {a->i()}));
-    if ((a = Attr(node, "value_ints"))) {
-      std::vector<int64_t> v(a->ints().begin(), a->ints().end());
-      return one(Ints({static_cast<int64_t>(v.size())}, v));
-    }
-    if ((a = Attr(node, "value_float"))) {
-      ConstTensor c = Empty(T::FLOAT, {});
-      c.floats = {a->f()};
-      return one(c);
-    }
-    if ((a = Attr(node, "value_floats"))) {
-      ConstTensor c = Empty(T::FLOAT, {a->floats_size()});
-      for (float f : a->floats()) c.floats.push_back(f);
-      return one(c);
-    }
-    return std::nullopt;
-  }
+  if (op == "Shape" || op == "Size") return folding::EvaluateShapeOrSize(node, shapes);
+  if (op == "Constant") return folding::EvaluateConstant(node);
 
   // Every other op needs all its (non-empty) inputs to be known constants.
-  std::vector<const ConstTensor*> in;
-  for (const auto& name : node.input()) {
-    if (name.empty()) {
-      in.push_back(nullptr);
-      continue;
-    }
-    auto it = constants.find(name);
-    if (it == constants.end()) return std::nullopt;
-    in.push_back(&it->second);
-  }
-  if (in.empty() || in[0] == nullptr) return std::nullopt;
-  const ConstTensor& x = *in[0];
-  auto input = [&](size_t k) -> const ConstTensor* { return in.size() > k ? in[k] : nullptr; };
-  auto int_list = [&](size_t k) -> std::optional<std::vector<int64_t>> {
-    const ConstTensor* t = input(k);
-    if (t == nullptr || t->is_float) return std::nullopt;
-    return t->ints;
-  };
-
-  if (op == "Gather") {
-    if (!input(1)) return std::nullopt;
-    return one(Gather(x, *in[1], AttrInt(node, "axis", 0)));
-  }
-  if (op == "Unsqueeze" || op == "Squeeze") {
-    auto axes = AxesOf(node, in, 1);
-    if (!axes) return std::nullopt;
-    ConstTensor out = x;
-    if (op == "Unsqueeze") {
-      const int64_t rank = static_cast<int64_t>(x.dims.size() + axes->size());
-      std::vector<int64_t> norm;
-      for (int64_t a : *axes) {
-        auto n = Axis(a, rank);
-        if (!n) return std::nullopt;
-        norm.push_back(*n);
-      }
-      std::sort(norm.begin(), norm.end());
-      if (std::adjacent_find(norm.begin(), norm.end()) != norm.end()) return std::nullopt;
-      for (int64_t a : norm) out.dims.insert(out.dims.begin() + a, 1);
-    } else {
-      std::vector<int64_t> dims;
-      const int64_t rank = static_cast<int64_t>(x.dims.size());
-      for (int64_t i = 0; i < rank; ++i) {
-        bool drop = axes->empty() ? x.dims[static_cast<size_t>(i)] == 1
-                                  : std::any_of(axes->begin(), axes->end(), [&](int64_t a) {
-                                      return Axis(a, rank) == std::optional<int64_t>(i);
-                                    });
-        if (drop && x.dims[static_cast<size_t>(i)] != 1) return std::nullopt;
-        if (!drop) dims.push_back(x.dims[static_cast<size_t>(i)]);
-      }
-      out.dims = dims;
-    }
-    return one(out);
-  }
-  // Integer values only (tf2onnx's pads, shapes): a float Identity is an
-  // exporter's weight alias, which the operator reading it carries along.
-  if (op == "Identity") return x.is_float ? std::nullopt : one(x);
-  if (op == "Split") return Split(node, x, int_list(1));
-  if (op == "Concat") return one(Concat(in, AttrInt(node, "axis", 0)));
-  if (op == "Cast") return one(Cast(x, static_cast<int32_t>(AttrInt(node, "to", 0))));
-  if (op == "CastLike") {
-    if (!input(1)) return std::nullopt;
-    return one(Cast(x, in[1]->dtype));
-  }
-  if (IsArithmetic(op) || IsComparison(op) || IsLogical(op)) return one(Elementwise(node, in));
-  if (op == "Not" || op == "Neg" || op == "Abs" || op == "Floor" || op == "Ceil" || op == "Sqrt" ||
-      op == "Reciprocal" || op == "Sign" || op == "Round") {
-    return one(Unary(op, x));
-  }
-  if (op == "Where") {
-    if (!input(1) || !input(2)) return std::nullopt;
-    return one(Where(x, *in[1], *in[2]));
-  }
-  if (op == "Slice") {
-    if (x.dims.empty()) return std::nullopt;
-    if (auto starts = AttrInts(node, "starts")) {  // opset 1–9: attributes
-      auto ends = AttrInts(node, "ends");
-      if (!ends) return std::nullopt;
-      return one(Slice(x, *starts, *ends, AttrInts(node, "axes").value_or(std::vector<int64_t>{}), {}));
-    }
-    auto starts = int_list(1), ends = int_list(2);
-    if (!starts || !ends) return std::nullopt;
-    std::vector<int64_t> axes, steps;
-    if (input(3)) {
-      auto a = int_list(3);
-      if (!a) return std::nullopt;
-      axes = *a;
-    }
-    if (input(4)) {
-      auto s = int_list(4);
-      if (!s) return std::nullopt;
-      steps = *s;
-    }
-    return one(Slice(x, *starts, *ends, axes, steps));
-  }
-  if (op == "ConstantOfShape") {
-    if (x.is_float) return std::nullopt;
-    auto n = Product(x.ints);
-    if (!n) return std::nullopt;
-    const auto* a = Attr(node, "value");
-    std::optional<ConstTensor> v = a ? FromTensorProto(a->t()) : std::nullopt;
-    ConstTensor out;
-    if (v && v->size() == 1) {
-      out = Empty(v->dtype, x.ints);
-      if (v->is_float) out.floats.assign(static_cast<size_t>(*n), v->floats[0]);
-      else out.ints.assign(static_cast<size_t>(*n), v->ints[0]);
-    } else if (!a) {
-      out = Empty(T::FLOAT, x.ints);
-      out.floats.assign(static_cast<size_t>(*n), 0.0);
-    } else {
-      return std::nullopt;
-    }
-    return one(out);
-  }
-  if (op == "Reshape") {
-    if (auto shape = AttrInts(node, "shape")) return one(Reshape(x, *shape, false));  // opset 1–4
-    auto shape = int_list(1);
-    if (!shape) return std::nullopt;
-    return one(Reshape(x, *shape, AttrInt(node, "allowzero", 0) != 0));
-  }
-  if (op == "Flatten") {
-    const int64_t rank = static_cast<int64_t>(x.dims.size());
-    int64_t axis = AttrInt(node, "axis", 1);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis > rank) return std::nullopt;
-    const int64_t outer = std::accumulate(x.dims.begin(), x.dims.begin() + axis, int64_t{1}, std::multiplies<>());
-    return one(Reshape(x, {outer, outer == 0 ? 0 : x.size() / outer}, true));
-  }
-  if (op == "Expand") {
-    auto shape = int_list(1);
-    if (!shape) return std::nullopt;
-    return one(Expand(x, *shape));
-  }
-  if (op == "Transpose") return one(Transpose(x, AttrInts(node, "perm").value_or(std::vector<int64_t>{})));
-  if (op == "Tile") {
-    auto repeats = int_list(1);
-    if (!repeats) return std::nullopt;
-    return one(Tile(x, *repeats));
-  }
-  if (op == "Range") {
-    if (!input(1) || !input(2)) return std::nullopt;
-    return one(Range(x, *in[1], *in[2]));
-  }
-  if (op == "ReduceSum" || op == "ReduceProd" || op == "ReduceMax" || op == "ReduceMin") {
-    // ReduceSum takes its axes as an input from opset 13, the others from 18.
-    auto axes = AxesOf(node, in, 1);
-    if (!axes) return std::nullopt;
-    return one(Reduce(op, x, *axes, AttrInt(node, "keepdims", 1) != 0, AttrInt(node, "noop_with_empty_axes", 0) != 0));
-  }
-  return std::nullopt;
+  std::optional<std::vector<const ConstTensor*>> in = folding::KnownInputs(node, constants);
+  if (!in || in->empty() || (*in)[0] == nullptr) return std::nullopt;
+  return folding::EvaluateOnConstants(node, *in);
 }
 
 }  // namespace hetplan::internal

@@ -101,11 +101,8 @@ Inference Standard(const onnx::ISchemaRegistry& registry, const char* type, int 
   return s->GetTypeAndShapeInferenceFunction();
 }
 
-// The com.microsoft operators hetplan knows, with their shape inference.
-std::map<std::string, Inference> MicrosoftOperators(const onnx::ISchemaRegistry& registry) {
-  std::map<std::string, Inference> ops;
-  const auto first = [](onnx::InferenceContext& ctx) { Same(ctx, 0, 0); };
-  // What the graph optimizer writes.
+// What ONNX Runtime's graph optimizer writes, with its shape inference.
+void AddGraphOptimizerOperators(const onnx::ISchemaRegistry& registry, std::map<std::string, Inference>& ops) {
   ops["FusedConv"] = Standard(registry, "Conv", 11);
   ops["FusedGemm"] = Standard(registry, "Gemm", 13);
   ops["FusedMatMul"] = [](onnx::InferenceContext& ctx) {
@@ -160,7 +157,11 @@ std::map<std::string, Inference> MicrosoftOperators(const onnx::ISchemaRegistry&
       SetShape(ctx, 2, {(*ids)[0], (*ids)[1], (*emb)[1]});
     }
   };
-  // What the quantization tool writes (QOperator format).
+}
+
+// What ONNX Runtime's quantization tool writes (QOperator format), with its shape inference.
+void AddQuantizationOperators(const onnx::ISchemaRegistry& registry, std::map<std::string, Inference>& ops) {
+  const auto first = [](onnx::InferenceContext& ctx) { Same(ctx, 0, 0); };
   for (const char* t : {"QLinearAdd", "QLinearMul"}) {
     ops[t] = [](onnx::InferenceContext& ctx) {
       SetType(ctx, 0, InputType(ctx, 0));
@@ -232,6 +233,13 @@ std::map<std::string, Inference> MicrosoftOperators(const onnx::ISchemaRegistry&
   // The quantization tool's Q/DQ in ONNX Runtime's domain (16-bit, per-channel before opset 13).
   ops["QuantizeLinear"] = Standard(registry, "QuantizeLinear", 13);
   ops["DequantizeLinear"] = Standard(registry, "DequantizeLinear", 13);
+}
+
+// The com.microsoft operators hetplan knows, with their shape inference.
+std::map<std::string, Inference> MicrosoftOperators(const onnx::ISchemaRegistry& registry) {
+  std::map<std::string, Inference> ops;
+  AddGraphOptimizerOperators(registry, ops);
+  AddQuantizationOperators(registry, ops);
   for (auto it = ops.begin(); it != ops.end();) it = it->second ? std::next(it) : ops.erase(it);
   return ops;
 }

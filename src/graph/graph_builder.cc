@@ -5,7 +5,6 @@
 #include "graph/graph_builder.h"
 
 #include <algorithm>
-#include <functional>
 #include <set>
 #include <utility>
 
@@ -107,16 +106,25 @@ std::vector<NodeGroup> UnfusedGroups(const NodeRoles& roles) {
   return groups;
 }
 
-Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGroup>& groups,
-                               const TensorFacts& facts) {
-  const onnx::GraphProto& g = *roles.graph;
-  const auto& initializers = *facts.initializer_names;
-  const auto& shapes = *facts.shapes;
-  const auto& dtypes = *facts.dtypes;
-  auto fail = [&](ErrorCode code, const std::string& what) {
+namespace {
+
+// What the stages of BuildOperators read: the graph, its node roles and the tensor facts.
+struct BuildContext {
+  const onnx::GraphProto& g;
+  const NodeRoles& roles;
+  const TensorFacts& facts;
+  const std::unordered_set<std::string>& initializers;
+  const std::unordered_map<std::string, std::vector<int64_t>>& shapes;
+  const std::unordered_map<std::string, int32_t>& dtypes;
+
+  // An error prefixed with the model's label.
+  Status Fail(ErrorCode code, const std::string& what) const {
     return Status(code, fmt::format("{}: {}", facts.label, what));
-  };
-  // Producer unit of every resolved tensor.
+  }
+};
+
+// Producer unit of every resolved tensor.
+std::unordered_map<std::string, int> ProducerUnits(const onnx::GraphProto& g, const std::vector<NodeGroup>& groups) {
   std::unordered_map<std::string, int> producer;
   for (int u = 0; u < static_cast<int>(groups.size()); ++u) {
     for (int i : groups[u]) {
@@ -125,43 +133,348 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
       }
     }
   }
-  auto tensor_info = [&](const std::string& name, const onnx::NodeProto& node, int index,
-                         TensorInfo* out) -> Status {
-    auto it = shapes.find(name);
-    if (it == shapes.end()) {
-      return fail(ErrorCode::kUnsupported,
-                  fmt::format("{}: tensor '{}' has no static shape after shape inference; give "
-                              "static input shapes with --shape or re-export with static shapes",
-                              NodeLabel(node, index), name));
-    }
-    out->name = name;
-    out->shape = it->second;
-    int64_t elements = 1;
-    for (int64_t d : out->shape) {
-      if (d == 0) {
-        return fail(ErrorCode::kUnsupported,
-                    fmt::format("{}: tensor '{}' has zero elements (shape [{}]); a zero-sized "
-                                "tensor cannot be planned",
-                                NodeLabel(node, index), name, fmt::join(out->shape, ",")));
-      }
-      if (d < 0 || elements > facts.max_tensor_elements / d) {
-        return fail(ErrorCode::kLimitExceeded,
-                    fmt::format("{}: tensor '{}' (shape [{}]) has more than {} elements, beyond the "
-                                "planner's size limit; check the model's dims and fix the input shape "
-                                "with --shape NAME=1x3x224x224",
-                                NodeLabel(node, index), name, fmt::join(out->shape, ","),
-                                facts.max_tensor_elements));
-      }
-      elements *= d;
-    }
-    out->elements = elements;
-    auto dt = dtypes.find(name);
-    int32_t type = dt == dtypes.end() ? onnx::TensorProto::FLOAT : dt->second;
-    out->dtype = TensorDtypeName(type);
-    out->element_bytes = TensorElementBytes(type);
-    return Status::Ok();
-  };
+  return producer;
+}
 
+// Name, static shape, element count and dtype of tensor `name`, which node `index` reads or writes; an error when its
+// shape is unknown, zero-sized or beyond the size limit.
+Status GetTensorInfo(const BuildContext& ctx, const std::string& name, const onnx::NodeProto& node, int index,
+                     TensorInfo* out) {
+  const TensorFacts& facts = ctx.facts;
+  auto it = ctx.shapes.find(name);
+  if (it == ctx.shapes.end()) {
+    return ctx.Fail(ErrorCode::kUnsupported,
+                    fmt::format("{}: tensor '{}' has no static shape after shape inference; give "
+                                "static input shapes with --shape or re-export with static shapes",
+                                NodeLabel(node, index), name));
+  }
+  out->name = name;
+  out->shape = it->second;
+  int64_t elements = 1;
+  for (int64_t d : out->shape) {
+    if (d == 0) {
+      return ctx.Fail(ErrorCode::kUnsupported,
+                      fmt::format("{}: tensor '{}' has zero elements (shape [{}]); a zero-sized "
+                                  "tensor cannot be planned",
+                                  NodeLabel(node, index), name, fmt::join(out->shape, ",")));
+    }
+    if (d < 0 || elements > facts.max_tensor_elements / d) {
+      return ctx.Fail(ErrorCode::kLimitExceeded,
+                      fmt::format("{}: tensor '{}' (shape [{}]) has more than {} elements, beyond the "
+                                  "planner's size limit; check the model's dims and fix the input shape "
+                                  "with --shape NAME=1x3x224x224",
+                                  NodeLabel(node, index), name, fmt::join(out->shape, ","),
+                                  facts.max_tensor_elements));
+    }
+    elements *= d;
+  }
+  out->elements = elements;
+  auto dt = ctx.dtypes.find(name);
+  int32_t type = dt == ctx.dtypes.end() ? onnx::TensorProto::FLOAT : dt->second;
+  out->dtype = TensorDtypeName(type);
+  out->element_bytes = TensorElementBytes(type);
+  return Status::Ok();
+}
+
+// Adds to op->param_bytes the stored bytes of constant `in`, which node `i` reads: the integers a quantized weight or
+// bias is stored as (`dequantized`), not its float image; each stored tensor counts once (`seen_inputs`).
+Status AddConstantBytes(const BuildContext& ctx, const std::unordered_map<std::string, int>& dequantized,
+                        const std::string& in, const onnx::NodeProto& node, int i,
+                        std::set<std::string>* seen_inputs, Operator* op) {
+  std::vector<std::string> stored = {in};
+  if (auto dq = dequantized.find(in); dq != dequantized.end()) {
+    stored.clear();
+    for (const auto& s : ctx.g.node(dq->second).input()) stored.push_back(ctx.roles.Resolve(s));
+  }
+  for (const std::string& c : stored) {
+    auto it = ctx.shapes.find(c);
+    if (it != ctx.shapes.end() && seen_inputs->insert(c).second) {
+      int64_t e = 1;
+      for (int64_t d : it->second) {
+        if (d > 0 && e > ctx.facts.max_tensor_elements / d) {
+          return ctx.Fail(ErrorCode::kLimitExceeded,
+                          fmt::format("{}: constant '{}' (shape [{}]) has more than {} elements; "
+                                      "the model is beyond the planner's size limit",
+                                      NodeLabel(node, i), c, fmt::join(it->second, ","),
+                                      ctx.facts.max_tensor_elements));
+        }
+        e *= std::max<int64_t>(d, 1);
+      }
+      auto dt = ctx.dtypes.find(c);
+      op->param_bytes += e * TensorElementBytes(dt == ctx.dtypes.end() ? onnx::TensorProto::FLOAT : dt->second);
+    }
+  }
+  return Status::Ok();
+}
+
+// The nodes of unit `u` (sorted) into `op`, with the tensors they read: constants as parameter bytes, the others as
+// inputs, with an edge from the unit that produces each.
+Status AddUnitNodesAndInputs(const BuildContext& ctx, const std::unordered_map<std::string, int>& producer,
+                             const std::unordered_map<std::string, int>& dequantized, int u,
+                             const std::vector<int>& unit, Operator* op, std::vector<Edge>* edges) {
+  std::set<std::string> seen_inputs;
+  for (int i : unit) {
+    const auto& node = ctx.g.node(i);
+    op->nodes.push_back(node.name().empty() ? fmt::format("{}_{}", node.op_type(), i) : node.name());
+    op->node_types.push_back(node.op_type());
+    op->node_indices.push_back(i);
+    for (const auto& raw : node.input()) {
+      if (raw.empty()) continue;
+      std::string in = ctx.roles.Resolve(raw);
+      if (ctx.roles.constant_tensors.count(in)) {
+        HETPLAN_RETURN_IF_ERROR(AddConstantBytes(ctx, dequantized, in, node, i, &seen_inputs, op));
+        continue;
+      }
+      auto p = producer.find(in);
+      if (p != producer.end() && p->second == u) continue;  // internal to the fused unit
+      if (!seen_inputs.insert(in).second) continue;
+      TensorInfo ti;
+      HETPLAN_RETURN_IF_ERROR(GetTensorInfo(ctx, in, node, i, &ti));
+      op->input_elements += ti.elements;
+      if (p != producer.end()) {
+        edges->push_back(Edge{p->second, u, {in}, ti.elements, ti.bytes()});
+      }
+      op->inputs.push_back(std::move(ti));
+    }
+  }
+  return Status::Ok();
+}
+
+// The outputs of the unit (sorted) that the graph or a node outside it reads, and the last node's first output.
+Status AddUnitOutputs(const BuildContext& ctx, const std::vector<int>& unit, Operator* op) {
+  std::unordered_set<int> in_unit(unit.begin(), unit.end());
+  for (int i : unit) {
+    const auto& node = ctx.g.node(i);
+    for (const auto& o : node.output()) {
+      if (o.empty()) continue;
+      // An output is visible when the graph or a node outside the unit reads it.
+      bool visible = ctx.roles.graph_outputs.count(o) > 0;
+      auto c = ctx.roles.consumers.find(o);
+      if (c != ctx.roles.consumers.end()) {
+        for (int k : c->second) visible = visible || !in_unit.count(k);
+      }
+      if (!visible && !(i == unit.back() && o == node.output(0))) continue;  // unit is sorted: back() runs last
+      TensorInfo ti;
+      HETPLAN_RETURN_IF_ERROR(GetTensorInfo(ctx, o, node, i, &ti));
+      op->output_elements += ti.elements;
+      op->outputs.push_back(std::move(ti));
+    }
+  }
+  return Status::Ok();
+}
+
+// The shapes of the main node's inputs and output, as the matrix views read them.
+class MainNodeShapes final : public ShapeLookup {
+ public:
+  MainNodeShapes(const BuildContext& ctx, const onnx::NodeProto& main) : ctx_(ctx), main_(main) {
+    if (auto it = ctx.shapes.find(main.output(0)); it != ctx.shapes.end()) out_ = &it->second;
+  }
+  // Input k's shape when it is a constant.
+  const std::vector<int64_t>* const_shape(int k) const override {
+    if (main_.input_size() <= k || main_.input(k).empty()) return nullptr;
+    std::string r = ctx_.roles.Resolve(main_.input(k));
+    if (!ctx_.roles.constant_tensors.count(r)) return nullptr;
+    auto it = ctx_.shapes.find(r);
+    return it == ctx_.shapes.end() ? nullptr : &it->second;
+  }
+  // Input k's shape, constant or not.
+  const std::vector<int64_t>* shape(int k) const override {
+    if (main_.input_size() <= k) return nullptr;
+    auto it = ctx_.shapes.find(ctx_.roles.Resolve(main_.input(k)));
+    return it == ctx_.shapes.end() ? nullptr : &it->second;
+  }
+  const std::vector<int64_t>* output_shape() const override { return out_; }
+
+ private:
+  const BuildContext& ctx_;
+  const onnx::NodeProto& main_;
+  const std::vector<int64_t>* out_ = nullptr;
+};
+
+// Product of dims [from, to) of `v`.
+int64_t DimProduct(const std::vector<int64_t>& v, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t k = from; k < to && k < v.size(); ++k) p *= v[k];
+  return p;
+}
+
+// Matrix view of a Conv-like main node (activation input `xi`, weight `wi`); an error when the input's channels
+// disagree with the weight's.
+Status SetConvView(const BuildContext& ctx, const MainNodeShapes& s, const onnx::NodeProto& main, int main_index,
+                   int xi, int wi, Operator* op) {
+  const std::vector<int64_t>* main_out = s.output_shape();
+  op->groups = std::max<int64_t>(1, AttrInt(main, "group", 1));
+  const auto* w = s.const_shape(wi);
+  const auto* ws = w ? w : s.shape(wi);
+  // ONNX shape inference does not compare the input's channels with the
+  // weight's; a mismatch would be planned with the wrong crossbar count.
+  const auto* x = s.shape(xi);
+  if (x && ws && x->size() >= 2 && ws->size() >= 2 &&
+      (*ws)[1] > 0 && (*x)[1] != (*ws)[1] * op->groups) {
+    return ctx.Fail(ErrorCode::kParseError,
+                    fmt::format("{}: the input has {} channels, but the weight [{}] with group {} "
+                                "expects {}; the model is inconsistent: re-export it",
+                                NodeLabel(main, main_index), (*x)[1], fmt::join(*ws, ","), op->groups,
+                                (*ws)[1] * op->groups));
+  }
+  if (ws && ws->size() >= 3) {
+    op->kernel_h = (*ws)[2];
+    op->kernel_w = ws->size() >= 4 ? (*ws)[3] : 1;
+    int64_t rows = DimProduct(*ws, 1, ws->size());
+    op->macs = DimProduct(*main_out, 0, main_out->size()) * rows;
+    if (w) {
+      op->has_weight = true;
+      op->weight_rows = rows;
+      op->weight_cols = (*ws)[0];
+      op->n_mvm = (*main_out)[0] * DimProduct(*main_out, 2, main_out->size());
+    }
+  }
+  return Status::Ok();
+}
+
+// Matrix view of a Gemm-like main node; an error when its inner dimensions disagree.
+Status SetGemmView(const BuildContext& ctx, const MainNodeShapes& s, const onnx::NodeProto& main, int main_index,
+                   int xi, int wi, Operator* op) {
+  const auto* a = s.shape(xi);
+  const auto* b = s.const_shape(wi);
+  const auto* bs = b ? b : s.shape(wi);
+  if (a && bs && a->size() == 2 && bs->size() == 2) {
+    bool ta = AttrInt(main, "transA", 0) != 0, tb = AttrInt(main, "transB", 0) != 0;
+    int64_t m = ta ? (*a)[1] : (*a)[0];
+    int64_t k = tb ? (*bs)[1] : (*bs)[0];
+    int64_t cols = tb ? (*bs)[0] : (*bs)[1];
+    // ONNX shape inference does not compare Gemm's inner dimensions.
+    if ((ta ? (*a)[0] : (*a)[1]) != k) {
+      return ctx.Fail(ErrorCode::kParseError,
+                      fmt::format("{}: A [{}] and B [{}] (transA {}, transB {}) have different inner "
+                                  "dimensions ({} vs {}); the model is inconsistent: re-export it",
+                                  NodeLabel(main, main_index), fmt::join(*a, ","), fmt::join(*bs, ","),
+                                  ta ? 1 : 0, tb ? 1 : 0, ta ? (*a)[0] : (*a)[1], k));
+    }
+    op->macs = m * k * cols;
+    if (b) {
+      op->has_weight = true;
+      op->weight_rows = k;
+      op->weight_cols = cols;
+      op->n_mvm = m;
+    }
+  }
+  return Status::Ok();
+}
+
+// Matrix view of a MatMul-like main node.
+void SetMatMulView(const MainNodeShapes& s, int xi, int wi, Operator* op) {
+  const std::vector<int64_t>* main_out = s.output_shape();
+  const auto* a = s.shape(xi);
+  const auto* b = s.const_shape(wi);
+  const auto* bs = b ? b : s.shape(wi);
+  if (a && bs && !a->empty() && bs->size() >= 2 && main_out) {
+    int64_t k = (*bs)[bs->size() - 2];
+    op->macs = DimProduct(*main_out, 0, main_out->size()) * k;
+    if (b && bs->size() == 2) {
+      op->has_weight = true;
+      op->weight_rows = k;
+      op->weight_cols = (*bs)[1];
+      op->n_mvm = k > 0 ? DimProduct(*a, 0, a->size()) / k : 0;
+    }
+  }
+}
+
+// Matrix view of the main node: its MACs and, for a product with a constant weight, the weight matrix.
+Status SetMatrixView(const BuildContext& ctx, const onnx::NodeProto& main, int main_index, Operator* op) {
+  const MainNodeShapes shapes(ctx, main);
+  const std::vector<int64_t>* main_out = shapes.output_shape();
+  // Products laid out as Conv/Gemm/MatMul (com.microsoft's FusedConv, ...)
+  // share their view; the others are in graph/domains.cc. A quantized
+  // operator of the standard domain (QLinearConv, MatMulInteger, ...) has
+  // the matrix of the float operator it computes, its weight at another input.
+  std::string kind = StandardMatrixKind(main);
+  const bool standard_domain = main.domain().empty() || main.domain() == "ai.onnx";
+  const std::optional<MatrixOperands> operands =
+      standard_domain ? MatrixOperandsOf(main.op_type()) : std::nullopt;
+  if (kind.empty() && operands) kind = std::string(FloatOpType(main.op_type()));
+  const int xi = operands ? operands->activation : 0, wi = operands ? operands->weight : 1;
+  if (kind.empty() && SetOtherMatrixView(main, shapes, op)) {
+    // set by SetOtherMatrixView
+  } else if (kind == "Conv" && main_out && main_out->size() >= 3) {
+    HETPLAN_RETURN_IF_ERROR(SetConvView(ctx, shapes, main, main_index, xi, wi, op));
+  } else if (kind == "Gemm") {
+    HETPLAN_RETURN_IF_ERROR(SetGemmView(ctx, shapes, main, main_index, xi, wi, op));
+  } else if (kind == "MatMul") {
+    SetMatMulView(shapes, xi, wi, op);
+  }
+  if (op->has_weight && op->matrix_op.empty()) op->matrix_op = kind;
+  return Status::Ok();
+}
+
+// Re-numbers the operators and their edges in case an empty unit was skipped.
+void RenumberOperators(size_t unit_count, std::vector<Operator>* ops, std::vector<Edge>* edges) {
+  std::vector<int> renumber(unit_count, -1);
+  for (int k = 0; k < static_cast<int>(ops->size()); ++k) {
+    renumber[(*ops)[k].id] = k;
+    (*ops)[k].id = k;
+  }
+  for (auto& e : *edges) {
+    e.from = renumber[e.from];
+    e.to = renumber[e.to];
+  }
+}
+
+// Element count of a graph input or output (`what`); an error beyond the size limit.
+Status CountGraphTensorElements(const BuildContext& ctx, const char* what, TensorInfo* ti) {
+  ti->elements = 1;
+  for (int64_t d : ti->shape) {
+    if (d > 0 && ti->elements > ctx.facts.max_tensor_elements / d) {
+      return ctx.Fail(ErrorCode::kLimitExceeded,
+                      fmt::format("graph {} '{}' (shape [{}]) has more than {} elements; the model "
+                                  "is beyond the planner's size limit",
+                                  what, ti->name, fmt::join(ti->shape, ","), ctx.facts.max_tensor_elements));
+    }
+    ti->elements *= d;
+  }
+  return Status::Ok();
+}
+
+// The graph's inputs (initializers aside) and outputs.
+Status GraphInputsAndOutputs(const BuildContext& ctx, std::vector<TensorInfo>* inputs,
+                             std::vector<TensorInfo>* outputs) {
+  const auto& shapes = ctx.shapes;
+  const auto& dtypes = ctx.dtypes;
+  for (const auto& in : ctx.g.input()) {
+    if (ctx.initializers.count(in.name())) continue;
+    TensorInfo ti;
+    ti.name = in.name();
+    if (auto it = shapes.find(in.name()); it != shapes.end()) {
+      ti.shape = it->second;
+      HETPLAN_RETURN_IF_ERROR(CountGraphTensorElements(ctx, "input", &ti));
+    }
+    ti.dtype = TensorDtypeName(dtypes.count(in.name()) ? dtypes.at(in.name()) : 1);
+    ti.element_bytes = TensorElementBytes(dtypes.count(in.name()) ? dtypes.at(in.name()) : 1);
+    inputs->push_back(ti);
+  }
+  for (const auto& out : ctx.g.output()) {
+    TensorInfo ti;
+    ti.name = out.name();
+    if (auto it = shapes.find(ctx.roles.Resolve(out.name())); it != shapes.end()) {
+      ti.shape = it->second;
+      HETPLAN_RETURN_IF_ERROR(CountGraphTensorElements(ctx, "output", &ti));
+    }
+    if (auto dt = dtypes.find(ctx.roles.Resolve(out.name())); dt != dtypes.end()) {  // a quantized model's may be uint8
+      ti.dtype = TensorDtypeName(dt->second);
+      ti.element_bytes = TensorElementBytes(dt->second);
+    }
+    outputs->push_back(ti);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGroup>& groups,
+                               const TensorFacts& facts) {
+  const BuildContext ctx{*roles.graph, roles, facts, *facts.initializer_names, *facts.shapes, *facts.dtypes};
+  const onnx::GraphProto& g = ctx.g;
+  const std::unordered_map<std::string, int> producer = ProducerUnits(g, groups);
   // A quantized weight or bias is stored as integers: count those, not its float image.
   const std::unordered_map<std::string, int> dequantized = DequantizedConstants(roles);
   std::vector<Operator> ops;
@@ -176,242 +489,23 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
     op.id = u;
     op.type = main.op_type();
     op.name = main.name().empty() ? fmt::format("{}_{}", main.op_type(), main_index) : main.name();
-    std::unordered_set<int> in_unit(unit.begin(), unit.end());
-    std::set<std::string> seen_inputs;
-    for (int i : unit) {
-      const auto& node = g.node(i);
-      op.nodes.push_back(node.name().empty() ? fmt::format("{}_{}", node.op_type(), i) : node.name());
-      op.node_types.push_back(node.op_type());
-      op.node_indices.push_back(i);
-      for (const auto& raw : node.input()) {
-        if (raw.empty()) continue;
-        std::string in = roles.Resolve(raw);
-        if (roles.constant_tensors.count(in)) {
-          std::vector<std::string> stored = {in};
-          if (auto dq = dequantized.find(in); dq != dequantized.end()) {
-            stored.clear();
-            for (const auto& s : g.node(dq->second).input()) stored.push_back(roles.Resolve(s));
-          }
-          for (const std::string& c : stored) {
-          auto it = shapes.find(c);
-          if (it != shapes.end() && seen_inputs.insert(c).second) {
-            int64_t e = 1;
-            for (int64_t d : it->second) {
-              if (d > 0 && e > facts.max_tensor_elements / d) {
-                return fail(ErrorCode::kLimitExceeded,
-                            fmt::format("{}: constant '{}' (shape [{}]) has more than {} elements; "
-                                        "the model is beyond the planner's size limit",
-                                        NodeLabel(node, i), c, fmt::join(it->second, ","),
-                                        facts.max_tensor_elements));
-              }
-              e *= std::max<int64_t>(d, 1);
-            }
-            auto dt = dtypes.find(c);
-            op.param_bytes += e * TensorElementBytes(dt == dtypes.end() ? onnx::TensorProto::FLOAT : dt->second);
-          }
-          }
-          continue;
-        }
-        auto p = producer.find(in);
-        if (p != producer.end() && p->second == u) continue;  // internal to the fused unit
-        if (!seen_inputs.insert(in).second) continue;
-        TensorInfo ti;
-        HETPLAN_RETURN_IF_ERROR(tensor_info(in, node, i, &ti));
-        op.input_elements += ti.elements;
-        if (p != producer.end()) {
-          edges.push_back(Edge{p->second, u, {in}, ti.elements, ti.bytes()});
-        }
-        op.inputs.push_back(std::move(ti));
-      }
-    }
-    for (int i : unit) {
-      const auto& node = g.node(i);
-      for (const auto& o : node.output()) {
-        if (o.empty()) continue;
-        // An output is visible when the graph or a node outside the unit reads it.
-        bool visible = roles.graph_outputs.count(o) > 0;
-        auto c = roles.consumers.find(o);
-        if (c != roles.consumers.end()) {
-          for (int k : c->second) visible = visible || !in_unit.count(k);
-        }
-        if (!visible && !(i == unit.back() && o == node.output(0))) continue;  // unit is sorted: back() runs last
-        TensorInfo ti;
-        HETPLAN_RETURN_IF_ERROR(tensor_info(o, node, i, &ti));
-        op.output_elements += ti.elements;
-        op.outputs.push_back(std::move(ti));
-      }
-    }
+    HETPLAN_RETURN_IF_ERROR(AddUnitNodesAndInputs(ctx, producer, dequantized, u, unit, &op, &edges));
+    HETPLAN_RETURN_IF_ERROR(AddUnitOutputs(ctx, unit, &op));
     if (op.inputs.empty() && op.outputs.empty()) continue;
     op.dtype = op.outputs.empty() ? "float32" : op.outputs[0].dtype;
-
-    // Matrix view of the main node.
-    auto const_shape = [&](int k) -> const std::vector<int64_t>* {
-      if (main.input_size() <= k || main.input(k).empty()) return nullptr;
-      std::string r = roles.Resolve(main.input(k));
-      if (!roles.constant_tensors.count(r)) return nullptr;
-      auto it = shapes.find(r);
-      return it == shapes.end() ? nullptr : &it->second;
-    };
-    auto shape_of = [&](int k) -> const std::vector<int64_t>* {
-      if (main.input_size() <= k) return nullptr;
-      auto it = shapes.find(roles.Resolve(main.input(k)));
-      return it == shapes.end() ? nullptr : &it->second;
-    };
-    const std::vector<int64_t>* main_out = nullptr;
-    if (auto it = shapes.find(main.output(0)); it != shapes.end()) main_out = &it->second;
-    auto prod = [](const std::vector<int64_t>& v, size_t from, size_t to) {
-      int64_t p = 1;
-      for (size_t k = from; k < to && k < v.size(); ++k) p *= v[k];
-      return p;
-    };
-    // Products laid out as Conv/Gemm/MatMul (com.microsoft's FusedConv, ...)
-    // share their view; the others are in graph/domains.cc. A quantized
-    // operator of the standard domain (QLinearConv, MatMulInteger, ...) has
-    // the matrix of the float operator it computes, its weight at another input.
-    std::string kind = StandardMatrixKind(main);
-    const bool standard_domain = main.domain().empty() || main.domain() == "ai.onnx";
-    const std::optional<MatrixOperands> operands =
-        standard_domain ? MatrixOperandsOf(main.op_type()) : std::nullopt;
-    if (kind.empty() && operands) kind = std::string(FloatOpType(main.op_type()));
-    const int xi = operands ? operands->activation : 0, wi = operands ? operands->weight : 1;
-    struct Lookup final : ShapeLookup {
-      std::function<const std::vector<int64_t>*(int)> c, s;
-      const std::vector<int64_t>* out = nullptr;
-      const std::vector<int64_t>* const_shape(int k) const override { return c(k); }
-      const std::vector<int64_t>* shape(int k) const override { return s(k); }
-      const std::vector<int64_t>* output_shape() const override { return out; }
-    } lookup;
-    lookup.c = const_shape;
-    lookup.s = shape_of;
-    lookup.out = main_out;
-    if (kind.empty() && SetOtherMatrixView(main, lookup, &op)) {
-      // set by SetOtherMatrixView
-    } else if (kind == "Conv" && main_out && main_out->size() >= 3) {
-      op.groups = std::max<int64_t>(1, AttrInt(main, "group", 1));
-      const auto* w = const_shape(wi);
-      const auto* ws = w ? w : shape_of(wi);
-      // ONNX shape inference does not compare the input's channels with the
-      // weight's; a mismatch would be planned with the wrong crossbar count.
-      const auto* x = shape_of(xi);
-      if (x && ws && x->size() >= 2 && ws->size() >= 2 &&
-          (*ws)[1] > 0 && (*x)[1] != (*ws)[1] * op.groups) {
-        return fail(ErrorCode::kParseError,
-                    fmt::format("{}: the input has {} channels, but the weight [{}] with group {} "
-                                "expects {}; the model is inconsistent: re-export it",
-                                NodeLabel(main, main_index), (*x)[1], fmt::join(*ws, ","), op.groups,
-                                (*ws)[1] * op.groups));
-      }
-      if (ws && ws->size() >= 3) {
-        op.kernel_h = (*ws)[2];
-        op.kernel_w = ws->size() >= 4 ? (*ws)[3] : 1;
-        int64_t rows = prod(*ws, 1, ws->size());
-        op.macs = prod(*main_out, 0, main_out->size()) * rows;
-        if (w) {
-          op.has_weight = true;
-          op.weight_rows = rows;
-          op.weight_cols = (*ws)[0];
-          op.n_mvm = (*main_out)[0] * prod(*main_out, 2, main_out->size());
-        }
-      }
-    } else if (kind == "Gemm") {
-      const auto* a = shape_of(xi);
-      const auto* b = const_shape(wi);
-      const auto* bs = b ? b : shape_of(wi);
-      if (a && bs && a->size() == 2 && bs->size() == 2) {
-        bool ta = AttrInt(main, "transA", 0) != 0, tb = AttrInt(main, "transB", 0) != 0;
-        int64_t m = ta ? (*a)[1] : (*a)[0];
-        int64_t k = tb ? (*bs)[1] : (*bs)[0];
-        int64_t cols = tb ? (*bs)[0] : (*bs)[1];
-        // ONNX shape inference does not compare Gemm's inner dimensions.
-        if ((ta ? (*a)[0] : (*a)[1]) != k) {
-          return fail(ErrorCode::kParseError,
-                      fmt::format("{}: A [{}] and B [{}] (transA {}, transB {}) have different inner "
-                                  "dimensions ({} vs {}); the model is inconsistent: re-export it",
-                                  NodeLabel(main, main_index), fmt::join(*a, ","), fmt::join(*bs, ","),
-                                  ta ? 1 : 0, tb ? 1 : 0, ta ? (*a)[0] : (*a)[1], k));
-        }
-        op.macs = m * k * cols;
-        if (b) {
-          op.has_weight = true;
-          op.weight_rows = k;
-          op.weight_cols = cols;
-          op.n_mvm = m;
-        }
-      }
-    } else if (kind == "MatMul") {
-      const auto* a = shape_of(xi);
-      const auto* b = const_shape(wi);
-      const auto* bs = b ? b : shape_of(wi);
-      if (a && bs && !a->empty() && bs->size() >= 2 && main_out) {
-        int64_t k = (*bs)[bs->size() - 2];
-        op.macs = prod(*main_out, 0, main_out->size()) * k;
-        if (b && bs->size() == 2) {
-          op.has_weight = true;
-          op.weight_rows = k;
-          op.weight_cols = (*bs)[1];
-          op.n_mvm = k > 0 ? prod(*a, 0, a->size()) / k : 0;
-        }
-      }
-    }
-    if (op.has_weight && op.matrix_op.empty()) op.matrix_op = kind;
+    HETPLAN_RETURN_IF_ERROR(SetMatrixView(ctx, main, main_index, &op));
     ops.push_back(std::move(op));
   }
-  // Re-number in case an empty unit was skipped.
-  std::vector<int> renumber(groups.size(), -1);
-  for (int k = 0; k < static_cast<int>(ops.size()); ++k) {
-    renumber[ops[k].id] = k;
-    ops[k].id = k;
-  }
-  for (auto& e : edges) {
-    e.from = renumber[e.from];
-    e.to = renumber[e.to];
-  }
+  RenumberOperators(groups.size(), &ops, &edges);
 
   // Graph inputs and outputs no operator reads or writes were not checked above.
-  auto count_elements = [&](const char* what, TensorInfo* ti) -> Status {
-    ti->elements = 1;
-    for (int64_t d : ti->shape) {
-      if (d > 0 && ti->elements > facts.max_tensor_elements / d) {
-        return fail(ErrorCode::kLimitExceeded,
-                    fmt::format("graph {} '{}' (shape [{}]) has more than {} elements; the model "
-                                "is beyond the planner's size limit",
-                                what, ti->name, fmt::join(ti->shape, ","), facts.max_tensor_elements));
-      }
-      ti->elements *= d;
-    }
-    return Status::Ok();
-  };
   std::vector<TensorInfo> inputs, outputs;
-  for (const auto& in : g.input()) {
-    if (initializers.count(in.name())) continue;
-    TensorInfo ti;
-    ti.name = in.name();
-    if (auto it = shapes.find(in.name()); it != shapes.end()) {
-      ti.shape = it->second;
-      HETPLAN_RETURN_IF_ERROR(count_elements("input", &ti));
-    }
-    ti.dtype = TensorDtypeName(dtypes.count(in.name()) ? dtypes.at(in.name()) : 1);
-    ti.element_bytes = TensorElementBytes(dtypes.count(in.name()) ? dtypes.at(in.name()) : 1);
-    inputs.push_back(ti);
-  }
-  for (const auto& out : g.output()) {
-    TensorInfo ti;
-    ti.name = out.name();
-    if (auto it = shapes.find(roles.Resolve(out.name())); it != shapes.end()) {
-      ti.shape = it->second;
-      HETPLAN_RETURN_IF_ERROR(count_elements("output", &ti));
-    }
-    if (auto dt = dtypes.find(roles.Resolve(out.name())); dt != dtypes.end()) {  // a quantized model's may be uint8
-      ti.dtype = TensorDtypeName(dt->second);
-      ti.element_bytes = TensorElementBytes(dt->second);
-    }
-    outputs.push_back(ti);
-  }
+  HETPLAN_RETURN_IF_ERROR(GraphInputsAndOutputs(ctx, &inputs, &outputs));
   auto graph = OpGraph::Create(facts.label, std::move(ops), std::move(edges), std::move(inputs),
                                std::move(outputs));
   if (!graph.ok()) return graph.status();
   if (graph->size() == 0) {
-    return fail(ErrorCode::kParseError, "the graph has no operators after removing constants; nothing to plan");
+    return ctx.Fail(ErrorCode::kParseError, "the graph has no operators after removing constants; nothing to plan");
   }
   return graph;
 }

@@ -1,3 +1,6 @@
+// ONNX import (hetplan/graph/onnx_import.h): the option parsers, then the
+// importer's stages (graph/onnx_importer.h) but its checks, which are in
+// onnx_import_checks.cc.
 #include "hetplan/graph/onnx_import.h"
 
 #include <algorithm>
@@ -21,17 +24,14 @@
 #include "graph/control_flow.h"
 #include "graph/domains.h"
 #include "graph/graph_builder.h"
+#include "graph/onnx_importer.h"
 #include "graph/shape_errors.h"
 #include "graph/qdq.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
-#include "hetplan/util/utf8.h"
 
 namespace hetplan {
-
-using internal::ConstTensor;
-using internal::NodeLabel;
 
 Result<FusionLevel> ParseFusionLevel(std::string_view text) {
   if (text == "none") return FusionLevel::kNone;
@@ -118,6 +118,9 @@ Result<std::pair<std::string, bool>> ParseBranchOverride(std::string_view text) 
                text);
 }
 
+}  // namespace hetplan
+
+namespace hetplan::internal {
 namespace {
 
 constexpr int kMaxFoldRounds = 64;
@@ -178,56 +181,12 @@ class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
   mutable std::map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
 };
 
+}  // namespace
+
 const onnx::ISchemaRegistry* SchemaRegistry() {
   static const GuardedSchemaRegistry registry;
   return &registry;
 }
-
-// Everything the importer tracks while it works on one model.
-class Importer {
- public:
-  Importer(std::string label, const ImportOptions& options) : label_(std::move(label)), options_(options) {}
-
-  Result<LoadedModel> Run(std::string_view bytes);
-
- private:
-  Status Parse(std::string_view bytes);
-  Status CheckStructure();
-  Status CheckExternalData();
-  Status CheckTensorData();
-  Status FixInputShapes();
-  Status TopologicalSort();
-  Status InferShapes();
-  bool FoldConstants();
-  // Replaces Ifs whose condition is constant (and, with `assumed`, those
-  // --branch names) by their branch; returns whether any was.
-  Result<bool> ResolveIfs(bool assumed);
-  Status CheckInlinedNodes(int first, int count);
-  // A node's domain and type, and that it is no Loop/Scan or other node with a subgraph but an If.
-  Status CheckNode(const onnx::NodeProto& n, int index) const;
-  Status CheckNoIfLeft();
-  Status CollectShapes();
-  Result<OpGraph> BuildGraph();
-
-  Status Fail(ErrorCode code, const std::string& what) const {
-    return Status(code, fmt::format("{}: {}", label_, what));
-  }
-
-  std::string label_;
-  ImportOptions options_;
-  std::shared_ptr<onnx::ModelProto> model_ = std::make_shared<onnx::ModelProto>();
-  int original_nodes_ = 0;
-  int folded_nodes_ = 0;
-  std::unordered_set<std::string> initializer_names_;
-  // name → static shape and dtype of every tensor with a fully known shape
-  std::unordered_map<std::string, std::vector<int64_t>> shapes_;
-  std::unordered_map<std::string, int32_t> dtypes_;
-  std::unordered_map<std::string, ConstTensor> constants_;
-  std::vector<FixedInput> fixed_inputs_;
-  std::vector<BranchChoice> branches_;
-  std::set<std::string> unused_branches_;
-  int default_opset_ = 0;
-};
 
 Status Importer::Parse(std::string_view bytes) {
   if (bytes.empty()) return Fail(ErrorCode::kParseError, "the file is empty; expected an ONNX model (.onnx)");
@@ -246,217 +205,12 @@ Status Importer::Parse(std::string_view bytes) {
   return Status::Ok();
 }
 
-Status Importer::CheckStructure() {
-  auto& g = *model_->mutable_graph();
-  // Domains are judged by the nodes that use them (below), not by the
-  // imports a model declares: exporters list domains they never use.
-  std::unordered_map<std::string, int> opset;
-  for (const auto& o : model_->opset_import()) opset[o.domain()] = static_cast<int>(o.version());
-  if (opset.empty()) {
-    return Fail(ErrorCode::kParseError, "the model declares no opset_import; re-export it with an opset");
-  }
-  int version = opset.count("") ? opset[""] : opset["ai.onnx"];
-  default_opset_ = version;
-  // Shape inference and the operator check below use the ONNX library's
-  // schemas, which would silently stand in for an opset newer than it knows;
-  // ONNX Runtime refuses such a model only later, when it is profiled.
-  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  if (auto it = known.find(onnx::ONNX_DOMAIN); it != known.end() && version > it->second.second) {
-    return Fail(ErrorCode::kUnsupported,
-                fmt::format("the model declares opset {} of the default ONNX domain, newer than the newest "
-                            "this hetplan supports ({}); re-export the model at opset {} or lower",
-                            version, it->second.second, it->second.second));
-  }
-  internal::NameIfNodes(&g);
-
-  auto not_utf8 = [&](const std::string& what) {
-    return Fail(ErrorCode::kParseError,
-                fmt::format("{} is not valid UTF-8; the file is corrupt or was written by a broken "
-                            "exporter: re-export the model",
-                            what));
-  };
-  if (!IsUtf8(g.name())) return not_utf8("the graph's name");
-  for (const auto* list : {&g.input(), &g.output()}) {
-    for (int i = 0; i < list->size(); ++i) {
-      if (!IsUtf8(list->Get(i).name())) return not_utf8(fmt::format("the name of graph input/output #{}", i));
-    }
-  }
-  for (int i = 0; i < g.initializer_size(); ++i) {
-    if (!IsUtf8(g.initializer(i).name())) return not_utf8(fmt::format("the name of initializer #{}", i));
-  }
-  for (int i = 0; i < g.node_size(); ++i) {
-    const auto& n = g.node(i);
-    if (!IsUtf8(n.name()) || !IsUtf8(n.op_type())) return not_utf8(fmt::format("the name or type of node #{}", i));
-    for (const auto* names : {&n.input(), &n.output()}) {
-      for (const auto& t : *names) {
-        if (!IsUtf8(t)) return not_utf8(fmt::format("a tensor name of node #{}", i));
-      }
-    }
-  }
-
-  for (const auto& init : g.initializer()) initializer_names_.insert(init.name());
-  std::unordered_set<std::string> produced;  // graph inputs, initializers, node outputs
-  for (const auto& in : g.input()) produced.insert(in.name());
-  produced.insert(initializer_names_.begin(), initializer_names_.end());
-  std::unordered_set<std::string> node_outputs;
-  bool uses_microsoft = false;
-  for (int i = 0; i < g.node_size(); ++i) {
-    const auto& n = g.node(i);
-    HETPLAN_RETURN_IF_ERROR(CheckNode(n, i));
-    uses_microsoft = uses_microsoft || n.domain() == internal::kMicrosoftDomain;
-    for (const auto& out : n.output()) {
-      if (out.empty()) continue;
-      if (!node_outputs.insert(out).second || produced.count(out)) {
-        return Fail(ErrorCode::kParseError,
-                    fmt::format("{} writes tensor '{}', which another node, input or initializer "
-                                "already defines; each tensor must have one producer",
-                                NodeLabel(n, i), out));
-      }
-    }
-  }
-  produced.insert(node_outputs.begin(), node_outputs.end());
-  for (int i = 0; i < g.node_size(); ++i) {
-    std::vector<std::string> reads(g.node(i).input().begin(), g.node(i).input().end());
-    if (g.node(i).op_type() == "If") {
-      for (auto& name : internal::ImplicitInputs(g.node(i))) reads.push_back(std::move(name));
-    }
-    for (const auto& in : reads) {
-      if (!in.empty() && !produced.count(in)) {
-        return Fail(ErrorCode::kParseError,
-                    fmt::format("{} reads tensor '{}', which no node, graph input or initializer "
-                                "produces (dangling edge); repair or re-export the model",
-                                NodeLabel(g.node(i), i), in));
-      }
-    }
-  }
-  if (uses_microsoft && !opset.count(internal::kMicrosoftDomain)) {
-    // ONNX Runtime's tools always declare it; a hand-made model may not.
-    auto* o = model_->add_opset_import();
-    o->set_domain(internal::kMicrosoftDomain);
-    o->set_version(1);
-  }
-  const std::vector<std::string> ifs = internal::IfNames(g);
-  for (const auto& [name, then] : options_.branches) {
-    if (std::find(ifs.begin(), ifs.end(), name) == ifs.end()) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("--branch names '{}', which is not an If node of the model; {}", name,
-                              ifs.empty() ? std::string("the model has no If")
-                                          : fmt::format("its Ifs are: {}", fmt::join(ifs, ", "))));
-    }
-    unused_branches_.insert(name);
-  }
-  for (const auto& out : g.output()) {
-    if (!produced.count(out.name())) {
-      return Fail(ErrorCode::kParseError,
-                  fmt::format("graph output '{}' is produced by no node; repair or re-export the model",
-                              out.name()));
-    }
-  }
-  return Status::Ok();
-}
-
-// External data is never read (the planner needs shapes, not weights), but a
-// reference that escapes the model's directory is refused outright.
-Status Importer::CheckExternalData() {
-  auto check = [&](const onnx::TensorProto& t) -> Status {
-    if (t.data_location() != onnx::TensorProto::EXTERNAL) return Status::Ok();
-    for (const auto& kv : t.external_data()) {
-      if (kv.key() != "location") continue;
-      const std::string& loc = kv.value();
-      bool escapes = loc.empty() || loc[0] == '/' || loc.find("..") != std::string::npos ||
-                     loc.find('\\') != std::string::npos || loc.find(':') != std::string::npos;
-      if (escapes) {
-        return Fail(ErrorCode::kUnsupported,
-                    fmt::format("initializer '{}' points to external data at '{}', outside the "
-                                "model's folder; refusing to follow it (keep external data next to "
-                                "the model)",
-                                t.name(), loc));
-      }
-    }
-    return Status::Ok();
-  };
-  for (const auto& t : model_->graph().initializer()) HETPLAN_RETURN_IF_ERROR(check(t));
-  for (const auto& n : model_->graph().node()) {
-    for (const auto& a : n.attribute()) {
-      if (a.has_t()) HETPLAN_RETURN_IF_ERROR(check(a.t()));
-    }
-  }
-  return Status::Ok();
-}
-
-// A tensor stored in the file whose data disagrees with its dims is corrupt
-// (a truncated download, a broken converter): refuse it rather than plan with
-// shapes its weights contradict. Only the sizes are compared; values are
-// never decoded, and external data is never opened.
-Status Importer::CheckTensorData() {
-  using T = onnx::TensorProto;
-  auto check = [&](const T& t, const std::string& what) -> Status {
-    if (t.data_location() == T::EXTERNAL) return Status::Ok();
-    int64_t width = 0;  // bytes per element in raw_data
-    int64_t typed = 0;  // values in the typed field
-    int64_t per = 1;    // typed values per element (2 for complex)
-    switch (t.data_type()) {
-      case T::FLOAT: width = 4, typed = t.float_data_size(); break;
-      case T::COMPLEX64: width = 8, typed = t.float_data_size(), per = 2; break;
-      case T::DOUBLE: width = 8, typed = t.double_data_size(); break;
-      case T::COMPLEX128: width = 16, typed = t.double_data_size(), per = 2; break;
-      case T::INT64: width = 8, typed = t.int64_data_size(); break;
-      case T::UINT64: width = 8, typed = t.uint64_data_size(); break;
-      case T::UINT32: width = 4, typed = t.uint64_data_size(); break;
-      case T::INT32: width = 4, typed = t.int32_data_size(); break;
-      case T::INT16: case T::UINT16: case T::FLOAT16: case T::BFLOAT16:
-        width = 2, typed = t.int32_data_size();
-        break;
-      case T::INT8: case T::UINT8: case T::BOOL: width = 1, typed = t.int32_data_size(); break;
-      default: return Status::Ok();  // strings and types the planner never sizes
-    }
-    // Saturating element count: anything past kCap cannot be in a file under 2^62 bytes.
-    constexpr int64_t kCap = int64_t{1} << 58;
-    int64_t elements = 1;
-    for (int64_t d : t.dims()) {
-      if (d < 0) {
-        return Fail(ErrorCode::kParseError,
-                    fmt::format("{} has a negative dim ({}); the file is corrupt: re-export the model", what, d));
-      }
-      elements = (d != 0 && elements > kCap / d) ? kCap : elements * d;
-    }
-    const std::string dims = fmt::format("[{}]", fmt::join(t.dims(), ","));
-    if (t.has_raw_data()) {
-      const auto bytes = static_cast<int64_t>(t.raw_data().size());
-      if (bytes != elements * width) {
-        return Fail(ErrorCode::kParseError,
-                    fmt::format("{} has dims {} ({} elements of {} bytes) but {} bytes of data; the "
-                                "file is corrupt: re-export the model",
-                                what, dims, elements, width, bytes));
-      }
-    } else if (typed != elements * per) {
-      return Fail(ErrorCode::kParseError,
-                  fmt::format("{} has dims {} ({} elements) but its data holds {} values; the file "
-                              "is corrupt: re-export the model",
-                              what, dims, elements, typed));
-    }
-    return Status::Ok();
-  };
-  for (const auto& t : model_->graph().initializer()) {
-    HETPLAN_RETURN_IF_ERROR(check(t, fmt::format("initializer '{}'", t.name())));
-  }
-  const auto& g = model_->graph();
-  for (int i = 0; i < g.node_size(); ++i) {
-    for (const auto& a : g.node(i).attribute()) {
-      if (a.has_t()) {
-        HETPLAN_RETURN_IF_ERROR(check(a.t(), fmt::format("{} attribute '{}'", NodeLabel(g.node(i), i), a.name())));
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-Status Importer::FixInputShapes() {
+// A dim_value below zero (Paddle2ONNX writes -1 for a batch it does not
+// fix) means "unknown", as a dim_param does: an input's becomes the
+// symbolic kDeclaredUnknownDim (named in the errors), an output's or a
+// value_info's is dropped so that shape inference does not compare with it.
+void Importer::MarkNegativeDimsUnknown() {
   auto* g = model_->mutable_graph();
-  // A dim_value below zero (Paddle2ONNX writes -1 for a batch it does not
-  // fix) means "unknown", as a dim_param does: an input's becomes the
-  // symbolic kDeclaredUnknownDim (named in the errors), an output's or a
-  // value_info's is dropped so that shape inference does not compare with it.
   auto unknown_dims = [](onnx::ValueInfoProto* vi, bool input) {
     if (!vi->type().has_tensor_type() || !vi->type().tensor_type().has_shape()) return;
     for (auto& dim : *vi->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
@@ -468,6 +222,14 @@ Status Importer::FixInputShapes() {
   for (auto& vi : *g->mutable_input()) unknown_dims(&vi, true);
   for (auto& vi : *g->mutable_output()) unknown_dims(&vi, false);
   for (auto& vi : *g->mutable_value_info()) unknown_dims(&vi, false);
+}
+
+// --shape and --value on the graph inputs: --shape replaces an input's dims,
+// the count of --value's values fixes a scalar or vector input's symbolic dim.
+// Each option must name a graph input, and every input then needs a static,
+// non-zero shape.
+Status Importer::ApplyInputOptions() {
+  auto* g = model_->mutable_graph();
   std::set<std::string> unused, unused_values;
   for (const auto& [name, dims] : options_.input_shapes) unused.insert(name);
   for (const auto& [name, values] : options_.input_values) unused_values.insert(name);
@@ -528,8 +290,12 @@ Status Importer::FixInputShapes() {
   }
   std::vector<internal::MissingShape> missing = internal::MissingInputShapes(*g, initializer_names_);
   if (!missing.empty()) return Fail(ErrorCode::kInvalidArgument, internal::MissingShapesMessage(missing));
+  return Status::Ok();
+}
 
-  // --value: the input becomes an initializer of its own type and shape.
+// --value: the input becomes an initializer of its own type and shape.
+Status Importer::InputValuesToInitializers() {
+  auto* g = model_->mutable_graph();
   google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
   for (const auto& in : g->input()) {
     auto value = options_.input_values.find(in.name());
@@ -583,6 +349,12 @@ Status Importer::FixInputShapes() {
   }
   g->mutable_input()->Swap(&kept);
   return Status::Ok();
+}
+
+Status Importer::FixInputShapes() {
+  MarkNegativeDimsUnknown();
+  HETPLAN_RETURN_IF_ERROR(ApplyInputOptions());
+  return InputValuesToInitializers();
 }
 
 Status Importer::TopologicalSort() {
@@ -663,15 +435,27 @@ Status Importer::InferShapes() {
   // Drop stale value_info so that inference starts from what the nodes say.
   model_->mutable_graph()->clear_value_info();
   try {
+    // A first pass without data propagation: where a node's inference fails
+    // (a --shape that contradicts the weights), its output has no type, and
+    // ONNX 1.12's data propagation of a Shape node after it dereferences that
+    // missing type and crashes. Such an error is reported by this pass.
+    onnx::ShapeInferenceOptions check(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/false);
+    onnx::shape_inference::InferShapes(*model_, SchemaRegistry(), check);
+    model_->mutable_graph()->clear_value_info();
     // Data propagation carries Shape → Gather → Concat values into Reshape
     // and Expand targets before the folder has turned them into constants.
     onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/true);
     onnx::shape_inference::InferShapes(*model_, SchemaRegistry(), opts);
   } catch (const std::exception& e) {
+    // ONNX lists one error per line, the first node's first; the nodes after
+    // it mostly fail because its output has no type. Keep the first.
     std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
+    const int more = static_cast<int>(std::count(what.begin(), what.end(), '\n'));
+    what = what.substr(0, what.find('\n'));
     return Fail(ErrorCode::kParseError,
-                fmt::format("ONNX shape inference failed: {}; check the named node's inputs", what));
+                fmt::format("ONNX shape inference failed: {}{}; check the named node's inputs{}", what,
+                            more > 0 ? fmt::format(" (and {} more error{} after it)", more, more == 1 ? "" : "s") : "",
+                            options_.input_shapes.empty() ? "" : " and that each --shape matches the model"));
   }
   return CollectShapes();
 }
@@ -812,70 +596,6 @@ Result<bool> Importer::ResolveIfs(bool assumed) {
   return changed;
 }
 
-Status Importer::CheckNode(const onnx::NodeProto& n, int i) const {
-  const std::string reason = internal::CheckNodeDomain(n, NodeLabel(n, i), default_opset_, *SchemaRegistry());
-  if (!reason.empty()) return Fail(ErrorCode::kUnsupported, reason);
-  if (n.op_type() == "Loop" || n.op_type() == "Scan") {
-    return Fail(ErrorCode::kUnsupported,
-                fmt::format("{} is control flow, which hetplan cannot plan statically; export the "
-                            "model with the loop unrolled or the branch resolved",
-                            NodeLabel(n, i)));
-  }
-  for (const auto& a : n.attribute()) {
-    const bool branch = n.op_type() == "If" && (a.name() == "then_branch" || a.name() == "else_branch");
-    if ((a.has_g() || a.graphs_size() > 0) && !branch) {
-      return Fail(ErrorCode::kUnsupported,
-                  fmt::format("{} has a subgraph attribute '{}'; subgraphs are not supported",
-                              NodeLabel(n, i), a.name()));
-    }
-  }
-  return Status::Ok();
-}
-
-// What CheckStructure checks of the main graph's nodes, for a branch's.
-Status Importer::CheckInlinedNodes(int first, int count) {
-  auto* g = model_->mutable_graph();
-  for (int i = first; i < first + count; ++i) {
-    const auto& n = g->node(i);
-    HETPLAN_RETURN_IF_ERROR(CheckNode(n, i));
-    if (n.domain() == internal::kMicrosoftDomain) {
-      bool declared = false;
-      for (const auto& o : model_->opset_import()) declared = declared || o.domain() == internal::kMicrosoftDomain;
-      if (!declared) {
-        auto* o = model_->add_opset_import();
-        o->set_domain(internal::kMicrosoftDomain);
-        o->set_version(1);
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-// An If still in the graph once nothing more folds depends on run-time data.
-Status Importer::CheckNoIfLeft() {
-  const auto& g = model_->graph();
-  for (int i = 0; i < g.node_size(); ++i) {
-    const auto& n = g.node(i);
-    if (n.op_type() != "If") continue;
-    std::vector<std::string> sources = internal::InputsFeeding(g, n.input(0), initializer_names_);
-    const std::string from = sources.empty() ? std::string("values computed at run time")
-                                             : fmt::format("graph input{} '{}'", sources.size() == 1 ? "" : "s",
-                                                           fmt::join(sources, "', '"));
-    return Fail(ErrorCode::kUnsupported,
-                fmt::format("{} is control flow on a condition known only at run time ('{}' depends on {}); plan "
-                            "one branch with --branch {}=then or --branch {}=else{}",
-                            NodeLabel(n, i), n.input(0), from, n.name(), n.name(),
-                            sources.empty() ? "" : ", or fix the input with --value"));
-  }
-  if (!unused_branches_.empty()) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("--branch names '{}', an If the model never reaches (it sits in a branch that is not "
-                            "taken); drop the option",
-                            *unused_branches_.begin()));
-  }
-  return Status::Ok();
-}
-
 // Nodes to operators, in the stages of graph/graph_builder.h.
 Result<OpGraph> Importer::BuildGraph() {
   const internal::NodeRoles roles = internal::ClassifyNodes(model_->graph(), initializer_names_);
@@ -962,11 +682,13 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
   return m;
 }
 
-}  // namespace
+}  // namespace hetplan::internal
+
+namespace hetplan {
 
 Result<LoadedModel> LoadOnnxModelFromBytes(std::string_view bytes, const std::string& label,
                                            const ImportOptions& options) {
-  Importer importer(label, options);
+  internal::Importer importer(label, options);
   try {
     return importer.Run(bytes);
   } catch (const std::exception& e) {

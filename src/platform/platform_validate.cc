@@ -61,6 +61,202 @@ Status ValidateRuntime(const ProcessingUnit& pu, const Key& key, const Fail& fai
   return Status::Ok();
 }
 
+// The one-line error of a platform key: where it is, what is wrong, the fix.
+struct Failer {
+  const Locator& where;
+  Status operator()(const std::string& path, std::string_view what, std::string_view fix) const {
+    return Error(ErrorCode::kInvalidArgument, "{}: {}: {}; {}", where(path), path, what, fix);
+  }
+};
+
+bool Positive(double x) { return std::isfinite(x) && x > 0; }
+bool NonNegative(double x) { return std::isfinite(x) && x >= 0; }
+Status NotUtf8(const Failer& fail, const std::string& path) {
+  return fail(path, "is not valid UTF-8", "write the text in UTF-8");
+}
+// A key whose value must be a finite number > 0.
+Status RequirePositive(const Failer& fail, const std::string& path, double v, std::string_view fix) {
+  if (Positive(v)) return Status::Ok();
+  return fail(path, fmt::format("must be a finite number > 0, got {}", v), fix);
+}
+
+// A CIM PU's crossbars, timing and precision.
+template <typename Key>
+Status ValidateCim(const CimParams& c, const Key& key, const Failer& fail) {
+  if (c.crossbar_rows <= 0 || c.crossbar_rows > kMaxCrossbarDim) {
+    return fail(key("crossbar_rows"), fmt::format("must be 1 to {}, got {}", kMaxCrossbarDim, c.crossbar_rows),
+                "give the crossbar's rows, e.g. 256");
+  }
+  if (c.crossbar_cols <= 0 || c.crossbar_cols > kMaxCrossbarDim) {
+    return fail(key("crossbar_cols"), fmt::format("must be 1 to {}, got {}", kMaxCrossbarDim, c.crossbar_cols),
+                "give the crossbar's columns, e.g. 256");
+  }
+  if (c.crossbars < 0 || c.crossbars > kMaxCrossbars) {
+    return fail(key("crossbars"), fmt::format("must be 0 to {}, got {}", kMaxCrossbars, c.crossbars),
+                "give the crossbar budget, e.g. 100 (0 = nothing fits on the accelerator)");
+  }
+  HETPLAN_RETURN_IF_ERROR(
+      RequirePositive(fail, key("mvm_latency_ns"), c.mvm_latency_ns, "give the latency of one MVM in ns, e.g. 50"));
+  HETPLAN_RETURN_IF_ERROR(
+      RequirePositive(fail, key("bandwidth_gbps"), c.bandwidth_gbps,
+                      "give the internal bandwidth in GB/s, e.g. 10.24"));
+  if (c.bits_per_cell && (*c.bits_per_cell < 1 || *c.bits_per_cell > 16)) {
+    return fail(key("bits_per_cell"), fmt::format("must be 1 to 16, got {}", *c.bits_per_cell),
+                "give the bits one cell stores, e.g. 2 (or remove the key: one cell holds a whole weight)");
+  }
+  if (c.weight_bits < 1 || c.weight_bits > 32) {
+    return fail(key("weight_bits"), fmt::format("must be 1 to 32, got {}", c.weight_bits),
+                "give the weights' precision in bits, e.g. 8 for INT8");
+  }
+  if (c.element_bytes && (*c.element_bytes <= 0 || *c.element_bytes > kMaxElementBytes)) {
+    return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, *c.element_bytes),
+                "give bytes per element, e.g. 1 for INT8");
+  }
+  for (size_t k = 0; k < c.supported_ops.size(); ++k) {
+    const std::string& op = c.supported_ops[k];
+    if (op.empty() || op.size() > kMaxPlatformStringChars) {
+      return fail(fmt::format("{}[{}]", key("supported_ops"), k), "an op type is empty or too long",
+                  "write ONNX op types such as Conv, Gemm, MatMul");
+    }
+    if (!IsUtf8(op)) {
+      return NotUtf8(fail, fmt::format("{}[{}]", key("supported_ops"), k));
+    }
+  }
+  return Status::Ok();
+}
+
+// A roofline PU's peaks, bandwidth, dispatch cost and efficiencies.
+template <typename Key>
+Status ValidateRoofline(const RooflineParams& r, const Key& key, const Failer& fail) {
+  if (r.peak_gflops.empty()) {
+    return fail(key("peak_gflops"), "cost: roofline needs peak GFLOP/s for at least one dtype",
+                "add peak_gflops: {float32: 50}");
+  }
+  for (const auto& [dtype, g] : r.peak_gflops) {
+    if (dtype.empty() || dtype.size() > kMaxPlatformStringChars) {
+      return fail(key("peak_gflops"), "a dtype name is empty or too long", "use ONNX dtype names such as float32");
+    }
+    if (!IsUtf8(dtype)) return NotUtf8(fail, key("peak_gflops"));
+    if (!Positive(g)) {
+      return fail(fmt::format("{}.{}", key("peak_gflops"), dtype),
+                  fmt::format("must be a finite number > 0, got {}", g), "give GFLOP/s, e.g. 50");
+    }
+  }
+  if (!Positive(r.memory_bandwidth_gbps)) {
+    return fail(key("memory_bandwidth_gbps"),
+                fmt::format("cost: roofline needs a finite memory bandwidth > 0, got {}", r.memory_bandwidth_gbps),
+                "add memory_bandwidth_gbps: <GB/s>, e.g. 25.6");
+  }
+  if (!NonNegative(r.dispatch_us)) {
+    return fail(key("dispatch_us"), fmt::format("must be a finite number >= 0, got {}", r.dispatch_us),
+                "give the per-operator dispatch cost in µs, e.g. 5");
+  }
+  for (const auto& [op, e] : r.efficiency) {
+    if (op.empty() || op.size() > kMaxPlatformStringChars) {
+      return fail(key("efficiency"), "an op type is empty or too long", "use ONNX op types or default");
+    }
+    if (!IsUtf8(op)) return NotUtf8(fail, key("efficiency"));
+    if (!std::isfinite(e) || e <= 0 || e > 1) {
+      return fail(fmt::format("{}.{}", key("efficiency"), op), fmt::format("must be in (0, 1], got {}", e),
+                  "give the fraction of peak reached, e.g. 0.6");
+    }
+  }
+  return Status::Ok();
+}
+
+// PU i: its name (unique, not reserved), kind, execution, cost source and
+// the parameters of each.
+Status ValidatePu(const Platform& p, size_t i, const Failer& fail) {
+  const ProcessingUnit& pu = p.pus[i];
+  const std::string at = fmt::format("pus[{}]", i);
+  auto key = [&](std::string_view k) { return fmt::format("{}.{}", at, k); };
+  if (pu.name.empty()) return fail(key("name"), "the PU has no name", "add name: <PU name>");
+  if (pu.name.size() > kMaxPlatformStringChars) return fail(key("name"), "longer than 4096 characters", "shorten it");
+  if (!ValidPuName(pu.name)) {
+    return fail(key("name"), fmt::format("'{}' contains characters other than letters, digits, '_' and '-'",
+                                         Shorten(pu.name)),
+                "rename the PU, e.g. cpu0 or big-core");
+  }
+  if (Contains(kReservedNames, pu.name)) {
+    return fail(key("name"), fmt::format("'{}' is reserved", pu.name),
+                fmt::format("rename the PU; reserved: {}", JoinKeys(kReservedNames)));
+  }
+  for (size_t j = 0; j < i; ++j) {
+    if (p.pus[j].name == pu.name) {
+      return fail(key("name"), fmt::format("duplicate PU name '{}' (also pus[{}])", pu.name, j),
+                  "give every PU a unique name");
+    }
+  }
+  if (pu.execution == Execution::kSpatial && pu.kind != PuKind::kCim) {
+    return fail(key("execution"),
+                fmt::format("execution: spatial needs kind: cim, this PU is kind: {}", ToString(pu.kind)),
+                "use execution: serial (only a CIM accelerator runs operators concurrently on disjoint crossbars)");
+  }
+  if (pu.cost_source == CostSource::kCim && pu.kind != PuKind::kCim) {
+    return fail(key("cost"), fmt::format("cost: cim is the analytical CIM model, this PU is kind: {}", ToString(pu.kind)),
+                "use cost: profile, table or roofline");
+  }
+  if (pu.kind == PuKind::kCim && pu.cost_source != CostSource::kCim &&
+      pu.cost_source != CostSource::kTable) {
+    return fail(key("cost"), fmt::format("a cim PU cannot use cost: {}", ToString(pu.cost_source)),
+                "use cost: cim (analytical) or cost: table");
+  }
+  if (pu.cost_source == CostSource::kTable && pu.table.empty()) {
+    return fail(key("table"), "cost: table needs a CSV path",
+                "add table: <costs.csv> (relative to the platform file)");
+  }
+  if (pu.table.size() > kMaxPlatformStringChars) return fail(key("table"), "longer than 4096 characters", "shorten it");
+  if (!IsUtf8(pu.table)) return NotUtf8(fail, key("table"));
+  if (pu.power_w && !Positive(*pu.power_w)) {
+    return fail(key("power_w"), fmt::format("must be a finite number > 0, got {}", *pu.power_w),
+                "give the average power in W, or remove the key");
+  }
+  if (pu.threads < 1 || pu.threads > kMaxThreads) {
+    return fail(key("threads"), fmt::format("must be 1 to {}, got {}", kMaxThreads, pu.threads),
+                "give the number of intra-op threads, e.g. 1");
+  }
+  if (Status st = ValidateRuntime(pu, [&](std::string_view k) { return key(k); }, fail); !st.ok()) return st;
+  if (pu.kind == PuKind::kCim) HETPLAN_RETURN_IF_ERROR(ValidateCim(pu.cim, key, fail));
+  if (pu.cost_source == CostSource::kRoofline) HETPLAN_RETURN_IF_ERROR(ValidateRoofline(pu.roofline, key, fail));
+  return Status::Ok();
+}
+
+// Link i: two different PUs, once per pair, with its bandwidth and latency.
+Status ValidateLink(const Platform& p, size_t i, const Failer& fail) {
+  const Link& l = p.links[i];
+  const std::string at = fmt::format("links[{}]", i);
+  auto key = [&](std::string_view k) { return fmt::format("{}.{}", at, k); };
+  for (const std::string* end : {&l.a, &l.b}) {
+    if (p.FindPu(*end) < 0) {
+      std::vector<std::string> names;
+      for (const ProcessingUnit& pu : p.pus) names.push_back(pu.name);
+      return fail(key("between"), fmt::format("no PU named '{}'", Shorten(*end)),
+                  fmt::format("use two of: {}", Join(names)));
+    }
+  }
+  if (l.a == l.b) {
+    return fail(key("between"), fmt::format("links PU '{}' to itself", l.a), "name two different PUs");
+  }
+  for (size_t j = 0; j < i; ++j) {
+    const Link& o = p.links[j];
+    if ((o.a == l.a && o.b == l.b) || (o.a == l.b && o.b == l.a)) {
+      return fail(key("between"), fmt::format("duplicate link {}-{} (also links[{}])", l.a, l.b, j),
+                  "keep one link per pair of PUs");
+    }
+  }
+  HETPLAN_RETURN_IF_ERROR(
+      RequirePositive(fail, key("bandwidth_gbps"), l.bandwidth_gbps, "give the link bandwidth in GB/s, e.g. 10.24"));
+  if (!NonNegative(l.latency_us)) {
+    return fail(key("latency_us"), fmt::format("must be a finite number >= 0, got {}", l.latency_us),
+                "give the per-transfer latency in µs, e.g. 0");
+  }
+  if (l.element_bytes && (*l.element_bytes <= 0 || *l.element_bytes > kMaxElementBytes)) {
+    return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, *l.element_bytes),
+                "give bytes per element, or remove the key to use each tensor's own");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool ValidPuName(std::string_view name) {
@@ -71,22 +267,14 @@ bool ValidPuName(std::string_view name) {
 }
 
 Status ValidateImpl(const Platform& p, const Locator& where) {
-  auto fail = [&](const std::string& path, std::string_view what, std::string_view fix) {
-    return Error(ErrorCode::kInvalidArgument, "{}: {}: {}; {}", where(path), path, what, fix);
-  };
-  auto positive = [](double x) { return std::isfinite(x) && x > 0; };
-  auto non_negative = [](double x) { return std::isfinite(x) && x >= 0; };
-
-  auto not_utf8 = [&](const std::string& path) {
-    return fail(path, "is not valid UTF-8", "write the text in UTF-8");
-  };
+  const Failer fail{where};
   if (p.name.empty()) return fail("name", "the platform has no name", "add name: <platform name>");
   if (p.name.size() > kMaxPlatformStringChars || p.description.size() > kMaxPlatformStringChars) {
     return fail(p.name.size() > kMaxPlatformStringChars ? "name" : "description",
                 "longer than 4096 characters", "shorten it");
   }
-  if (!IsUtf8(p.name)) return not_utf8("name");
-  if (!IsUtf8(p.description)) return not_utf8("description");
+  if (!IsUtf8(p.name)) return NotUtf8(fail, "name");
+  if (!IsUtf8(p.description)) return NotUtf8(fail, "description");
   if (p.pus.empty()) {
     return fail("pus", "the platform has no processing units",
                 "add at least one entry under pus: (name, kind)");
@@ -95,173 +283,8 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
     return fail("pus", fmt::format("{} processing units, more than the limit of {}", p.pus.size(), kMaxPus),
                 "merge or remove PUs");
   }
-  for (size_t i = 0; i < p.pus.size(); ++i) {
-    const ProcessingUnit& pu = p.pus[i];
-    const std::string at = fmt::format("pus[{}]", i);
-    auto key = [&](std::string_view k) { return fmt::format("{}.{}", at, k); };
-    if (pu.name.empty()) return fail(key("name"), "the PU has no name", "add name: <PU name>");
-    if (pu.name.size() > kMaxPlatformStringChars) return fail(key("name"), "longer than 4096 characters", "shorten it");
-    if (!ValidPuName(pu.name)) {
-      return fail(key("name"), fmt::format("'{}' contains characters other than letters, digits, '_' and '-'",
-                                           Shorten(pu.name)),
-                  "rename the PU, e.g. cpu0 or big-core");
-    }
-    if (Contains(kReservedNames, pu.name)) {
-      return fail(key("name"), fmt::format("'{}' is reserved", pu.name),
-                  fmt::format("rename the PU; reserved: {}", JoinKeys(kReservedNames)));
-    }
-    for (size_t j = 0; j < i; ++j) {
-      if (p.pus[j].name == pu.name) {
-        return fail(key("name"), fmt::format("duplicate PU name '{}' (also pus[{}])", pu.name, j),
-                    "give every PU a unique name");
-      }
-    }
-    if (pu.execution == Execution::kSpatial && pu.kind != PuKind::kCim) {
-      return fail(key("execution"),
-                  fmt::format("execution: spatial needs kind: cim, this PU is kind: {}", ToString(pu.kind)),
-                  "use execution: serial (only a CIM accelerator runs operators concurrently on disjoint crossbars)");
-    }
-    if (pu.cost_source == CostSource::kCim && pu.kind != PuKind::kCim) {
-      return fail(key("cost"), fmt::format("cost: cim is the analytical CIM model, this PU is kind: {}", ToString(pu.kind)),
-                  "use cost: profile, table or roofline");
-    }
-    if (pu.kind == PuKind::kCim && pu.cost_source != CostSource::kCim &&
-        pu.cost_source != CostSource::kTable) {
-      return fail(key("cost"), fmt::format("a cim PU cannot use cost: {}", ToString(pu.cost_source)),
-                  "use cost: cim (analytical) or cost: table");
-    }
-    if (pu.cost_source == CostSource::kTable && pu.table.empty()) {
-      return fail(key("table"), "cost: table needs a CSV path",
-                  "add table: <costs.csv> (relative to the platform file)");
-    }
-    if (pu.table.size() > kMaxPlatformStringChars) return fail(key("table"), "longer than 4096 characters", "shorten it");
-    if (!IsUtf8(pu.table)) return not_utf8(key("table"));
-    if (pu.power_w && !positive(*pu.power_w)) {
-      return fail(key("power_w"), fmt::format("must be a finite number > 0, got {}", *pu.power_w),
-                  "give the average power in W, or remove the key");
-    }
-    if (pu.threads < 1 || pu.threads > kMaxThreads) {
-      return fail(key("threads"), fmt::format("must be 1 to {}, got {}", kMaxThreads, pu.threads),
-                  "give the number of intra-op threads, e.g. 1");
-    }
-    if (Status st = ValidateRuntime(pu, [&](std::string_view k) { return key(k); }, fail); !st.ok()) return st;
-    if (pu.kind == PuKind::kCim) {
-      const CimParams& c = pu.cim;
-      if (c.crossbar_rows <= 0 || c.crossbar_rows > kMaxCrossbarDim) {
-        return fail(key("crossbar_rows"), fmt::format("must be 1 to {}, got {}", kMaxCrossbarDim, c.crossbar_rows),
-                    "give the crossbar's rows, e.g. 256");
-      }
-      if (c.crossbar_cols <= 0 || c.crossbar_cols > kMaxCrossbarDim) {
-        return fail(key("crossbar_cols"), fmt::format("must be 1 to {}, got {}", kMaxCrossbarDim, c.crossbar_cols),
-                    "give the crossbar's columns, e.g. 256");
-      }
-      if (c.crossbars < 0 || c.crossbars > kMaxCrossbars) {
-        return fail(key("crossbars"), fmt::format("must be 0 to {}, got {}", kMaxCrossbars, c.crossbars),
-                    "give the crossbar budget, e.g. 100 (0 = nothing fits on the accelerator)");
-      }
-      if (!positive(c.mvm_latency_ns)) {
-        return fail(key("mvm_latency_ns"), fmt::format("must be a finite number > 0, got {}", c.mvm_latency_ns),
-                    "give the latency of one MVM in ns, e.g. 50");
-      }
-      if (!positive(c.bandwidth_gbps)) {
-        return fail(key("bandwidth_gbps"), fmt::format("must be a finite number > 0, got {}", c.bandwidth_gbps),
-                    "give the internal bandwidth in GB/s, e.g. 10.24");
-      }
-      if (c.bits_per_cell && (*c.bits_per_cell < 1 || *c.bits_per_cell > 16)) {
-        return fail(key("bits_per_cell"), fmt::format("must be 1 to 16, got {}", *c.bits_per_cell),
-                    "give the bits one cell stores, e.g. 2 (or remove the key: one cell holds a whole weight)");
-      }
-      if (c.weight_bits < 1 || c.weight_bits > 32) {
-        return fail(key("weight_bits"), fmt::format("must be 1 to 32, got {}", c.weight_bits),
-                    "give the weights' precision in bits, e.g. 8 for INT8");
-      }
-      if (c.element_bytes && (*c.element_bytes <= 0 || *c.element_bytes > kMaxElementBytes)) {
-        return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, *c.element_bytes),
-                    "give bytes per element, e.g. 1 for INT8");
-      }
-      for (size_t k = 0; k < c.supported_ops.size(); ++k) {
-        const std::string& op = c.supported_ops[k];
-        if (op.empty() || op.size() > kMaxPlatformStringChars) {
-          return fail(fmt::format("{}[{}]", key("supported_ops"), k), "an op type is empty or too long",
-                      "write ONNX op types such as Conv, Gemm, MatMul");
-        }
-        if (!IsUtf8(op)) {
-          return not_utf8(fmt::format("{}[{}]", key("supported_ops"), k));
-        }
-      }
-    }
-    if (pu.cost_source == CostSource::kRoofline) {
-      const RooflineParams& r = pu.roofline;
-      if (r.peak_gflops.empty()) {
-        return fail(key("peak_gflops"), "cost: roofline needs peak GFLOP/s for at least one dtype",
-                    "add peak_gflops: {float32: 50}");
-      }
-      for (const auto& [dtype, g] : r.peak_gflops) {
-        if (dtype.empty() || dtype.size() > kMaxPlatformStringChars) {
-          return fail(key("peak_gflops"), "a dtype name is empty or too long", "use ONNX dtype names such as float32");
-        }
-        if (!IsUtf8(dtype)) return not_utf8(key("peak_gflops"));
-        if (!positive(g)) {
-          return fail(fmt::format("{}.{}", key("peak_gflops"), dtype),
-                      fmt::format("must be a finite number > 0, got {}", g), "give GFLOP/s, e.g. 50");
-        }
-      }
-      if (!positive(r.memory_bandwidth_gbps)) {
-        return fail(key("memory_bandwidth_gbps"),
-                    fmt::format("cost: roofline needs a finite memory bandwidth > 0, got {}", r.memory_bandwidth_gbps),
-                    "add memory_bandwidth_gbps: <GB/s>, e.g. 25.6");
-      }
-      if (!non_negative(r.dispatch_us)) {
-        return fail(key("dispatch_us"), fmt::format("must be a finite number >= 0, got {}", r.dispatch_us),
-                    "give the per-operator dispatch cost in µs, e.g. 5");
-      }
-      for (const auto& [op, e] : r.efficiency) {
-        if (op.empty() || op.size() > kMaxPlatformStringChars) {
-          return fail(key("efficiency"), "an op type is empty or too long", "use ONNX op types or default");
-        }
-        if (!IsUtf8(op)) return not_utf8(key("efficiency"));
-        if (!std::isfinite(e) || e <= 0 || e > 1) {
-          return fail(fmt::format("{}.{}", key("efficiency"), op), fmt::format("must be in (0, 1], got {}", e),
-                      "give the fraction of peak reached, e.g. 0.6");
-        }
-      }
-    }
-  }
-  for (size_t i = 0; i < p.links.size(); ++i) {
-    const Link& l = p.links[i];
-    const std::string at = fmt::format("links[{}]", i);
-    auto key = [&](std::string_view k) { return fmt::format("{}.{}", at, k); };
-    for (const std::string* end : {&l.a, &l.b}) {
-      if (p.FindPu(*end) < 0) {
-        std::vector<std::string> names;
-        for (const ProcessingUnit& pu : p.pus) names.push_back(pu.name);
-        return fail(key("between"), fmt::format("no PU named '{}'", Shorten(*end)),
-                    fmt::format("use two of: {}", Join(names)));
-      }
-    }
-    if (l.a == l.b) {
-      return fail(key("between"), fmt::format("links PU '{}' to itself", l.a), "name two different PUs");
-    }
-    for (size_t j = 0; j < i; ++j) {
-      const Link& o = p.links[j];
-      if ((o.a == l.a && o.b == l.b) || (o.a == l.b && o.b == l.a)) {
-        return fail(key("between"), fmt::format("duplicate link {}-{} (also links[{}])", l.a, l.b, j),
-                    "keep one link per pair of PUs");
-      }
-    }
-    if (!positive(l.bandwidth_gbps)) {
-      return fail(key("bandwidth_gbps"), fmt::format("must be a finite number > 0, got {}", l.bandwidth_gbps),
-                  "give the link bandwidth in GB/s, e.g. 10.24");
-    }
-    if (!non_negative(l.latency_us)) {
-      return fail(key("latency_us"), fmt::format("must be a finite number >= 0, got {}", l.latency_us),
-                  "give the per-transfer latency in µs, e.g. 0");
-    }
-    if (l.element_bytes && (*l.element_bytes <= 0 || *l.element_bytes > kMaxElementBytes)) {
-      return fail(key("element_bytes"), fmt::format("must be 1 to {}, got {}", kMaxElementBytes, *l.element_bytes),
-                  "give bytes per element, or remove the key to use each tensor's own");
-    }
-  }
+  for (size_t i = 0; i < p.pus.size(); ++i) HETPLAN_RETURN_IF_ERROR(ValidatePu(p, i, fail));
+  for (size_t i = 0; i < p.links.size(); ++i) HETPLAN_RETURN_IF_ERROR(ValidateLink(p, i, fail));
   return Status::Ok();
 }
 

@@ -172,18 +172,21 @@ Status ReportDraft::AddFigure(Result<Figure> f, const std::string& what) {
 
 }  // namespace report_internal
 
-Result<ReportOutput> WriteReport(const ReportInputs& in) {
-  ReportOutput out;
+namespace {
+
+// The rows of every results file, in order; a point run twice (several
+// files, a rerun) keeps its last row. Unreadable lines are counted.
+Result<std::vector<nlohmann::json>> ReadResultRows(const std::vector<std::string>& results, int* bad_lines) {
   std::vector<nlohmann::json> rows;
-  std::map<std::string, size_t> by_key;  // a point run twice (several files, a rerun): the last row wins
-  for (const std::string& path : in.results) {
+  std::map<std::string, size_t> by_key;
+  for (const std::string& path : results) {
     std::ifstream f(path, std::ios::binary);
     if (!f) return Error(ErrorCode::kNotFound, "{}: cannot open the results file", path);
     for (std::string line; std::getline(f, line);) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded() || !j.is_object()) {
-        ++out.bad_lines;
+        ++*bad_lines;
         continue;
       }
       const std::string key = j.contains("key") && j["key"].is_string() ? j["key"].get<std::string>() : "";
@@ -197,6 +200,61 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
       rows.push_back(std::move(j));
     }
   }
+  return rows;
+}
+
+// The report's opening: where the rows come from, and what is measured on
+// which CPU. Lists the models and solvers of the rows.
+void AddIntroduction(const std::vector<nlohmann::json>& rows, size_t frontier_files, std::vector<std::string>* models,
+                     std::vector<std::string>* solvers, ReportDraft& draft) {
+  std::vector<std::string> hosts, platforms;
+  for (const nlohmann::json& r : rows) {
+    if (!Str(r, "host_cpu").empty()) AddUnique(hosts, Str(r, "host_cpu"));
+    AddUnique(*models, Str(r, "model"));
+    AddUnique(platforms, Str(r, "platform"));
+    AddUnique(*solvers, Str(r, "solver"));
+  }
+  const std::string host = hosts.empty() ? std::string("unknown") : fmt::format("{}", fmt::join(hosts, ", "));
+  {
+    char date[32];
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+    draft.blocks.push_back(Para(fmt::format(
+        "Generated {} by `hetplan report` from {} result rows ({} models, {} platform settings, {} solvers){}. Numbers "
+        "marked \"measured here\" come from this machine; numbers marked \"paper\" are copied from the papers (Klein "
+        "et al., CPU–CIM ILP partitioning, §V; BIDENT, §IV) and were measured on other hardware.",
+        date, rows.size(), models->size(), platforms.size(), solvers->size(),
+        frontier_files == 0 ? std::string() : fmt::format(" and {} frontier files", frontier_files))));
+  }
+  draft.blocks.push_back(Heading("Read this first: what is measured, and on which CPU"));
+  draft.blocks.push_back(List({
+      fmt::format("Host CPU costs are measured here with ONNX Runtime, one operator at a time, on this machine's CPU: "
+                  "{} (one intra-op thread, as the CIM paper's single-core hosts). The CIM paper measured an ARM "
+                  "Cortex-A72 at 1.5 GHz (edge) and an AMD Ryzen 9 3900X at 3.8 GHz (x86). Speedups over CPU-only "
+                  "depend directly on how fast the host is, so ours are not expected to match the paper's.",
+                  host),
+      "klein-arm and klein-x86 are the paper's two setups as platforms: here both hosts are this machine's CPU, so the "
+      "two differ only in the CPU–CIM bus bandwidth (10.24 vs 20.48 GB/s) — not in host speed as in the paper.",
+      "CIM and bus costs are analytical (the paper's eqs. 1–4), as in the paper; every schedule comes from the same "
+      "cost model and passes the independent validator.",
+      fmt::format("Our operator counts differ from the paper's (at this run's fusion level ResNet-18 has {} operators vs 38 in "
+                  "Table I, YOLOv5n {} vs 251), so ILP sizes differ too. The paper solved with Gurobi (600 s limit); "
+                  "we use the exact search (`--solver exact`, the default) or the paper's MIP on CBC (`--solver mip`), as "
+                  "Table I's formulation column says, with the time limit stated under \"How this was produced\".",
+                  OperatorsOf(rows, "resnet18"), OperatorsOf(rows, "yolov5n")),
+      "BIDENT-style rows (platforms with power figures, such as soc-example) use the platform's illustrative roofline "
+      "costs unless it names measured tables: they exercise the method, they are not measurements of an SoC.",
+  }));
+
+}
+
+}  // namespace
+
+Result<ReportOutput> WriteReport(const ReportInputs& in) {
+  ReportOutput out;
+  HETPLAN_ASSIGN_OR_RETURN(std::vector<nlohmann::json> rows, ReadResultRows(in.results, &out.bad_lines));
   out.rows = static_cast<int>(rows.size());
   // Every frontier file is read before anything is written: a bad one is one
   // error and an untouched folder.
@@ -218,47 +276,8 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
   draft.out_dir = in.out_dir;
   draft.draw_figures = in.figures;
 
-  // Hosts and provenance.
-  std::vector<std::string> hosts, models, platforms, solvers;
-  for (const nlohmann::json& r : rows) {
-    if (!Str(r, "host_cpu").empty()) AddUnique(hosts, Str(r, "host_cpu"));
-    AddUnique(models, Str(r, "model"));
-    AddUnique(platforms, Str(r, "platform"));
-    AddUnique(solvers, Str(r, "solver"));
-  }
-  const std::string host = hosts.empty() ? std::string("unknown") : fmt::format("{}", fmt::join(hosts, ", "));
-  {
-    char date[32];
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
-    draft.blocks.push_back(Para(fmt::format(
-        "Generated {} by `hetplan report` from {} result rows ({} models, {} platform settings, {} solvers){}. Numbers "
-        "marked \"measured here\" come from this machine; numbers marked \"paper\" are copied from the papers (Klein "
-        "et al., CPU–CIM ILP partitioning, §V; BIDENT, §IV) and were measured on other hardware.",
-        date, rows.size(), models.size(), platforms.size(), solvers.size(),
-        frontiers.empty() ? std::string() : fmt::format(" and {} frontier files", frontiers.size()))));
-  }
-  draft.blocks.push_back(Heading("Read this first: what is measured, and on which CPU"));
-  draft.blocks.push_back(List({
-      fmt::format("Host CPU costs are measured here with ONNX Runtime, one operator at a time, on this machine's CPU: "
-                  "{} (one intra-op thread, as the CIM paper's single-core hosts). The CIM paper measured an ARM "
-                  "Cortex-A72 at 1.5 GHz (edge) and an AMD Ryzen 9 3900X at 3.8 GHz (x86). Speedups over CPU-only "
-                  "depend directly on how fast the host is, so ours are not expected to match the paper's.",
-                  host),
-      "klein-arm and klein-x86 are the paper's two setups as platforms: here both hosts are this machine's CPU, so the "
-      "two differ only in the CPU–CIM bus bandwidth (10.24 vs 20.48 GB/s) — not in host speed as in the paper.",
-      "CIM and bus costs are analytical (the paper's eqs. 1–4), as in the paper; every schedule comes from the same "
-      "cost model and passes the independent validator.",
-      fmt::format("Our operator counts differ from the paper's (at this run's fusion level ResNet-18 has {} operators vs 38 in "
-                  "Table I, YOLOv5n {} vs 251), so ILP sizes differ too. The paper solved with Gurobi (600 s limit); "
-                  "we use the exact search (`--solver exact`, the default) or the paper's MIP on CBC (`--solver mip`), as "
-                  "Table I's formulation column says, with the time limit stated under \"How this was produced\".",
-                  OperatorsOf(rows, "resnet18"), OperatorsOf(rows, "yolov5n")),
-      "BIDENT-style rows (platforms with power figures, such as soc-example) use the platform's illustrative roofline "
-      "costs unless it names measured tables: they exercise the method, they are not measurements of an SoC.",
-  }));
+  std::vector<std::string> models, solvers;
+  AddIntroduction(rows, frontiers.size(), &models, &solvers, draft);
 
   // The papers' tables and figures, with our rows beside them (paper_tables.cc).
   HETPLAN_RETURN_IF_ERROR(report_internal::AddKleinSections(rows, draft));

@@ -36,72 +36,86 @@ double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>
 // decomposition, assignment-first branch-and-bound, sequencing search). No
 // MIP is solved unless the node budget runs out; --write-lp/--write-mps still
 // export the paper's model of the instance.
-Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, Clock::time_point t0) {
-  const CostModel& c = *pr.costs;
-  SolveResult result;
-  result.formulation = "strong";
-  result.exact = ExactStats{};
-  if (!options.mip.write_lp.empty() || !options.mip.write_mps.empty()) {
-    IlpModel m = BuildModel(pr);
-    HETPLAN_RETURN_IF_ERROR(WriteModels(m.mb, options));
-    result.notes.push_back("the exported LP/MPS model is the paper's formulation of this instance");
-  }
-  const std::vector<std::vector<int>> cand = Candidates(c);
-  Clock::time_point deadline = Clock::time_point::max();
-  if (std::isfinite(options.time_limit_s)) {
-    const double left = std::max(options.time_limit_s - SecondsSince(t0), 0.0);
-    if (left < 1e6) {
-      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
+class StrongSolve {
+ public:
+  StrongSolve(const Problem& pr, const SolveOptions& options, Clock::time_point t0)
+      : pr_(pr), options_(options), t0_(t0), cand_(Candidates(*pr.costs)) {
+    if (std::isfinite(options.time_limit_s)) {
+      const double left = std::max(options.time_limit_s - SecondsSince(t0), 0.0);
+      if (left < 1e6) {
+        deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
+      }
     }
+    // Threads for independent segment searches and the local search beside
+    // them (0 = every core); the result does not depend on how many.
+    threads_ =
+        options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }
-  bool interrupted = false;
-  // Threads for independent segment searches and the local search beside
-  // them (0 = every core); the result does not depend on how many.
-  const int threads =
-      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  auto search = [&](int64_t node_limit) {
+
+  Result<SolveResult> Solve() {
+    result_.formulation = "strong";
+    result_.exact = ExactStats{};
+    if (!options_.mip.write_lp.empty() || !options_.mip.write_mps.empty()) {
+      IlpModel m = BuildModel(pr_);
+      HETPLAN_RETURN_IF_ERROR(WriteModels(m.mb, options_));
+      result_.notes.push_back("the exported LP/MPS model is the paper's formulation of this instance");
+    }
+    exact_internal::SearchOutcome out = Search(options_.exact.node_limit);
+    if (out.infeasible) return Infeasible();
+    schedule_ = out.schedule;
+    bound_ = std::isfinite(out.bound) ? out.bound : std::numeric_limits<double>::quiet_NaN();
+    complete_ = out.complete;
+    if (!complete_ && options_.warm_start) {
+      // Stopped early: the best heuristic schedule may still beat the search's.
+      auto warm = BestHeuristic(pr_, cand_);
+      if (warm && (!schedule_ || warm->schedule.makespan_us < schedule_->makespan_us)) {
+        schedule_ = warm->schedule;
+        result_.notes.push_back(fmt::format("heuristic schedule ({}) better than the search's so far", warm->label));
+      }
+    }
+    const bool fallback = out.stats.budget_exhausted && !Proven() && TimeLeft() > 0.05;
+    if (fallback) {
+      HETPLAN_ASSIGN_OR_RETURN(const bool infeasible, MipFallback());
+      if (infeasible) return Infeasible();
+    }
+    // Why it stopped, when it did not prove the gap.
+    const Termination stopped = interrupted_                                       ? Termination::kInterrupted
+                                : out.stats.budget_exhausted && !fallback           ? Termination::kNodeLimit
+                                                                                    : Termination::kTimeLimit;
+    return Conclude(stopped);
+  }
+
+ private:
+  // One run of the search with `node_limit` nodes (0: none), its statistics
+  // added to the result's.
+  exact_internal::SearchOutcome Search(int64_t node_limit) {
     exact_internal::SearchOutcome out = exact_internal::SolveLatencyBySearch(
-        pr, cand, deadline, options.relative_gap, node_limit, options.interrupt, threads);
-    ExactStats& st = *result.exact;
+        pr_, cand_, deadline_, options_.relative_gap, node_limit, options_.interrupt, threads_);
+    ExactStats& st = *result_.exact;
     st.segments = out.stats.segments;
     st.largest_segment = out.stats.largest_segment;
     st.searches += out.stats.searches;
     st.nodes += out.stats.nodes;
     st.node_limit_reached = st.node_limit_reached || out.stats.budget_exhausted;
-    interrupted = interrupted || out.stats.interrupted;
-    result.notes.push_back(fmt::format(
+    interrupted_ = interrupted_ || out.stats.interrupted;
+    result_.notes.push_back(fmt::format(
         "strong: {} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes{}", out.stats.segments,
         out.stats.segments == 1 ? "" : "s", out.stats.largest_segment, out.stats.searches, out.stats.nodes,
         out.stats.budget_exhausted ? fmt::format(", stopped at the node limit ({})", node_limit) : ""));
     return out;
-  };
-  exact_internal::SearchOutcome out = search(options.exact.node_limit);
-  if (out.infeasible) {
-    result.status = SolveStatus::kInfeasible;
-    result.termination = Termination::kInfeasible;
-    result.seconds = SecondsSince(t0);
-    return result;
   }
-  std::optional<Schedule> schedule = out.schedule;
-  double bound = std::isfinite(out.bound) ? out.bound : std::numeric_limits<double>::quiet_NaN();
-  bool complete = out.complete;
-  if (!complete && options.warm_start) {
-    // Stopped early: the best heuristic schedule may still beat the search's.
-    auto warm = BestHeuristic(pr, cand);
-    if (warm && (!schedule || warm->schedule.makespan_us < schedule->makespan_us)) {
-      schedule = warm->schedule;
-      result.notes.push_back(fmt::format("heuristic schedule ({}) better than the search's so far", warm->label));
-    }
+
+  bool Proven() const {
+    if (!schedule_ || std::isnan(bound_)) return false;
+    const double z = schedule_->makespan_us;
+    return z - bound_ <= options_.relative_gap * std::max(z, 1e-12) + 1e-9;
   }
-  auto proven = [&]() {
-    if (!schedule || std::isnan(bound)) return false;
-    const double z = schedule->makespan_us;
-    return z - bound <= options.relative_gap * std::max(z, 1e-12) + 1e-9;
-  };
-  auto time_left = [&]() {
-    return std::isfinite(options.time_limit_s) ? options.time_limit_s - SecondsSince(t0)
-                                               : std::numeric_limits<double>::infinity();
-  };
+
+  double TimeLeft() const {
+    return std::isfinite(options_.time_limit_s) ? options_.time_limit_s - SecondsSince(t0_)
+                                                : std::numeric_limits<double>::infinity();
+  }
+
   // The search spent its node budget without a proof: graphs with many
   // parallel branches on one serial PU can be easier for the MIP's LP
   // bound. The paper's MIP gets a share of the time left (half of it, at
@@ -109,73 +123,90 @@ Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, 
   // from the best schedule so far; if it does not settle the instance
   // either, the search resumes without a node limit for the rest. Every
   // bound either method proves is valid for the same problem, so the best
-  // is kept.
-  const bool fallback = out.stats.budget_exhausted && !proven() && time_left() > 0.05;
-  if (fallback) {
-    result.exact->mip_fallback = true;
-    SolveOptions paper = options;
-    const double left = time_left();
-    const double share = std::min(left / 2, std::max(5.0, 4 * SecondsSince(t0)));
-    paper.time_limit_s = SecondsSince(t0) + share;
-    auto mip = mip_internal::SolvePaperMip(pr, paper, t0, SolveResult{}, schedule ? &*schedule : nullptr);
+  // is kept. True when the MIP proves the instance infeasible.
+  Result<bool> MipFallback() {
+    result_.exact->mip_fallback = true;
+    SolveOptions paper = options_;
+    const double left = TimeLeft();
+    const double share = std::min(left / 2, std::max(5.0, 4 * SecondsSince(t0_)));
+    paper.time_limit_s = SecondsSince(t0_) + share;
+    auto mip = mip_internal::SolvePaperMip(pr_, paper, t0_, SolveResult{}, schedule_ ? &*schedule_ : nullptr);
     if (!mip.ok()) return mip.status();
-    for (const std::string& note : mip->notes) result.notes.push_back("paper MIP fallback: " + note);
-    result.mip = mip->mip;
-    if (mip->schedule && (!schedule || mip->schedule->makespan_us < schedule->makespan_us)) {
-      schedule = mip->schedule;
+    for (const std::string& note : mip->notes) result_.notes.push_back("paper MIP fallback: " + note);
+    result_.mip = mip->mip;
+    if (mip->schedule && (!schedule_ || mip->schedule->makespan_us < schedule_->makespan_us)) {
+      schedule_ = mip->schedule;
     }
-    if (!std::isnan(mip->bound)) bound = std::isnan(bound) ? mip->bound : std::max(bound, mip->bound);
-    if (mip->status == SolveStatus::kInfeasible) {
-      result.status = SolveStatus::kInfeasible;
-      result.termination = Termination::kInfeasible;
-      result.seconds = SecondsSince(t0);
-      return result;
-    }
-    if (!proven() && time_left() > 0.05 && !interrupted) {
-      exact_internal::SearchOutcome again = search(0);
+    if (!std::isnan(mip->bound)) bound_ = std::isnan(bound_) ? mip->bound : std::max(bound_, mip->bound);
+    if (mip->status == SolveStatus::kInfeasible) return true;
+    if (!Proven() && TimeLeft() > 0.05 && !interrupted_) {
+      exact_internal::SearchOutcome again = Search(0);
       // A finished search's schedule is taken on a tie: it does not depend
       // on where a time limit stopped CBC.
-      if (again.schedule && (!schedule || again.schedule->makespan_us < schedule->makespan_us ||
-                             (again.complete && again.schedule->makespan_us <= schedule->makespan_us))) {
-        schedule = again.schedule;
+      if (again.schedule && (!schedule_ || again.schedule->makespan_us < schedule_->makespan_us ||
+                             (again.complete && again.schedule->makespan_us <= schedule_->makespan_us))) {
+        schedule_ = again.schedule;
       }
-      if (std::isfinite(again.bound)) bound = std::isnan(bound) ? again.bound : std::max(bound, again.bound);
-      complete = again.complete;
+      if (std::isfinite(again.bound)) bound_ = std::isnan(bound_) ? again.bound : std::max(bound_, again.bound);
+      complete_ = again.complete;
     }
-    result.notes.push_back(fmt::format("the exact search stopped at its node limit ({}; --search-nodes); {}",
-                                       options.exact.node_limit,
-                                       proven() ? "the paper's MIP on CBC completed the proof"
-                                                : "neither method proved the gap in time"));
+    result_.notes.push_back(fmt::format("the exact search stopped at its node limit ({}; --search-nodes); {}",
+                                        options_.exact.node_limit,
+                                        Proven() ? "the paper's MIP on CBC completed the proof"
+                                                 : "neither method proved the gap in time"));
+    return false;
   }
-  // Why it stopped, when it did not prove the gap.
-  const Termination stopped = interrupted                                           ? Termination::kInterrupted
-                              : out.stats.budget_exhausted && !fallback            ? Termination::kNodeLimit
-                                                                                   : Termination::kTimeLimit;
-  if (!schedule) {
-    result.status = SolveStatus::kNoSolution;
-    result.termination = stopped;
-    result.bound = bound;
-    result.seconds = SecondsSince(t0);
-    return result;
-  }
-  result.objective = schedule->makespan_us;
-  if (!std::isnan(bound)) {
-    bound = std::min(bound, result.objective);
-    if (complete && result.objective - bound <= 1e-9 * std::max(1.0, result.objective)) {
-      bound = result.objective;  // the same schedule, summed two ways
-    }
-    result.bound = bound;
-    result.gap = result.objective > 1e-12 ? (result.objective - bound) / result.objective
-                                          : (result.objective - bound <= 1e-12 ? 0.0 : 1.0);
-  }
-  // Optimal when a proven bound is within the gap, whichever method proved it.
-  result.status = proven() ? SolveStatus::kOptimal : SolveStatus::kFeasible;
-  result.termination = proven() ? Termination::kOptimal : stopped;
-  result.schedule = std::move(schedule);
-  result.seconds = SecondsSince(t0);
-  return result;
-}
 
+  SolveResult Infeasible() {
+    result_.status = SolveStatus::kInfeasible;
+    result_.termination = Termination::kInfeasible;
+    result_.seconds = SecondsSince(t0_);
+    return std::move(result_);
+  }
+
+  // Status, objective, bound and gap of the best schedule: optimal when a
+  // proven bound is within the gap, whichever method proved it.
+  SolveResult Conclude(Termination stopped) {
+    if (!schedule_) {
+      result_.status = SolveStatus::kNoSolution;
+      result_.termination = stopped;
+      result_.bound = bound_;
+      result_.seconds = SecondsSince(t0_);
+      return std::move(result_);
+    }
+    result_.objective = schedule_->makespan_us;
+    if (!std::isnan(bound_)) {
+      bound_ = std::min(bound_, result_.objective);
+      if (complete_ && result_.objective - bound_ <= 1e-9 * std::max(1.0, result_.objective)) {
+        bound_ = result_.objective;  // the same schedule, summed two ways
+      }
+      result_.bound = bound_;
+      result_.gap = result_.objective > 1e-12 ? (result_.objective - bound_) / result_.objective
+                                              : (result_.objective - bound_ <= 1e-12 ? 0.0 : 1.0);
+    }
+    result_.status = Proven() ? SolveStatus::kOptimal : SolveStatus::kFeasible;
+    result_.termination = Proven() ? Termination::kOptimal : stopped;
+    result_.schedule = std::move(schedule_);
+    result_.seconds = SecondsSince(t0_);
+    return std::move(result_);
+  }
+
+  const Problem& pr_;
+  const SolveOptions& options_;
+  const Clock::time_point t0_;
+  const std::vector<std::vector<int>> cand_;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  int threads_ = 1;
+  SolveResult result_;
+  std::optional<Schedule> schedule_;
+  double bound_ = std::numeric_limits<double>::quiet_NaN();
+  bool complete_ = false;
+  bool interrupted_ = false;
+};
+
+Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, Clock::time_point t0) {
+  return StrongSolve(pr, options, t0).Solve();
+}
 
 class ExactSolver final : public Solver {
  public:

@@ -101,89 +101,108 @@ Status CheckPowers(const Problem& pr) {
   return Status::Ok();
 }
 
-// The CIM paper's MIP on CBC, warm-started from the best heuristic schedule
-// or from `incumbent` when that is better. `result` carries notes so far.
-Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options, Clock::time_point t0,
-                                  SolveResult result, const Schedule* incumbent) {
+namespace {
+
+// The warm start: the best heuristic schedule, or `incumbent` when that is
+// better, as model values (empty when there is none or it violates the model).
+std::optional<Candidate> WarmStart(const Problem& pr, const IlpModel& m, const Schedule* incumbent,
+                                   std::vector<double>* values, SolveResult& result) {
+  std::optional<Candidate> warm = BestHeuristic(pr, m.cand);
+  if (incumbent != nullptr && (!warm || ObjectiveOf(pr, *incumbent) < ObjectiveOf(pr, warm->schedule))) {
+    warm = FromSchedule(pr, *incumbent, "the exact search's best schedule");
+  }
+  if (!warm) return warm;
+  *values = ModelValues(pr, m, warm->assignment, warm->order, warm->schedule);
+  const double viol = m.mb.MaxViolation(*values);
+  if (viol > 1e-9) {
+    result.notes.push_back(fmt::format("warm start dropped: violates the model by {:g} (a bug)", viol));
+    warm.reset();
+  } else {
+    result.notes.push_back(fmt::format("warm start: {} ({} {:g})", warm->label,
+                                       pr.objective == Objective::kEnergy ? "energy µJ" : "makespan µs",
+                                       ObjectiveOf(pr, warm->schedule)));
+  }
+  return warm;
+}
+
+// The schedule of CBC's solution: the ILP's own, or the same assignment and
+// order re-timed when that is shorter or the ILP's timing is not exactly
+// feasible; none when the solution is not a valid assignment.
+std::optional<Schedule> ScheduleOfSolution(const Problem& pr, const IlpModel& m, const std::vector<double>& sol,
+                                           SolveResult& result) {
   const OpGraph& g = *pr.graph;
   const CostModel& c = *pr.costs;
-  result.formulation = "paper";
-  IlpModel m = BuildModel(pr);
-  result.mip = MipStats{m.mb.num_cols(), m.mb.num_rows(), m.big_m};
-
-  std::optional<Candidate> warm;
-  std::vector<double> warm_values;
-  if (options.warm_start) {
-    warm = BestHeuristic(pr, m.cand);
-    if (incumbent != nullptr && (!warm || ObjectiveOf(pr, *incumbent) < ObjectiveOf(pr, warm->schedule))) {
-      warm = FromSchedule(pr, *incumbent, "the exact search's best schedule");
-    }
-    if (warm) {
-      warm_values = ModelValues(pr, m, warm->assignment, warm->order, warm->schedule);
-      const double viol = m.mb.MaxViolation(warm_values);
-      if (viol > 1e-9) {
-        result.notes.push_back(fmt::format("warm start dropped: violates the model by {:g} (a bug)", viol));
-        warm.reset();
-      } else {
-        result.notes.push_back(fmt::format("warm start: {} ({} {:g})", warm->label,
-                                           pr.objective == Objective::kEnergy ? "energy µJ" : "makespan µs",
-                                           ObjectiveOf(pr, warm->schedule)));
+  std::vector<int> a(g.size(), -1);
+  Schedule ilp;
+  ilp.ops.assign(g.size(), ScheduledOp{});
+  bool ok = true;
+  for (int v = 0; v < g.size(); ++v) {
+    double best = -1;
+    for (int p : m.cand[v]) {
+      if (sol[m.x[v][p]] > best) {
+        best = sol[m.x[v][p]];
+        a[v] = p;
       }
     }
+    ok = ok && best > 0.5;
+    ScheduledOp& op = ilp.ops[v];
+    op.device = a[v];
+    op.start_us = std::max(0.0, sol[m.s[v]]);
+    op.finish_us = op.start_us + c.latency_us(v, a[v]);
+    ilp.makespan_us = std::max(ilp.makespan_us, op.finish_us);
   }
-
-  int threads = options.threads;
-  if (threads == 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  if (threads > 1 && !CbcHasThreads()) {
-    result.notes.push_back(fmt::format("this CBC was built without threads; {} requested, 1 used", threads));
-    threads = 1;
+  ilp.energy_uj = ScheduleEnergy(pr, ilp);
+  if (!ok || !FitsCapacity(pr, a)) {
+    result.notes.push_back("CBC's solution is not a valid assignment (numerical trouble); ignored");
+    return std::nullopt;
   }
+  std::vector<int> order =
+      // Ordered by the midpoint of each interval: on a serial PU, u before
+      // v means f_u ≤ s_v, so the midpoints keep that order even when
+      // CBC's rounding puts a zero-duration operator a hair after the
+      // start of the operator it precedes (the start alone would not).
+      PriorityTopoOrder(g, [&](int v) {
+        return std::make_pair(ilp.ops[v].start_us + ilp.ops[v].finish_us, g.topo_position(v));
+      });
+  Schedule retimed = ListSchedule(pr, a, &order);
+  return (ilp.makespan_us < retimed.makespan_us && ExactlyFeasible(pr, ilp)) ? ilp : retimed;
+}
 
-  auto run = RunCbc(m.mb, options, threads, warm ? &warm_values : nullptr, SecondsSince(t0));
-  if (!run.ok()) return run.status();
-  const CbcOutcome& out = *run;
-  if (warm && !out.warm_taken) result.notes.push_back("CBC rejected the warm start (numerical trouble)");
-
-  // The schedule: the ILP's own, and the same assignment and order re-timed.
-  std::optional<Schedule> schedule;
-  if (out.solution) {
-    const std::vector<double>& sol = *out.solution;
-    std::vector<int> a(g.size(), -1);
-    Schedule ilp;
-    ilp.ops.assign(g.size(), ScheduledOp{});
-    bool ok = true;
-    for (int v = 0; v < g.size(); ++v) {
-      double best = -1;
-      for (int p : m.cand[v]) {
-        if (sol[m.x[v][p]] > best) {
-          best = sol[m.x[v][p]];
-          a[v] = p;
-        }
-      }
-      ok = ok && best > 0.5;
-      ScheduledOp& op = ilp.ops[v];
-      op.device = a[v];
-      op.start_us = std::max(0.0, sol[m.s[v]]);
-      op.finish_us = op.start_us + c.latency_us(v, a[v]);
-      ilp.makespan_us = std::max(ilp.makespan_us, op.finish_us);
-    }
-    ilp.energy_uj = ScheduleEnergy(pr, ilp);
-    if (ok && FitsCapacity(pr, a)) {
-      std::vector<int> order =
-          // Ordered by the midpoint of each interval: on a serial PU, u before
-          // v means f_u ≤ s_v, so the midpoints keep that order even when
-          // CBC's rounding puts a zero-duration operator a hair after the
-          // start of the operator it precedes (the start alone would not).
-          PriorityTopoOrder(g, [&](int v) {
-            return std::make_pair(ilp.ops[v].start_us + ilp.ops[v].finish_us, g.topo_position(v));
-          });
-      Schedule retimed = ListSchedule(pr, a, &order);
-      schedule = (ilp.makespan_us < retimed.makespan_us && ExactlyFeasible(pr, ilp)) ? ilp : retimed;
+// The objective, bound and gap of the returned schedule, as CBC proved them
+// and never more than the schedule proves.
+void SetObjectiveAndBound(const Problem& pr, const CbcOutcome& out, Schedule schedule, SolveResult& result) {
+  result.objective = ObjectiveOf(pr, schedule);
+  double bound = out.bound;
+  // Secondary status 1: nothing beats CBC's incumbent; the bound CBC keeps
+  // then is stale, the incumbent's value is the proven one.
+  if (result.status == SolveStatus::kOptimal && out.secondary == 1 && std::isfinite(out.objective)) {
+    bound = out.objective;
+  }
+  if (!std::isfinite(bound) || std::fabs(bound) >= 1e29) bound = std::numeric_limits<double>::quiet_NaN();
+  if (result.status == SolveStatus::kOptimal && std::isnan(bound)) bound = result.objective;
+  if (result.status == SolveStatus::kOptimal && std::isfinite(out.objective) &&
+      result.objective > out.objective + 1e-6 * std::max(1.0, std::fabs(out.objective))) {
+    // Never claim more than the schedule we return proves.
+    result.status = SolveStatus::kFeasible;
+    result.notes.push_back(fmt::format("the returned schedule is {:g} above CBC's optimum; not claimed optimal",
+                                       result.objective - out.objective));
+  }
+  if (!std::isnan(bound)) bound = std::min(bound, result.objective);
+  result.bound = bound;
+  if (!std::isnan(bound)) {
+    if (std::fabs(result.objective) < 1e-12) {
+      result.gap = result.objective - bound <= 1e-12 ? 0.0 : std::numeric_limits<double>::infinity();
     } else {
-      result.notes.push_back("CBC's solution is not a valid assignment (numerical trouble); ignored");
+      result.gap = (result.objective - bound) / std::fabs(result.objective);
     }
   }
+  result.schedule = std::move(schedule);
+}
 
+// The status, schedule, bound and termination from CBC's outcome and the
+// warm start.
+void Conclude(const Problem& pr, const CbcOutcome& out, std::optional<Schedule> schedule,
+              const std::optional<Candidate>& warm, SolveResult& result) {
   if (schedule) {
     result.status = out.proven_optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
   } else if (warm && !out.proven_infeasible) {
@@ -200,34 +219,8 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
   } else {
     result.status = SolveStatus::kNoSolution;
   }
-
   if (schedule) {
-    result.objective = ObjectiveOf(pr, *schedule);
-    double bound = out.bound;
-    // Secondary status 1: nothing beats CBC's incumbent; the bound CBC keeps
-    // then is stale, the incumbent's value is the proven one.
-    if (result.status == SolveStatus::kOptimal && out.secondary == 1 && std::isfinite(out.objective)) {
-      bound = out.objective;
-    }
-    if (!std::isfinite(bound) || std::fabs(bound) >= 1e29) bound = std::numeric_limits<double>::quiet_NaN();
-    if (result.status == SolveStatus::kOptimal && std::isnan(bound)) bound = result.objective;
-    if (result.status == SolveStatus::kOptimal && std::isfinite(out.objective) &&
-        result.objective > out.objective + 1e-6 * std::max(1.0, std::fabs(out.objective))) {
-      // Never claim more than the schedule we return proves.
-      result.status = SolveStatus::kFeasible;
-      result.notes.push_back(fmt::format("the returned schedule is {:g} above CBC's optimum; not claimed optimal",
-                                         result.objective - out.objective));
-    }
-    if (!std::isnan(bound)) bound = std::min(bound, result.objective);
-    result.bound = bound;
-    if (!std::isnan(bound)) {
-      if (std::fabs(result.objective) < 1e-12) {
-        result.gap = result.objective - bound <= 1e-12 ? 0.0 : std::numeric_limits<double>::infinity();
-      } else {
-        result.gap = (result.objective - bound) / std::fabs(result.objective);
-      }
-    }
-    result.schedule = std::move(schedule);
+    SetObjectiveAndBound(pr, out, std::move(*schedule), result);
   } else if (std::isfinite(out.bound) && std::fabs(out.bound) < 1e29) {
     result.bound = out.bound;
   }
@@ -243,6 +236,37 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
   } else {
     result.termination = Termination::kNumerical;
   }
+}
+
+}  // namespace
+
+// The CIM paper's MIP on CBC, warm-started from the best heuristic schedule
+// or from `incumbent` when that is better. `result` carries notes so far.
+Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options, Clock::time_point t0,
+                                  SolveResult result, const Schedule* incumbent) {
+  result.formulation = "paper";
+  IlpModel m = BuildModel(pr);
+  result.mip = MipStats{m.mb.num_cols(), m.mb.num_rows(), m.big_m};
+
+  std::optional<Candidate> warm;
+  std::vector<double> warm_values;
+  if (options.warm_start) warm = WarmStart(pr, m, incumbent, &warm_values, result);
+
+  int threads = options.threads;
+  if (threads == 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (threads > 1 && !CbcHasThreads()) {
+    result.notes.push_back(fmt::format("this CBC was built without threads; {} requested, 1 used", threads));
+    threads = 1;
+  }
+
+  auto run = RunCbc(m.mb, options, threads, warm ? &warm_values : nullptr, SecondsSince(t0));
+  if (!run.ok()) return run.status();
+  const CbcOutcome& out = *run;
+  if (warm && !out.warm_taken) result.notes.push_back("CBC rejected the warm start (numerical trouble)");
+
+  std::optional<Schedule> schedule;
+  if (out.solution) schedule = ScheduleOfSolution(pr, m, *out.solution, result);
+  Conclude(pr, out, std::move(schedule), warm, result);
   result.seconds = SecondsSince(t0);
   return result;
 }

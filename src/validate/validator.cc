@@ -51,29 +51,32 @@ std::optional<double> Num(const nlohmann::json& j, const char* key, const std::s
   return v;
 }
 
-}  // namespace
+// One operator as read from the file.
+struct Op {
+  std::string name, device;
+  double start = 0, finish = 0, cost = 0, slowdown = 1;
+  std::optional<double> crossbars;
+  int request = 0;
+  bool ok = false;
+};
 
-ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
-  ValidationReport r;
-  auto& out = r.violations;
-  if (!s.is_object()) {
-    out.push_back("the schedule is not a JSON object");
-    return r;
-  }
-  // json::value() throws when the key holds another type: test types first.
-  if (!s.contains("format") || !s["format"].is_string() || s["format"].get<std::string>() != "hetplan-schedule") {
-    out.push_back("'format' is not \"hetplan-schedule\"");
-  }
-  if (!s.contains("version") || !s["version"].is_number_integer() || s["version"].get<int>() < 1 ||
-      s["version"].get<int>() > kScheduleFormatVersion) {
-    out.push_back(fmt::format("'version' is not 1 to {} (this validator reads versions 1 to {})",
-                              kScheduleFormatVersion, kScheduleFormatVersion));
-  }
-  // Devices.
+// What the checks share: the devices by name, the operators as read, ids to
+// their index, and the totals the file's makespan and energy must equal.
+struct Parsed {
   std::map<std::string, Device> devices;
+  std::vector<Op> ops;
+  std::map<int, int> by_id;
+  double latest = 0;
+  double energy_sum = 0.0;
+  bool energy_defined = true;
+};
+
+// The devices (false when there are none to check against).
+bool ReadDevices(const nlohmann::json& s, Parsed& p, std::vector<std::string>& out) {
+  std::map<std::string, Device>& devices = p.devices;
   if (!s.contains("devices") || !s["devices"].is_array() || s["devices"].empty()) {
     out.push_back("'devices' is missing or empty");
-    return r;
+    return false;
   }
   for (size_t i = 0; i < s["devices"].size(); ++i) {
     const auto& d = s["devices"][i];
@@ -95,90 +98,78 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
       out.push_back(fmt::format("{}: device '{}' is listed twice", where, Short(d["name"].get<std::string>())));
     }
   }
-  // Operators.
-  if (!s.contains("operators") || !s["operators"].is_array()) {
-    out.push_back("'operators' is missing");
-    return r;
+  return true;
+}
+
+// One operator: its device, times, cost, slowdown and crossbars, checked
+// against each other; added to the totals.
+void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std::string>& out) {
+  std::string where = fmt::format("operators[{}]", i);
+  if (!o.is_object()) {
+    out.push_back(where + ": not an object");
+    return;
   }
-  const auto& ops = s["operators"];
-  r.operators = static_cast<int>(ops.size());
-  struct Op {
-    std::string name, device;
-    double start = 0, finish = 0, cost = 0, slowdown = 1;
-    std::optional<double> crossbars;
-    int request = 0;
-    bool ok = false;
-  };
-  std::vector<Op> parsed(ops.size());
-  std::map<int, int> by_id;
-  double latest = 0;
-  double energy_sum = 0.0;
-  bool energy_defined = true;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const auto& o = ops[i];
-    std::string where = fmt::format("operators[{}]", i);
-    if (!o.is_object()) {
-      out.push_back(where + ": not an object");
-      continue;
-    }
-    Op& op = parsed[i];
-    op.name = o.contains("name") && o["name"].is_string() ? Short(o["name"].get<std::string>()) : where;
-    where = fmt::format("operator '{}'", op.name);
-    if (!o.contains("id") || !o["id"].is_number_integer()) {
-      out.push_back(where + ": missing integer 'id'");
-      continue;
-    }
-    int id = o["id"].get<int>();
-    if (!by_id.emplace(id, static_cast<int>(i)).second) out.push_back(fmt::format("{}: id {} is used twice", where, id));
-    if (!o.contains("device") || !o["device"].is_string()) {
-      out.push_back(where + ": missing 'device'");
-      continue;
-    }
-    op.device = o["device"].get<std::string>();
-    auto dev = devices.find(op.device);
-    if (dev == devices.end()) {
-      out.push_back(fmt::format("{}: device '{}' is not in 'devices'", where, Short(op.device)));
-      continue;
-    }
-    auto start = Num(o, "start_us", where, out), finish = Num(o, "finish_us", where, out);
-    if (!start || !finish) continue;
-    op.start = *start;
-    op.finish = *finish;
-    if (op.start < -kValidateTolerance) out.push_back(fmt::format("{}: starts before 0 ({} µs)", where, op.start));
-    if (!o.contains("cost_us") || !o["cost_us"].is_object()) {
-      out.push_back(where + ": missing 'cost_us'");
-      continue;
-    }
-    const auto& costs = o["cost_us"];
-    if (!costs.contains(op.device) || costs[op.device].is_null()) {
-      out.push_back(fmt::format("{}: runs on '{}', where it is unsupported (cost_us is null)", where, Short(op.device)));
-      continue;
-    }
-    auto cost = Num(costs, op.device.c_str(), where + " cost_us", out);
-    if (!cost) continue;
-    op.cost = *cost;
-    if (o.contains("slowdown") && !o["slowdown"].is_null()) {
-      auto sd = Num(o, "slowdown", where, out);
-      if (sd) {
-        op.slowdown = *sd;
-        if (*sd < 1 - kValidateTolerance) out.push_back(fmt::format("{}: slowdown {} < 1", where, *sd));
-      }
-    }
-    op.request = o.contains("request") && o["request"].is_number_integer() ? o["request"].get<int>() : 0;
-    op.crossbars = Num(o, "crossbars", where, out, /*required=*/false);
-    if (!Near(op.finish - op.start, op.cost * op.slowdown)) {
-      out.push_back(fmt::format("{}: finish − start = {} µs, but cost × slowdown on '{}' = {} µs", where,
-                                op.finish - op.start, Short(op.device), op.cost * op.slowdown));
-    }
-    if (dev->second.power_w) {
-      energy_sum += op.cost * op.slowdown * *dev->second.power_w;
-    } else {
-      energy_defined = false;
-    }
-    latest = std::max(latest, op.finish);
-    op.ok = true;
+  Op& op = p.ops[i];
+  op.name = o.contains("name") && o["name"].is_string() ? Short(o["name"].get<std::string>()) : where;
+  where = fmt::format("operator '{}'", op.name);
+  if (!o.contains("id") || !o["id"].is_number_integer()) {
+    out.push_back(where + ": missing integer 'id'");
+    return;
   }
-  // Edges: precedence with transfers.
+  int id = o["id"].get<int>();
+  if (!p.by_id.emplace(id, static_cast<int>(i)).second) out.push_back(fmt::format("{}: id {} is used twice", where, id));
+  if (!o.contains("device") || !o["device"].is_string()) {
+    out.push_back(where + ": missing 'device'");
+    return;
+  }
+  op.device = o["device"].get<std::string>();
+  auto dev = p.devices.find(op.device);
+  if (dev == p.devices.end()) {
+    out.push_back(fmt::format("{}: device '{}' is not in 'devices'", where, Short(op.device)));
+    return;
+  }
+  auto start = Num(o, "start_us", where, out), finish = Num(o, "finish_us", where, out);
+  if (!start || !finish) return;
+  op.start = *start;
+  op.finish = *finish;
+  if (op.start < -kValidateTolerance) out.push_back(fmt::format("{}: starts before 0 ({} µs)", where, op.start));
+  if (!o.contains("cost_us") || !o["cost_us"].is_object()) {
+    out.push_back(where + ": missing 'cost_us'");
+    return;
+  }
+  const auto& costs = o["cost_us"];
+  if (!costs.contains(op.device) || costs[op.device].is_null()) {
+    out.push_back(fmt::format("{}: runs on '{}', where it is unsupported (cost_us is null)", where, Short(op.device)));
+    return;
+  }
+  auto cost = Num(costs, op.device.c_str(), where + " cost_us", out);
+  if (!cost) return;
+  op.cost = *cost;
+  if (o.contains("slowdown") && !o["slowdown"].is_null()) {
+    auto sd = Num(o, "slowdown", where, out);
+    if (sd) {
+      op.slowdown = *sd;
+      if (*sd < 1 - kValidateTolerance) out.push_back(fmt::format("{}: slowdown {} < 1", where, *sd));
+    }
+  }
+  op.request = o.contains("request") && o["request"].is_number_integer() ? o["request"].get<int>() : 0;
+  op.crossbars = Num(o, "crossbars", where, out, /*required=*/false);
+  if (!Near(op.finish - op.start, op.cost * op.slowdown)) {
+    out.push_back(fmt::format("{}: finish − start = {} µs, but cost × slowdown on '{}' = {} µs", where,
+                              op.finish - op.start, Short(op.device), op.cost * op.slowdown));
+  }
+  if (dev->second.power_w) {
+    p.energy_sum += op.cost * op.slowdown * *dev->second.power_w;
+  } else {
+    p.energy_defined = false;
+  }
+  p.latest = std::max(p.latest, op.finish);
+  op.ok = true;
+}
+
+// Edges: precedence with transfers.
+void CheckEdges(const nlohmann::json& s, const Parsed& p, ValidationReport& r) {
+  auto& out = r.violations;
   if (s.contains("edges") && s["edges"].is_array()) {
     r.edges = static_cast<int>(s["edges"].size());
     for (size_t i = 0; i < s["edges"].size(); ++i) {
@@ -189,13 +180,13 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
         out.push_back(where + ": needs integer 'from' and 'to'");
         continue;
       }
-      auto fu = by_id.find(e["from"].get<int>()), fv = by_id.find(e["to"].get<int>());
-      if (fu == by_id.end() || fv == by_id.end()) {
+      auto fu = p.by_id.find(e["from"].get<int>()), fv = p.by_id.find(e["to"].get<int>());
+      if (fu == p.by_id.end() || fv == p.by_id.end()) {
         out.push_back(where + ": names an operator id that does not exist");
         continue;
       }
-      const Op& u = parsed[fu->second];
-      const Op& v = parsed[fv->second];
+      const Op& u = p.ops[fu->second];
+      const Op& v = p.ops[fv->second];
       if (!u.ok || !v.ok) continue;
       if (u.request != v.request) {
         out.push_back(fmt::format("{}: '{}' and '{}' belong to different requests", where, u.name, v.name));
@@ -216,13 +207,16 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
   } else {
     out.push_back("'edges' is missing");
   }
-  // Serial devices: no overlap. Spatial devices: capacity.
+}
+
+// Serial devices: no overlap. Spatial devices: capacity.
+void CheckDevices(Parsed& p, std::vector<std::string>& out) {
   std::map<std::string, std::vector<const Op*>> on;
-  for (const Op& op : parsed) {
+  for (const Op& op : p.ops) {
     if (op.ok) on[op.device].push_back(&op);
   }
   for (auto& [name, list] : on) {
-    const Device& dev = devices[name];
+    const Device& dev = p.devices[name];
     if (dev.spatial) {
       double used = 0;
       bool missing = false;
@@ -248,18 +242,56 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
       }
     }
   }
+}
+
+// The file's makespan and energy against the operators'.
+void CheckTotals(const nlohmann::json& s, const Parsed& p, std::vector<std::string>& out) {
   auto makespan = Num(s, "makespan_us", "schedule", out);
-  if (makespan && !Near(*makespan, latest)) {
-    out.push_back(fmt::format("makespan_us = {} but the latest finish is {}", *makespan, latest));
+  if (makespan && !Near(*makespan, p.latest)) {
+    out.push_back(fmt::format("makespan_us = {} but the latest finish is {}", *makespan, p.latest));
   }
   if (s.contains("energy_uj") && !s["energy_uj"].is_null()) {
     auto e = Num(s, "energy_uj", "schedule", out);
-    if (e && (!energy_defined || !Near(*e, energy_sum))) {
+    if (e && (!p.energy_defined || !Near(*e, p.energy_sum))) {
       out.push_back(fmt::format("energy_uj = {} but Σ cost × slowdown × power = {}", *e,
-                                energy_defined ? fmt::format("{}", energy_sum)
+                                p.energy_defined ? fmt::format("{}", p.energy_sum)
                                                : std::string("undefined (a device has no power_w)")));
     }
   }
+}
+
+}  // namespace
+
+ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
+  ValidationReport r;
+  auto& out = r.violations;
+  if (!s.is_object()) {
+    out.push_back("the schedule is not a JSON object");
+    return r;
+  }
+  // json::value() throws when the key holds another type: test types first.
+  if (!s.contains("format") || !s["format"].is_string() || s["format"].get<std::string>() != "hetplan-schedule") {
+    out.push_back("'format' is not \"hetplan-schedule\"");
+  }
+  if (!s.contains("version") || !s["version"].is_number_integer() || s["version"].get<int>() < 1 ||
+      s["version"].get<int>() > kScheduleFormatVersion) {
+    out.push_back(fmt::format("'version' is not 1 to {} (this validator reads versions 1 to {})",
+                              kScheduleFormatVersion, kScheduleFormatVersion));
+  }
+  Parsed p;
+  if (!ReadDevices(s, p, out)) return r;
+  // Operators.
+  if (!s.contains("operators") || !s["operators"].is_array()) {
+    out.push_back("'operators' is missing");
+    return r;
+  }
+  const auto& ops = s["operators"];
+  r.operators = static_cast<int>(ops.size());
+  p.ops.resize(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) ReadOperator(ops[i], i, p, out);
+  CheckEdges(s, p, r);
+  CheckDevices(p, out);
+  CheckTotals(s, p, out);
   return r;
 }
 

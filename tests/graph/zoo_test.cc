@@ -199,4 +199,24 @@ INSTANTIATE_TEST_SUITE_P(
     Int8CaseName);
 
 }  // namespace
+// A --shape that contradicts the weights (the KAN's 784 inputs made 3) makes
+// a broadcast fail and leaves its output without a type; a Shape node after
+// it then reached ONNX 1.12's data propagation, which dereferenced the
+// missing type and crashed the importer. Now it is a one-line error naming
+// the first node whose inference failed.
+TEST(ZooImport, AShapeThatContradictsTheWeightsIsAnErrorNotACrash) {
+  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/kan.onnx";
+  ImportOptions o;
+  o.input_shapes["input"] = {1, 3};
+  auto m = LoadOnnxModel(path, o);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), ErrorCode::kParseError);
+  const std::string& msg = m.status().message();
+  EXPECT_NE(msg.find("kan.onnx"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Incompatible dimensions"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  o.input_shapes["input"] = {1, 784};
+  EXPECT_TRUE(LoadOnnxModel(path, o).ok());
+}
+
 }  // namespace hetplan
