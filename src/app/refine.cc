@@ -53,15 +53,16 @@ class WorkDir {
   fs::path path_;
 };
 
-// Each operator's PU and the order the plan starts them in (ties: finish, id).
-void PlanOrder(const nlohmann::json& schedule, const CostModel& c, std::vector<int>* device, std::vector<int>* order) {
-  const auto& ops = schedule["operators"];
-  device->assign(ops.size(), 0);
+// Each operator's PU and the order the plan starts them in (ties: finish,
+// id). The plan's PUs are the cost model's, in its order (every round plans
+// on the base costs refitted, which keep the base's PUs).
+void PlanOrder(const Schedule& schedule, std::vector<int>* device, std::vector<int>* order) {
+  device->assign(schedule.ops.size(), 0);
   std::vector<std::tuple<double, double, int>> by_start;
-  for (const auto& op : ops) {
-    const int id = op["id"].get<int>();
-    (*device)[static_cast<size_t>(id)] = std::max(0, c.FindPu(op["device"].get<std::string>()));
-    by_start.emplace_back(op["start_us"].get<double>(), op["finish_us"].get<double>(), id);
+  for (size_t v = 0; v < schedule.ops.size(); ++v) {
+    const ScheduledOp& op = schedule.ops[v];
+    (*device)[v] = std::max(0, op.device);
+    by_start.emplace_back(op.start_us, op.finish_us, static_cast<int>(v));
   }
   std::sort(by_start.begin(), by_start.end());
   order->clear();
@@ -233,7 +234,7 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
     round.round = r;
     round.schedule = plan.schedule;
     round.status = ToString(plan.result.status);
-    round.makespan_us = plan.schedule["makespan_us"].get<double>();
+    round.makespan_us = plan.result.schedule->makespan_us;
     round.segments = static_cast<int>(report->segments.size());
     round.predicted_host_us = report->predicted_host_us;
     round.measured_host_us = report->measured_host_us;
@@ -266,10 +267,10 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
   for (const auto& [p, list] : samples) final_fits[p] = FitSegments(list, base.boundary_us(p));
   const CostModel calibrated = ApplySegmentFits(base, final_fits);
   const Problem problem{&pp.model.graph, &calibrated, Objective::kLatency, std::nullopt};
-  for (RefineRound& round : out.rounds) {
+  for (size_t r = 0; r < out.rounds.size(); ++r) {
     std::vector<int> device, order;
-    PlanOrder(round.schedule, calibrated, &device, &order);
-    round.calibrated_makespan_us = ListSchedule(problem, device, &order).makespan_us;
+    PlanOrder(*plans[r].result.schedule, &device, &order);
+    out.rounds[r].calibrated_makespan_us = ListSchedule(problem, device, &order).makespan_us;
   }
   for (size_t r = 1; r < out.rounds.size(); ++r) {
     if (out.rounds[r].calibrated_makespan_us < out.rounds[static_cast<size_t>(out.best)].calibrated_makespan_us) {

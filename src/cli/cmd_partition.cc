@@ -64,15 +64,19 @@ void RegisterPartition(CLI::App& app) {
     }
     const nlohmann::json& s = plan->schedule;
     if (Status st = WriteScheduleOutputs(s, o->out, o->csv, o->trace); !st.ok()) return ReportError(st);
-    // Summary.
-    std::map<std::string, std::pair<int, double>> per_device;  // ops, busy µs
-    std::map<std::string, int64_t> crossbars;                  // per spatial PU: its operators' crossbars
-    for (const auto& op : s["operators"]) {
-      const std::string device = op["device"].get<std::string>();
-      auto& d = per_device[device];
-      ++d.first;
-      d.second += op["finish_us"].get<double>() - op["start_us"].get<double>();
-      if (!op["crossbars"].is_null()) crossbars[device] += op["crossbars"].get<int64_t>();
+    // Summary, from the typed plan: per PU its operators, busy time and the
+    // crossbars its operators take.
+    const Schedule& sched = *r.schedule;
+    const CostModel& costs = pp->costs;
+    std::vector<int> ops_on(static_cast<size_t>(costs.num_pus()), 0);
+    std::vector<double> busy_on(static_cast<size_t>(costs.num_pus()), 0.0);
+    std::vector<int64_t> crossbars_on(static_cast<size_t>(costs.num_pus()), 0);
+    for (size_t v = 0; v < sched.ops.size(); ++v) {
+      const ScheduledOp& op = sched.ops[v];
+      const auto p = static_cast<size_t>(op.device);
+      ++ops_on[p];
+      busy_on[p] += op.finish_us - op.start_us;
+      if (costs.pu(op.device).spatial) crossbars_on[p] += costs.crossbars(static_cast<int>(v), op.device);
     }
     std::printf("model     %s (%d operators, fusion %s)\n", pp->model.path.c_str(), pp->model.graph.size(),
                 ToString(pp->model.fusion).c_str());
@@ -81,24 +85,22 @@ void RegisterPartition(CLI::App& app) {
                 pp->platform.overrides.empty() ? "" : (" with " + fmt::format("{}", fmt::join(pp->platform.overrides, " "))).c_str());
     for (const auto& note : pp->notes) std::printf("costs     %s\n", note.c_str());
     for (const auto& note : pp->run_notes) std::printf("run       %s\n", note.c_str());
-    for (const auto& dev : s["devices"]) {
-      std::string name = dev["name"].get<std::string>();
-      auto it = per_device.find(name);
-      int ops = it == per_device.end() ? 0 : it->second.first;
-      double busy = it == per_device.end() ? 0 : it->second.second;
-      std::printf("device    %-6s %4d operators, busy %10.1f µs", name.c_str(), ops, busy);
-      if (dev["execution"] == "spatial") {
-        std::printf(", crossbars %lld / %lld", static_cast<long long>(crossbars[name]),
-                    static_cast<long long>(dev["capacity_crossbars"].get<int64_t>()));
+    for (int p = 0; p < costs.num_pus(); ++p) {
+      const PuInfo& pu = costs.pu(p);
+      std::printf("device    %-6s %4d operators, busy %10.1f µs", pu.name.c_str(), ops_on[static_cast<size_t>(p)],
+                  busy_on[static_cast<size_t>(p)]);
+      if (pu.spatial) {
+        std::printf(", crossbars %lld / %lld", static_cast<long long>(crossbars_on[static_cast<size_t>(p)]),
+                    static_cast<long long>(pu.capacity));
       }
       std::printf("\n");
     }
-    std::printf("makespan  %.1f µs\n", s["makespan_us"].get<double>());
+    std::printf("makespan  %.1f µs\n", sched.makespan_us);
     if (plan->baselines.count("cpu_only_us")) {
       std::printf("cpu-only  %.1f µs   speedup %.2fx\n", plan->baselines.at("cpu_only_us"),
-                  plan->baselines.at("cpu_only_us") / s["makespan_us"].get<double>());
+                  plan->baselines.at("cpu_only_us") / sched.makespan_us);
     }
-    if (!s["energy_uj"].is_null()) std::printf("energy    %.1f µJ\n", s["energy_uj"].get<double>());
+    if (sched.energy_uj) std::printf("energy    %.1f µJ\n", *sched.energy_uj);
     // The MIP's size, or the exact search's own statistics (ExactStats).
     std::string size = std::string("no MIP");
     if (r.mip) {

@@ -384,28 +384,29 @@ bool IsAcyclic(int n, const std::vector<std::set<int>>& succ) {
 
 Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& schedule,
                                const std::string& schedule_label, const SplitOptions& options) {
-  if (schedule.is_object() && schedule.contains("requests") && schedule["requests"].is_array() &&
-      schedule["requests"].size() > 1) {
-    return deploy_internal::SplitRequests(model, schedule, schedule_label, options);
+  if (model.model == nullptr) {
+    return Error(ErrorCode::kInvalidArgument, "split: no ONNX model; load it with LoadOnnxModel first");
   }
-  return deploy_internal::SplitOneRequest(model, schedule, schedule_label, options, {});
+  HETPLAN_ASSIGN_OR_RETURN(const PlanFile plan, ReadPlanFile(schedule, schedule_label));
+  if (plan.requests.size() > 1) return deploy_internal::SplitRequests(model, plan, schedule_label, options);
+  return deploy_internal::SplitOneRequest(model, plan, schedule_label, options, {});
 }
 
 namespace deploy_internal {
 namespace {
 
 // Checks that the schedule was made for `model`: its operator count and names.
-Status CheckScheduleMatchesModel(const LoadedModel& model, const ParsedSchedule& ps,
+Status CheckScheduleMatchesModel(const LoadedModel& model, const PlanFile& ps,
                                  const std::string& schedule_label) {
   const OpGraph& g = model.graph;
-  if (static_cast<int>(ps.ops.size()) != g.size()) {
+  if (static_cast<int>(ps.operators.size()) != g.size()) {
     return Error(ErrorCode::kInvalidArgument,
                  "{}: the schedule has {} operators but {} imports as {}; the "
                  "model or the fusion level changed since planning: re-plan with hetplan partition",
-                 schedule_label, ps.ops.size(), model.path, g.size());
+                 schedule_label, ps.operators.size(), model.path, g.size());
   }
   for (const Operator& op : g.operators()) {
-    const std::string& planned = ps.ops[static_cast<size_t>(op.id)].name;
+    const std::string& planned = ps.operators[static_cast<size_t>(op.id)].name;
     if (!planned.empty() && planned != op.name) {
       return Error(ErrorCode::kInvalidArgument,
                    "{}: operator {} is '{}' in the schedule but '{}' in {}; "
@@ -418,11 +419,11 @@ Status CheckScheduleMatchesModel(const LoadedModel& model, const ParsedSchedule&
 
 // Execution order: start time, then topological position (a zero-cost
 // operator starts when its predecessor finishes, at the same time).
-std::vector<int> ExecutionOrder(const OpGraph& g, const ParsedSchedule& ps) {
+std::vector<int> ExecutionOrder(const OpGraph& g, const PlanFile& ps) {
   std::vector<int> order(static_cast<size_t>(g.size()));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const double sa = ps.ops[static_cast<size_t>(a)].start_us, sb = ps.ops[static_cast<size_t>(b)].start_us;
+    const double sa = ps.operators[static_cast<size_t>(a)].start_us, sb = ps.operators[static_cast<size_t>(b)].start_us;
     if (sa != sb) return sa < sb;
     return g.topo_position(a) < g.topo_position(b);
   });
@@ -431,7 +432,7 @@ std::vector<int> ExecutionOrder(const OpGraph& g, const ParsedSchedule& ps) {
 
 // The cuts for PlanSegments: TimedCuts plus `extra_cuts` for a plan whose PUs
 // all run here, none (empty) otherwise.
-std::vector<bool> PlannedCuts(const OpGraph& g, const ParsedSchedule& ps, const std::vector<int>& device_of,
+std::vector<bool> PlannedCuts(const OpGraph& g, const PlanFile& ps, const std::vector<int>& device_of,
                               const std::vector<int>& order, const std::vector<bool>& extra_cuts) {
   // Plans whose PUs all run here are executed on PU threads at their planned
   // times: cut them so that no segment waits for more than it needs.
@@ -445,8 +446,8 @@ std::vector<bool> PlannedCuts(const OpGraph& g, const ParsedSchedule& ps, const 
   if (all_executable && (used.size() > 1 || !extra_cuts.empty())) {
     std::vector<double> start(static_cast<size_t>(g.size())), finish(static_cast<size_t>(g.size()));
     for (int v = 0; v < g.size(); ++v) {
-      start[static_cast<size_t>(v)] = ps.ops[static_cast<size_t>(v)].start_us;
-      finish[static_cast<size_t>(v)] = ps.ops[static_cast<size_t>(v)].finish_us;
+      start[static_cast<size_t>(v)] = ps.operators[static_cast<size_t>(v)].start_us;
+      finish[static_cast<size_t>(v)] = ps.operators[static_cast<size_t>(v)].finish_us;
     }
     cuts = TimedCuts(g, device_of, order, start, finish);
     for (size_t v = 0; v < extra_cuts.size() && v < cuts.size(); ++v) cuts[v] = cuts[v] || extra_cuts[v];
@@ -486,7 +487,7 @@ struct SegmentTransfers {
 
 // The schedule's edge transfers into each segment of `plan`, split into its
 // PU's boundary charge and the rest.
-SegmentTransfers TransfersIntoSegments(const OpGraph& g, const ParsedSchedule& ps,
+SegmentTransfers TransfersIntoSegments(const OpGraph& g, const PlanFile& ps,
                                        const std::vector<SegmentPlan>& plan) {
   const int k = static_cast<int>(plan.size());
   std::vector<int> seg_of(static_cast<size_t>(g.size()), -1);
@@ -496,11 +497,14 @@ SegmentTransfers TransfersIntoSegments(const OpGraph& g, const ParsedSchedule& p
   SegmentTransfers tr;
   tr.transfer_in.assign(static_cast<size_t>(k), 0.0);
   tr.boundary_in.assign(static_cast<size_t>(k), 0.0);
-  for (const auto& [from, to, us] : ps.transfers) {
+  for (const PlanFileEdge& e : ps.edges) {
+    if (!e.transfer_us) continue;
+    const int from = e.from, to = e.to;
+    const double us = *e.transfer_us;
     if (from < 0 || to < 0 || from >= g.size() || to >= g.size()) continue;
     const int sf = seg_of[static_cast<size_t>(from)], st = seg_of[static_cast<size_t>(to)];
-    const int dt = ps.ops[static_cast<size_t>(to)].device_index;
-    if (sf != st && ps.ops[static_cast<size_t>(from)].device_index != dt) {
+    const int dt = ps.operators[static_cast<size_t>(to)].device_index;
+    if (sf != st && ps.operators[static_cast<size_t>(from)].device_index != dt) {
       const double b = ps.devices[static_cast<size_t>(dt)].boundary_us;
       tr.boundary_in[static_cast<size_t>(st)] = b;
       tr.transfer_in[static_cast<size_t>(st)] += std::max(0.0, us - b);
@@ -510,7 +514,7 @@ SegmentTransfers TransfersIntoSegments(const OpGraph& g, const ParsedSchedule& p
 }
 
 // The manifest's model, schedule, runtime and PU fields.
-Manifest ManifestHeader(const LoadedModel& model, const ParsedSchedule& ps, const std::string& schedule_label) {
+Manifest ManifestHeader(const LoadedModel& model, const PlanFile& ps, const std::string& schedule_label) {
   const OpGraph& g = model.graph;
   Manifest mf;
   std::string model_name = ps.model_name;
@@ -605,11 +609,11 @@ struct SplitTotals {
 
 // Segment s's manifest entry: its file, operators, boundary tensors,
 // dependencies and planned times; adds its predictions to `totals`.
-Result<ManifestSegment> SegmentEntry(const Splitter& splitter, const SegmentPlan& sp, const ParsedSchedule& ps,
+Result<ManifestSegment> SegmentEntry(const Splitter& splitter, const SegmentPlan& sp, const PlanFile& ps,
                                      const SegmentTransfers& tr, int s, const std::string& file,
                                      const std::string& bytes, SplitTotals* totals) {
   const SegmentBuild& b = splitter.builds()[static_cast<size_t>(s)];
-  const ScheduleDevice& dev = ps.devices[static_cast<size_t>(sp.device)];
+  const PlanFileDevice& dev = ps.devices[static_cast<size_t>(sp.device)];
   ManifestSegment seg;
   seg.id = s;
   seg.device = dev.name;
@@ -622,7 +626,7 @@ Result<ManifestSegment> SegmentEntry(const Splitter& splitter, const SegmentPlan
   double predicted = 0, start = 0, finish = 0;
   bool first = true;
   for (int v : sp.operators) {
-    const ScheduleOp& op = ps.ops[static_cast<size_t>(v)];
+    const PlanFileOperator& op = ps.operators[static_cast<size_t>(v)];
     predicted += op.predicted_us;
     start = first ? op.start_us : std::min(start, op.start_us);
     finish = first ? op.finish_us : std::max(finish, op.finish_us);
@@ -660,19 +664,14 @@ Result<ManifestSegment> SegmentEntry(const Splitter& splitter, const SegmentPlan
 
 }  // namespace
 
-Result<SplitResult> SplitOneRequest(const LoadedModel& model, const nlohmann::json& schedule,
-                                    const std::string& schedule_label, const SplitOptions& options,
-                                    const std::vector<bool>& extra_cuts) {
-  if (model.model == nullptr) {
-    return Error(ErrorCode::kInvalidArgument, "split: no ONNX model; load it with LoadOnnxModel first");
-  }
-  HETPLAN_ASSIGN_OR_RETURN(ParsedSchedule ps, ParseSchedule(schedule, schedule_label));
+Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps, const std::string& schedule_label,
+                                    const SplitOptions& options, const std::vector<bool>& extra_cuts) {
   const OpGraph& g = model.graph;
   HETPLAN_RETURN_IF_ERROR(CheckScheduleMatchesModel(model, ps, schedule_label));
 
   const std::vector<int> order = ExecutionOrder(g, ps);
   std::vector<int> device_of(static_cast<size_t>(g.size()));
-  for (int v = 0; v < g.size(); ++v) device_of[static_cast<size_t>(v)] = ps.ops[static_cast<size_t>(v)].device_index;
+  for (int v = 0; v < g.size(); ++v) device_of[static_cast<size_t>(v)] = ps.operators[static_cast<size_t>(v)].device_index;
   const std::vector<bool> cuts = PlannedCuts(g, ps, device_of, order, extra_cuts);
   auto plan = PlanSegments(g, device_of, order, cuts);
   if (!plan.ok()) return Status(plan.status().code(), schedule_label + ": " + plan.status().message());

@@ -13,7 +13,6 @@
 
 #include "deploy/split_internal.h"
 #include "hetplan/util/sha256.h"
-#include "hetplan/validate/validator.h"
 
 namespace hetplan {
 namespace {
@@ -65,62 +64,47 @@ Status Bad(const std::string& label, const std::string& where, const std::string
                "concurrent", label, where, what);
 }
 
-// One request's operators and edges as a schedule of its own (ids from 0).
-nlohmann::json RequestSchedule(const nlohmann::json& schedule, int request, int offset, int n) {
-  nlohmann::json sub = schedule;
-  sub.erase("requests");
-  nlohmann::json ops = nlohmann::json::array();
-  for (const auto& o : schedule["operators"]) {
-    if (o.value("request", 0) != request) continue;
-    nlohmann::json x = o;
-    x["id"] = o["id"].get<int>() - offset;
-    x.erase("request");
-    ops.push_back(std::move(x));
+// One request's operators and edges as a plan of its own (ids from 0).
+PlanFile RequestPlan(const PlanFile& all, int request, int offset, int n) {
+  PlanFile sub = all;
+  sub.requests.clear();
+  sub.operators.clear();
+  for (int id = offset; id < offset + n && id < static_cast<int>(all.operators.size()); ++id) {
+    PlanFileOperator op = all.operators[static_cast<size_t>(id)];
+    if (op.request != request) continue;
+    op.request = 0;
+    sub.operators.push_back(std::move(op));
   }
-  sub["operators"] = std::move(ops);
-  nlohmann::json edges = nlohmann::json::array();
-  if (schedule.contains("edges") && schedule["edges"].is_array()) {
-    for (const auto& e : schedule["edges"]) {
-      if (!e.is_object() || !e.contains("from") || !e.contains("to") || !e["from"].is_number_integer() ||
-          !e["to"].is_number_integer()) {
-        continue;
-      }
-      const int from = e["from"].get<int>() - offset, to = e["to"].get<int>() - offset;
-      if (from < 0 || from >= n || to < 0 || to >= n) continue;
-      nlohmann::json x = e;
-      x["from"] = from;
-      x["to"] = to;
-      edges.push_back(std::move(x));
-    }
+  sub.edges.clear();
+  for (const PlanFileEdge& e : all.edges) {
+    const int from = e.from - offset, to = e.to - offset;
+    if (from < 0 || from >= n || to < 0 || to >= n) continue;
+    sub.edges.push_back(PlanFileEdge{from, to, e.bytes, e.transfer_us});
   }
-  sub["edges"] = std::move(edges);
   return sub;
 }
 
 // Each request's id_offset, checked: two requests of `model`, each with as
 // many operators as `model` imports as.
-Result<std::vector<int>> RequestOffsets(const LoadedModel& model, const nlohmann::json& schedule,
+Result<std::vector<int>> RequestOffsets(const LoadedModel& model, const PlanFile& schedule,
                                         const std::string& schedule_label) {
-  const auto& requests = schedule["requests"];
+  const std::vector<PlanFileRequest>& requests = schedule.requests;
   const int n = model.graph.size();
   if (requests.size() != 2) return Bad(schedule_label, "requests", fmt::format("{} requests, not 2", requests.size()));
   std::vector<int> offset(2);
   for (int r = 0; r < 2; ++r) {
-    const auto& q = requests[static_cast<size_t>(r)];
-    if (!q.is_object() || !q.contains("id_offset") || !q["id_offset"].is_number_integer()) {
-      return Bad(schedule_label, fmt::format("requests[{}].id_offset", r), "missing");
-    }
-    offset[static_cast<size_t>(r)] = q["id_offset"].get<int>();
-    const std::string sha = q.value("sha256", std::string());
-    if (!sha.empty() && sha != model.sha256) {
+    const PlanFileRequest& q = requests[static_cast<size_t>(r)];
+    if (!q.id_offset) return Bad(schedule_label, fmt::format("requests[{}].id_offset", r), "missing");
+    offset[static_cast<size_t>(r)] = *q.id_offset;
+    if (!q.sha256.empty() && q.sha256 != model.sha256) {
       return Error(ErrorCode::kUnsupported,
                    "{}: requests[{}] is another model ({}); split takes two requests of one model: plan them "
                    "with hetplan map --mode concurrent without --second-model",
-                   schedule_label, r, q.value("file", std::string("?")));
+                   schedule_label, r, q.file.empty() ? std::string("?") : q.file);
     }
-    if (q.value("operators", n) != n) {
+    if (q.operators.value_or(n) != n) {
       return Bad(schedule_label, fmt::format("requests[{}].operators", r),
-                 fmt::format("{} operators, but {} imports as {}", q.value("operators", n), model.path, n));
+                 fmt::format("{} operators, but {} imports as {}", *q.operators, model.path, n));
     }
   }
   return offset;
@@ -129,25 +113,19 @@ Result<std::vector<int>> RequestOffsets(const LoadedModel& model, const nlohmann
 // Per request, the operators (local ids) that open a segment: operators of
 // both requests on one PU run in planned order, so a run of one request's
 // operators that the other request interrupts is cut there.
-Result<std::vector<std::vector<bool>>> InterleavingCuts(const nlohmann::json& schedule, const std::vector<int>& offset,
+Result<std::vector<std::vector<bool>>> InterleavingCuts(const PlanFile& schedule, const std::vector<int>& offset,
                                                         int n, const std::string& schedule_label) {
-  if (!schedule.contains("operators") || !schedule["operators"].is_array()) {
-    return Bad(schedule_label, "operators", "missing");
-  }
   std::vector<std::vector<bool>> cuts(2, std::vector<bool>(static_cast<size_t>(n), false));
-  std::map<std::string, std::vector<std::tuple<double, int, int>>> by_device;  // (start, request, local id)
-  for (const auto& o : schedule["operators"]) {
-    if (!o.is_object() || !o.contains("id") || !o["id"].is_number_integer() || !o.contains("device") ||
-        !o["device"].is_string() || !o.contains("start_us") || !o["start_us"].is_number()) {
-      return Bad(schedule_label, "operators", "an operator without id, device or start_us");
-    }
-    const int r = o.value("request", 0);
+  std::map<int, std::vector<std::tuple<double, int, int>>> by_device;  // (start, request, local id)
+  for (size_t id = 0; id < schedule.operators.size(); ++id) {
+    const PlanFileOperator& o = schedule.operators[id];
+    const int r = o.request;
     if (r < 0 || r > 1) return Bad(schedule_label, "operators[].request", fmt::format("{} is not 0 or 1", r));
-    const int local = o["id"].get<int>() - offset[static_cast<size_t>(r)];
+    const int local = static_cast<int>(id) - offset[static_cast<size_t>(r)];
     if (local < 0 || local >= n) {
-      return Bad(schedule_label, "operators[].id", fmt::format("{} is outside request {}", o["id"].get<int>(), r));
+      return Bad(schedule_label, "operators[].id", fmt::format("{} is outside request {}", id, r));
     }
-    by_device[o["device"].get<std::string>()].emplace_back(o["start_us"].get<double>(), r, local);
+    by_device[o.device_index].emplace_back(o.start_us, r, local);
   }
   for (auto& [device, ops] : by_device) {
     std::sort(ops.begin(), ops.end());
@@ -267,7 +245,7 @@ Result<nlohmann::json> MergedSegment(const SplitResult& part, const RequestSegme
 
 }  // namespace
 
-Result<SplitResult> SplitRequests(const LoadedModel& model, const nlohmann::json& schedule,
+Result<SplitResult> SplitRequests(const LoadedModel& model, const PlanFile& schedule,
                                   const std::string& schedule_label, const SplitOptions& options) {
   const int n = model.graph.size();
   HETPLAN_ASSIGN_OR_RETURN(const std::vector<int> offset, RequestOffsets(model, schedule, schedule_label));
@@ -275,7 +253,7 @@ Result<SplitResult> SplitRequests(const LoadedModel& model, const nlohmann::json
                            InterleavingCuts(schedule, offset, n, schedule_label));
   std::vector<SplitResult> parts;
   for (int r = 0; r < 2; ++r) {
-    const nlohmann::json sub = RequestSchedule(schedule, r, offset[static_cast<size_t>(r)], n);
+    const PlanFile sub = RequestPlan(schedule, r, offset[static_cast<size_t>(r)], n);
     auto part = SplitOneRequest(model, sub, fmt::format("{} (request {})", schedule_label, r), options,
                                 cuts[static_cast<size_t>(r)]);
     if (!part.ok()) return part.status();
@@ -305,7 +283,7 @@ Result<SplitResult> SplitRequests(const LoadedModel& model, const nlohmann::json
         parts[0].manifest["predicted"].value(key, 0.0) + parts[1].manifest["predicted"].value(key, 0.0);
   }
   manifest["schedule"]["file"] = schedule_label;
-  manifest["schedule"]["violations"] = static_cast<int>(ValidateScheduleJson(schedule).violations.size());
+  manifest["schedule"]["violations"] = schedule.violations;
   out.manifest = std::move(manifest);
   out.segments = static_cast<int>(mo.order.size());
   out.boundaries = parts[0].boundaries + parts[1].boundaries;

@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 #include "report/paper_tables.h"
 
@@ -293,8 +294,9 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
     int i = 0;
     for (const std::string& path : in.schedule_files) {
       HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-      nlohmann::json s = nlohmann::json::parse(text, nullptr, false);
-      if (s.is_discarded()) return Error(ErrorCode::kParseError, "{}: not JSON", path);
+      nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+      if (j.is_discarded()) return Error(ErrorCode::kParseError, "{}: not JSON", path);
+      HETPLAN_ASSIGN_OR_RETURN(const PlanFile s, ReadPlanFile(j, path));
       if (in.figures) {
         HETPLAN_RETURN_IF_ERROR(
             draft.AddFigure(PlotGantt(s, fmt::format("gantt_{}", i++), in.out_dir), "Gantt " + path));

@@ -520,37 +520,32 @@ Result<Figure> PlotPairStudy(const std::vector<nlohmann::json>& rows, const std:
               data, Script(stem, width, 480, body));
 }
 
-Result<Figure> PlotGantt(const nlohmann::json& schedule, const std::string& stem, const std::string& dir) {
-  if (!schedule.contains("operators") || !schedule["operators"].is_array() || !schedule.contains("devices")) {
-    return Error(ErrorCode::kParseError, "Gantt chart: not a schedule file (no operators/devices)");
-  }
+Result<Figure> PlotGantt(const PlanFile& schedule, const std::string& stem, const std::string& dir) {
   std::vector<std::string> devices;
-  for (const auto& d : schedule["devices"]) devices.push_back(d.value("name", "?"));
-  const double makespan = schedule.value("makespan_us", 0.0);
+  for (const PlanFileDevice& d : schedule.devices) devices.push_back(d.name);
+  const double makespan = schedule.makespan_us;
   const bool ms = makespan > 5000;
   const double scale = ms ? 1e-3 : 1.0;
   std::string data;
   std::vector<bool> used(devices.size(), false);
   for (size_t d = 0; d < devices.size(); ++d) {
     data += fmt::format("# device {}\n# start end row id\n", devices[d]);
-    for (const auto& op : schedule["operators"]) {
-      if (op.value("device", "") != devices[d]) continue;
+    for (size_t id = 0; id < schedule.operators.size(); ++id) {
+      const PlanFileOperator& op = schedule.operators[id];
+      if (op.device_index != static_cast<int>(d)) continue;
       used[d] = true;
-      data += fmt::format("{} {} {} {}\n", Num(op.value("start_us", 0.0) * scale),
-                          Num(op.value("finish_us", 0.0) * scale), d, op.value("id", -1));
+      data += fmt::format("{} {} {} {}\n", Num(op.start_us * scale), Num(op.finish_us * scale), d, id);
     }
     data += "\n\n";
   }
   std::string ytics;
   for (size_t d = 0; d < devices.size(); ++d)
     ytics += (d ? ", " : "") + fmt::format("{} {}", Quote(Plain(devices[d])), d);
-  const std::string model = schedule.contains("model") ? schedule["model"].value("name", "") : "";
-  const std::string platform = schedule.contains("platform") ? schedule["platform"].value("name", "") : "";
+  const std::string& model = schedule.model_name;
+  const std::string& platform = schedule.platform;
   std::string overrides;
-  if (schedule.contains("platform") && schedule["platform"].contains("overrides")) {
-    for (const auto& o : schedule["platform"]["overrides"]) overrides += " " + o.get<std::string>();
-  }
-  const std::string solver = schedule.contains("solver") ? schedule["solver"].value("name", "") : "";
+  for (const std::string& o : schedule.overrides) overrides += " " + o;
+  const std::string& solver = schedule.solver;
   const std::string title = fmt::format("{} on {}{} ({}): makespan {:.1f} {}", model, platform, overrides, solver,
                                         makespan * scale, ms ? "ms" : "µs");
   std::string body = fmt::format(

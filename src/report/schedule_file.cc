@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 #include "hetplan/graph/dtype.h"
@@ -348,6 +349,182 @@ nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& s) {
                       {"args", {{"bytes", e["bytes"]}, {"from", (*u)["device"]}, {"to", (*v)["device"]}}}});
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+}
+
+namespace {
+
+using PlanFileError = std::function<Status(const std::string& where, const std::string& what)>;
+
+// The platform block's ONNX Runtime configuration of one PU.
+void ReadRuntime(const nlohmann::json& pu, PlanFileDevice* dev) {
+  if (!pu.is_object()) return;
+  if (pu.contains("threads") && pu["threads"].is_number_integer()) dev->threads = pu["threads"].get<int>();
+  if (!pu.contains("provider") || !pu["provider"].is_string()) return;
+  dev->configured = true;
+  dev->provider = pu["provider"].get<std::string>();
+  if (pu.contains("provider_options") && pu["provider_options"].is_object()) {
+    for (const auto& [k, v] : pu["provider_options"].items()) {
+      if (v.is_string()) dev->provider_options[k] = v.get<std::string>();
+    }
+  }
+  if (pu.contains("cores") && pu["cores"].is_array()) {
+    for (const auto& c : pu["cores"]) {
+      if (c.is_number_integer()) dev->cores.push_back(c.get<int>());
+    }
+  }
+}
+
+// devices[], with each PU's runtime from the platform block.
+Status ReadDevices(const nlohmann::json& s, const PlanFileError& bad, PlanFile* p) {
+  if (!s.contains("devices") || !s["devices"].is_array() || s["devices"].empty()) {
+    return bad("devices", "missing or empty");
+  }
+  const nlohmann::json no_platform = nlohmann::json::object();
+  const nlohmann::json& platform = s.contains("platform") && s["platform"].is_object() ? s["platform"] : no_platform;
+  for (size_t i = 0; i < s["devices"].size(); ++i) {
+    const auto& d = s["devices"][i];
+    if (!d.is_object() || !d.contains("name") || !d["name"].is_string()) {
+      return bad(fmt::format("devices[{}].name", i), "missing");
+    }
+    PlanFileDevice dev;
+    dev.name = d["name"].get<std::string>();
+    dev.kind = d.value("kind", std::string("cpu"));
+    dev.costs = d.value("costs", std::string());
+    dev.execution = d.value("execution", std::string("serial"));
+    if (d.contains("capacity_crossbars") && d["capacity_crossbars"].is_number_integer()) {
+      dev.capacity_crossbars = d["capacity_crossbars"].get<int64_t>();
+    }
+    if (d.contains("power_w") && d["power_w"].is_number()) dev.power_w = d["power_w"].get<double>();
+    if (d.contains("boundary_us") && d["boundary_us"].is_number() && d["boundary_us"].get<double>() >= 0) {
+      dev.boundary_us = d["boundary_us"].get<double>();
+    }
+    if (platform.contains(dev.name)) ReadRuntime(platform[dev.name], &dev);
+    p->devices.push_back(std::move(dev));
+  }
+  return Status::Ok();
+}
+
+// operators[], each stored at its id (every id once, 0 to n−1).
+Status ReadOperators(const nlohmann::json& s, const PlanFileError& bad, PlanFile* p) {
+  if (!s.contains("operators") || !s["operators"].is_array()) return bad("operators", "missing");
+  const auto& ops = s["operators"];
+  p->operators.resize(ops.size());
+  std::vector<bool> seen(ops.size(), false);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto& o = ops[i];
+    const std::string where = fmt::format("operators[{}]", i);
+    if (!o.is_object() || !o.contains("id") || !o["id"].is_number_integer()) return bad(where + ".id", "missing");
+    const int64_t id = o["id"].get<int64_t>();
+    if (id < 0 || id >= static_cast<int64_t>(ops.size()) || seen[static_cast<size_t>(id)]) {
+      return bad(where + ".id", fmt::format("{} is out of range or repeated", id));
+    }
+    seen[static_cast<size_t>(id)] = true;
+    PlanFileOperator& op = p->operators[static_cast<size_t>(id)];
+    op.name = o.value("name", std::string());
+    op.type = o.contains("type") && o["type"].is_string() ? o["type"].get<std::string>() : std::string();
+    if (!o.contains("device") || !o["device"].is_string()) return bad(where + ".device", "missing");
+    op.device = o["device"].get<std::string>();
+    op.device_index = p->FindDevice(op.device);
+    if (op.device_index < 0) return bad(where + ".device", fmt::format("'{}' is not in devices[]", op.device));
+    for (const char* key : {"start_us", "finish_us"}) {
+      if (!o.contains(key) || !o[key].is_number() || !std::isfinite(o[key].get<double>())) {
+        return bad(fmt::format("{}.{}", where, key), "missing or not a finite number");
+      }
+    }
+    op.start_us = o["start_us"].get<double>();
+    op.finish_us = o["finish_us"].get<double>();
+    const auto& cost = o.value("cost_us", nlohmann::json::object());
+    if (!cost.is_object() || !cost.contains(op.device) || !cost[op.device].is_number()) {
+      return bad(fmt::format("{}.cost_us.{}", where, op.device),
+                 fmt::format("operator '{}' has no cost on its device '{}' (unsupported there)", op.name, op.device));
+    }
+    op.slowdown = o.contains("slowdown") && o["slowdown"].is_number() ? o["slowdown"].get<double>() : 1.0;
+    op.predicted_us = cost[op.device].get<double>() * op.slowdown;
+    if (o.contains("crossbars") && o["crossbars"].is_number_integer()) op.crossbars = o["crossbars"].get<int64_t>();
+    if (o.contains("request") && o["request"].is_number_integer()) op.request = o["request"].get<int>();
+  }
+  return Status::Ok();
+}
+
+// edges[] (entries without integer ends are skipped), the totals, the
+// solver's name and status, the baselines, the requests.
+void ReadEdgesAndSummary(const nlohmann::json& s, PlanFile* p) {
+  if (s.contains("edges") && s["edges"].is_array()) {
+    for (const auto& e : s["edges"]) {
+      if (!e.is_object() || !e.contains("from") || !e.contains("to") || !e["from"].is_number_integer() ||
+          !e["to"].is_number_integer()) {
+        continue;
+      }
+      PlanFileEdge edge{e["from"].get<int>(), e["to"].get<int>(), 0, std::nullopt};
+      if (e.contains("bytes") && e["bytes"].is_number_integer()) edge.bytes = e["bytes"].get<int64_t>();
+      if (e.contains("transfer_us") && e["transfer_us"].is_number()) edge.transfer_us = e["transfer_us"].get<double>();
+      p->edges.push_back(edge);
+    }
+  }
+  if (s.contains("makespan_us") && s["makespan_us"].is_number()) p->makespan_us = s["makespan_us"].get<double>();
+  if (s.contains("energy_uj") && s["energy_uj"].is_number()) p->energy_uj = s["energy_uj"].get<double>();
+  if (s.contains("solver") && s["solver"].is_object()) {
+    p->solver = s["solver"].value("name", std::string());
+    p->solver_status = s["solver"].value("status", std::string());
+  }
+  if (s.contains("platform") && s["platform"].is_object()) {
+    p->platform = s["platform"].value("name", std::string());
+    if (s["platform"].contains("overrides") && s["platform"]["overrides"].is_array()) {
+      for (const auto& o : s["platform"]["overrides"]) {
+        if (o.is_string()) p->overrides.push_back(o.get<std::string>());
+      }
+    }
+  }
+  if (s.contains("baselines") && s["baselines"].is_object()) {
+    for (const auto& [key, v] : s["baselines"].items()) {
+      if (v.is_number()) p->baselines[key] = v.get<double>();
+    }
+  }
+  if (s.contains("requests") && s["requests"].is_array()) {
+    for (const auto& q : s["requests"]) {
+      PlanFileRequest r;
+      if (q.is_object()) {
+        r.file = q.value("file", std::string());
+        r.sha256 = q.value("sha256", std::string());
+        if (q.contains("operators") && q["operators"].is_number_integer()) r.operators = q["operators"].get<int>();
+        if (q.contains("id_offset") && q["id_offset"].is_number_integer()) r.id_offset = q["id_offset"].get<int>();
+      }
+      p->requests.push_back(std::move(r));
+    }
+  }
+  const auto cpu = std::find_if(p->devices.begin(), p->devices.end(),
+                                [](const PlanFileDevice& d) { return d.kind == "cpu"; });
+  const auto base = p->baselines.find("cpu_only_us");
+  if (cpu != p->devices.end() && cpu->costs == "measured" && base != p->baselines.end()) {
+    p->predicted_unsplit_us = std::max(0.0, base->second);
+  }
+}
+
+}  // namespace
+
+Result<PlanFile> ReadPlanFile(const nlohmann::json& s, const std::string& label) {
+  const PlanFileError bad = [&](const std::string& where, const std::string& what) {
+    return Error(ErrorCode::kParseError, "{}: {}: {}; give a schedule written by `hetplan partition --out`", label,
+                 where, what);
+  };
+  if (!s.is_object() || s.value("format", "") != "hetplan-schedule") {
+    return bad("format", "not a hetplan schedule file (\"format\": \"hetplan-schedule\" missing)");
+  }
+  PlanFile p;
+  if (s.contains("version") && s["version"].is_number_integer()) p.version = s["version"].get<int>();
+  const auto& model = s.value("model", nlohmann::json::object());
+  if (!model.is_object() || !model.contains("file") || !model["file"].is_string()) {
+    return bad("model.file", "missing");
+  }
+  p.model_file = model["file"].get<std::string>();
+  p.model_name = model.value("name", std::string());
+  p.model_sha256 = model.value("sha256", std::string());
+  p.fusion = model.value("fusion", std::string("none"));
+  HETPLAN_RETURN_IF_ERROR(ReadDevices(s, bad, &p));
+  HETPLAN_RETURN_IF_ERROR(ReadOperators(s, bad, &p));
+  ReadEdgesAndSummary(s, &p);
+  p.violations = static_cast<int>(ValidateScheduleJson(s).violations.size());
+  return p;
 }
 
 std::string ScheduleFileText(const nlohmann::json& schedule) { return schedule.dump(1) + "\n"; }

@@ -119,19 +119,28 @@ TEST_F(ReportTest, EveryFigureFromRows) {
 
 TEST_F(ReportTest, GanttChartOfAScheduleFile) {
   if (!GnuplotAvailable()) GTEST_SKIP() << "gnuplot not installed";
-  nlohmann::json s = {{"model", {{"name", "tiny"}}},
-                      {"platform", {{"name", "klein-arm"}, {"overrides", {"cim.crossbars=10"}}}},
-                      {"solver", {{"name", "ilp"}}},
-                      {"devices", {{{"name", "cpu"}}, {{"name", "cim"}}}},
-                      {"makespan_us", 30.0},
-                      {"operators",
-                       {{{"id", 0}, {"device", "cim"}, {"start_us", 0.0}, {"finish_us", 10.0}},
-                        {{"id", 1}, {"device", "cpu"}, {"start_us", 10.0}, {"finish_us", 30.0}}}}};
+  PlanFile s;
+  s.model_name = "tiny";
+  s.platform = "klein-arm";
+  s.overrides = {"cim.crossbars=10"};
+  s.solver = "exact";
+  s.devices.resize(2);
+  s.devices[0].name = "cpu";
+  s.devices[1].name = "cim";
+  s.makespan_us = 30.0;
+  s.operators.resize(2);
+  s.operators[0].device = "cim";
+  s.operators[0].device_index = 1;
+  s.operators[0].finish_us = 10.0;
+  s.operators[1].device = "cpu";
+  s.operators[1].device_index = 0;
+  s.operators[1].start_us = 10.0;
+  s.operators[1].finish_us = 30.0;
   auto g = PlotGantt(s, "gantt", dir_.string());
   ASSERT_TRUE(g.ok()) << g.status().message();
   ExpectFigure(dir_, *g);
   EXPECT_NE(g->title.find("makespan 30.0 µs"), std::string::npos) << g->title;
-  auto bad = PlotGantt(nlohmann::json::object(), "bad", dir_.string());
+  auto bad = PlotGantt(PlanFile{}, "bad", dir_.string());
   EXPECT_FALSE(bad.ok());
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/plan/plan_file.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan {
@@ -67,6 +68,6 @@ Result<Figure> PlotSolversSideBySide(const std::vector<nlohmann::json>& rows, co
 // kNotFound when no row matches.
 Result<Figure> PlotPairStudy(const std::vector<nlohmann::json>& rows, const std::string& platform,
                              const std::string& solver, const std::string& dir);
-Result<Figure> PlotGantt(const nlohmann::json& schedule, const std::string& stem, const std::string& dir);
+Result<Figure> PlotGantt(const PlanFile& schedule, const std::string& stem, const std::string& dir);
 
 }  // namespace hetplan

@@ -10,6 +10,7 @@
 
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/platform/platform.h"
+#include "hetplan/plan/plan_file.h"
 #include "hetplan/plan/result.h"
 #include "hetplan/validate/validator.h"
 
@@ -52,6 +53,15 @@ std::string ScheduleJsonToCsv(const nlohmann::json& schedule);
 // Chrome trace event format (Perfetto, chrome://tracing): one track per PU
 // plus one for transfers.
 nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& schedule);
+
+// The schedule file read back into its type, for every module that reads a
+// plan (split, run, report, --refine): the PUs with their runtime
+// configuration, each operator at its id with its PU, times and predicted
+// cost, the edges, the totals and the baselines. Only what it needs is
+// required (format, model.file, devices, each operator's id, device, times
+// and cost on its device); errors name `label` and the key. `violations`
+// counts what `hetplan validate` finds.
+Result<PlanFile> ReadPlanFile(const nlohmann::json& schedule, const std::string& label);
 
 // The schedule file's bytes as every writer writes them (the CLI's --out,
 // dse's --schedules, the Python bindings): one-space indent, final newline.

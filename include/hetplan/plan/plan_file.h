@@ -1,0 +1,88 @@
+// The schedule file (docs/schedule-format.md) as a type: what `split`,
+// `run`, `report` and `--refine` read back from a plan, so that no module
+// but the schedule file's reader and writer (report/schedule_file.h) touches
+// its JSON keys. Times in µs, energies in µJ.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetplan {
+
+// One entry of devices[], with its PU's ONNX Runtime configuration from the
+// platform block.
+struct PlanFileDevice {
+  std::string name, kind, costs;
+  std::string execution = "serial";              // serial | spatial
+  std::optional<int64_t> capacity_crossbars;     // spatial PUs
+  std::optional<double> power_w;
+  // The boundary cost the planner charged per segment on this PU, inside the
+  // transfer_us of every edge into it (devices[].boundary_us; 0 if absent).
+  double boundary_us = 0;
+  int threads = 0;  // for profiled CPUs: the threads the costs were measured with
+  // The platform's ONNX Runtime configuration of a `cost: profile` PU.
+  bool configured = false;
+  std::string provider = "cpu";
+  std::map<std::string, std::string> provider_options;
+  std::vector<int> cores;
+
+  bool spatial() const { return execution == "spatial"; }
+  // Runs here for real (a CPU, or a PU measured with ONNX Runtime) rather
+  // than being charged from the cost model.
+  bool executable() const { return kind == "cpu" || costs == "measured"; }
+};
+
+// One entry of operators[], stored at its id.
+struct PlanFileOperator {
+  std::string name, type, device;
+  int device_index = -1;  // into PlanFile::devices
+  double start_us = 0, finish_us = 0;
+  double slowdown = 1;
+  std::optional<int64_t> crossbars;
+  int request = 0;
+  double predicted_us = 0;  // cost_us[device] × slowdown
+};
+
+// One entry of edges[].
+struct PlanFileEdge {
+  int from = -1, to = -1;
+  int64_t bytes = 0;
+  std::optional<double> transfer_us;
+};
+
+// One entry of requests[] (two-request plans).
+struct PlanFileRequest {
+  std::string file, sha256;
+  std::optional<int> operators, id_offset;
+};
+
+struct PlanFile {
+  int version = 0;
+  std::string model_name, model_file, model_sha256, fusion;
+  std::string platform;                // platform.name
+  std::vector<std::string> overrides;  // platform.overrides
+  std::vector<PlanFileDevice> devices;
+  std::vector<PlanFileOperator> operators;  // indexed by id
+  std::vector<PlanFileEdge> edges;
+  double makespan_us = 0;
+  std::optional<double> energy_uj;
+  std::string solver, solver_status;
+  std::map<std::string, double> baselines;
+  std::vector<PlanFileRequest> requests;  // empty for one request
+  // The prediction of the whole model on the plan's CPU (the cpu_only_us
+  // baseline) when that CPU's costs were measured here, else 0.
+  double predicted_unsplit_us = 0;
+  int violations = 0;  // what `hetplan validate` finds in the file
+
+  int FindDevice(const std::string& name) const {
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (devices[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
+};
+
+}  // namespace hetplan
