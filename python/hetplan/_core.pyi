@@ -77,6 +77,71 @@ def make_call(spec: PlanSpec, model: Model, platform: Platform, table: Optional[
 def run_plan(call: PlanCall, progress: Optional[Callable[[str, int, int], Any]]) -> PlanResult: ...
 def _time_run_plan(call: PlanCall, repeats: int) -> List[float]: ...
 
+class PlanFileDevice:
+    name: str
+    kind: str
+    costs: str
+    execution: str
+    capacity_crossbars: Optional[int]
+    power_w: Optional[float]
+    boundary_us: float
+    threads: int
+    configured: bool
+    provider: str
+    provider_options: Dict[str, str]
+    cores: List[int]
+    def spatial(self) -> bool: ...
+    def executable(self) -> bool: ...
+
+class PlanFileOperator:
+    name: str
+    type: str
+    device: str
+    nodes: List[str]
+    device_index: int
+    start_us: float
+    finish_us: float
+    slowdown: float
+    crossbars: Optional[int]
+    request: int
+    predicted_us: float
+    cost_us: Dict[str, Optional[float]]
+    output_bytes: int
+
+class PlanFileEdge:
+    from_: int
+    to: int
+    bytes: int
+    transfer_us: Optional[float]
+    elements: int
+
+class PlanFileRequest:
+    file: str
+    sha256: str
+    operators: Optional[int]
+    id_offset: Optional[int]
+
+class PlanFile:
+    version: int
+    model_name: str
+    model_file: str
+    model_sha256: str
+    fusion: str
+    platform: str
+    overrides: List[str]
+    devices: List[PlanFileDevice]
+    operators: List[PlanFileOperator]
+    edges: List[PlanFileEdge]
+    makespan_us: float
+    energy_uj: Optional[float]
+    solver: str
+    solver_status: str
+    baselines: Dict[str, float]
+    requests: List[PlanFileRequest]
+    predicted_unsplit_us: float
+    violations: int
+    def find_device(self, name: str) -> int: ...
+
 class PlanResult:
     has_schedule: bool
     interrupted: bool
@@ -99,6 +164,7 @@ class PlanResult:
     baselines: Dict[str, float]
     stats: Dict[str, Dict[str, Any]]
     def schedule(self) -> Dict[str, Any]: ...
+    def plan_file(self) -> PlanFile: ...
     def schedule_text(self) -> str: ...
     def csv(self) -> str: ...
     def trace(self) -> Dict[str, Any]: ...

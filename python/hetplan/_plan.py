@@ -75,7 +75,7 @@ class Schedule:
     independent validator before it is returned.
     """
 
-    __slots__ = ("_r", "model", "platform", "_dict")
+    __slots__ = ("_r", "model", "platform", "_dict", "_plan_file", "_operators")
 
     def __init__(self, result: Any, model: Model, platform: Platform) -> None:
         if not isinstance(result, _core.PlanResult):
@@ -84,6 +84,8 @@ class Schedule:
         self.model = model
         self.platform = platform
         self._dict: Optional[Dict[str, Any]] = None
+        self._plan_file: Any = None  # _core.PlanFile, read once
+        self._operators: Optional[List[Dict[str, Any]]] = None
 
     # The outcome.
     @property
@@ -191,6 +193,12 @@ class Schedule:
             self._dict = self._r.schedule()
         return self._dict
 
+    def _plan(self) -> Any:
+        """The schedule file read back into its type (_core.PlanFile, ReadPlanFile), as split and run read it."""
+        if self._plan_file is None:
+            self._plan_file = self._r.plan_file()
+        return self._plan_file
+
     def to_json(self) -> str:
         """The schedule file's exact text, as :meth:`write` and the CLI write it."""
         self._need("to_json")
@@ -222,7 +230,11 @@ class Schedule:
     @property
     def operators(self) -> List[Dict[str, Any]]:
         """One dict per operator: id, name, type, device, start_us, finish_us, cost_us, crossbars, ..."""
-        return self.to_dict()["operators"] if self.has_schedule else []
+        if not self.has_schedule:
+            return []
+        if self._operators is None:
+            self._operators = [_operator_dict(i, op) for i, op in enumerate(self._plan().operators)]
+        return self._operators
 
     @property
     def df(self) -> Any:
@@ -241,18 +253,21 @@ class Schedule:
         out: Dict[str, Dict[str, Any]] = {}
         if not self.has_schedule:
             return out
-        s = self.to_dict()
-        spatial = {d["name"]: d for d in s["devices"] if d["execution"] == "spatial"}
-        for d in s["devices"]:
-            out[d["name"]] = {"operators": 0, "busy_us": 0.0}
-            if d["name"] in spatial:
-                out[d["name"]].update(crossbars=0, capacity=d["capacity_crossbars"])
-        for op in s["operators"]:
-            d = out[op["device"]]
-            d["operators"] += 1
-            d["busy_us"] += op["finish_us"] - op["start_us"]
-            if op["device"] in spatial and op["crossbars"] is not None:
-                d["crossbars"] += op["crossbars"]
+        plan = self._plan()
+        devices = plan.devices
+        count = [0] * len(devices)
+        busy = [0.0] * len(devices)
+        crossbars = [0] * len(devices)
+        for op in plan.operators:
+            i = op.device_index
+            count[i] += 1
+            busy[i] += op.finish_us - op.start_us
+            if op.crossbars is not None:
+                crossbars[i] += op.crossbars
+        for i, d in enumerate(devices):
+            out[d.name] = {"operators": count[i], "busy_us": busy[i]}
+            if d.spatial():
+                out[d.name].update(crossbars=crossbars[i], capacity=d.capacity_crossbars)
         return out
 
     def __repr__(self) -> str:
@@ -260,6 +275,21 @@ class Schedule:
             return f"<hetplan.Schedule {self.solver}: {self.status}, no schedule>"
         sp = f", speedup {self.speedup:.2f}x" if self.speedup else ""
         return f"<hetplan.Schedule {self.solver}: {self.status}, makespan {self.makespan_us:.1f} µs{sp}>"
+
+
+def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
+    """One typed operator (_core.PlanFileOperator) as the schedule file's operators[] entry, keys sorted as in
+    the file (to_dict()); slowdown and request only where the file has them (not 1, not 0)."""
+    d: Dict[str, Any] = {"cost_us": op.cost_us, "crossbars": op.crossbars, "device": op.device,
+                         "finish_us": op.finish_us, "id": op_id, "name": op.name, "nodes": op.nodes,
+                         "output_bytes": op.output_bytes}
+    if op.request != 0:
+        d["request"] = op.request
+    if op.slowdown != 1:
+        d["slowdown"] = op.slowdown
+    d["start_us"] = op.start_us
+    d["type"] = op.type
+    return d
 
 
 def _cost_args(func: str, param: str, value: Any):

@@ -87,6 +87,49 @@ def test_resnet18_with_measured_costs_matches_the_cli(resnet18, binary, profile_
     assert f"makespan  {s.makespan_us:.1f} µs" in stdout
 
 
+def _file_devices(doc):
+    """Schedule.devices() as it was computed from the schedule file's JSON: the reference the typed path must equal
+    exactly (busy_us summed in the same order)."""
+    devices, operators = doc.get("devices"), doc.get("operators")
+    spatial = {d.get("name") for d in devices if d.get("execution") == "spatial"}
+    out = {}
+    for d in devices:
+        out[d.get("name")] = {"operators": 0, "busy_us": 0.0}
+        if d.get("name") in spatial:
+            out[d.get("name")].update(crossbars=0, capacity=d.get("capacity_crossbars"))
+    for op in operators:
+        entry = out[op.get("device")]
+        entry.update(operators=entry.get("operators") + 1,
+                     busy_us=entry.get("busy_us") + (op.get("finish_us") - op.get("start_us")))
+        if op.get("device") in spatial and op.get("crossbars") is not None:
+            entry.update(crossbars=entry.get("crossbars") + op.get("crossbars"))
+    return out
+
+
+def _assert_typed_plan_is_the_file(s):
+    """Schedule.operators and Schedule.devices(), read through the typed PlanFile, equal the file's JSON exactly
+    (same keys in the same order, same values and types)."""
+    doc = s.to_dict()
+    file_ops = doc.get("operators")
+    assert s.operators == file_ops and s.operators is not file_ops  # built from the typed PlanFile
+    assert [list(op) for op in s.operators] == [list(op) for op in file_ops]
+    types = [[type(v) for v in op.values()] for op in s.operators]
+    assert types == [[type(v) for v in op.values()] for op in file_ops]
+    assert s.devices() == _file_devices(doc)
+    assert [list(v) for v in s.devices().values()] == [list(v) for v in _file_devices(doc).values()]
+
+
+def test_typed_plan_equals_the_schedule_file(resnet18, data, profile_cache):
+    """ResNet-18 on klein-arm with measured CPU costs, plus a two-request mapping (operators with a request)."""
+    s = hetplan.partition(resnet18, "klein-arm", {"cim.crossbars": 50}, warmup=2, runs=5, cache_dir=profile_cache)
+    _assert_typed_plan_is_the_file(s)
+    assert s.devices()["cim"]["crossbars"] <= 50 and sum(v["operators"] for v in s.devices().values()) > 20
+    assert any(op["device"] == "cim" for op in s.operators) and all(op["nodes"] for op in s.operators)
+    conc = hetplan.map(data / "branchy.onnx", mode="concurrent", second_model=data / "tiny.onnx")
+    _assert_typed_plan_is_the_file(conc)
+    assert {op.get("request", 0) for op in conc.operators} == {0, 1}
+
+
 def test_boundary_cost_fitted_is_the_cli_flag(resnet18, binary, profile_cache, tmp_path):
     """boundary_cost="fitted" plans as --boundary-cost fitted: the same schedule file, never below the uncharged plan."""
     out = tmp_path / "cli.json"
@@ -225,7 +268,9 @@ def test_an_outcome_without_a_schedule_is_returned(data):
                           warm_start=False, threads=1, overrides={"cim.crossbars": 24})
     if s.has_schedule:  # a machine fast enough to find one in 1 ms
         pytest.skip("CBC found a schedule within 1 ms")
-    assert s.status == "no_solution" and s.makespan_us is None and s.operators == []
+    assert s.status == "no_solution" and s.makespan_us is None and s.operators == [] and s.devices() == {}
+    with pytest.raises(hetplan.InvalidArgumentError, match="no schedule"):
+        s._r.plan_file()
     with pytest.raises(hetplan.NoScheduleError):
         s.to_dict()
     with pytest.raises(hetplan.NoScheduleError):

@@ -79,7 +79,10 @@ PlanFile RequestPlan(const PlanFile& all, int request, int offset, int n) {
   for (const PlanFileEdge& e : all.edges) {
     const int from = e.from - offset, to = e.to - offset;
     if (from < 0 || from >= n || to < 0 || to >= n) continue;
-    sub.edges.push_back(PlanFileEdge{from, to, e.bytes, e.transfer_us});
+    PlanFileEdge edge = e;
+    edge.from = from;
+    edge.to = to;
+    sub.edges.push_back(edge);
   }
   return sub;
 }

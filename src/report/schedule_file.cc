@@ -404,6 +404,25 @@ Status ReadDevices(const nlohmann::json& s, const PlanFileError& bad, PlanFile* 
   return Status::Ok();
 }
 
+// What an operator entry says beyond its placement: its ONNX nodes, its cost
+// on every PU (null where unsupported), its output bytes. Entries of the
+// wrong type are skipped.
+void ReadOperatorDetails(const nlohmann::json& o, PlanFileOperator* op) {
+  if (o.contains("nodes") && o["nodes"].is_array()) {
+    for (const auto& n : o["nodes"]) {
+      if (n.is_string()) op->nodes.push_back(n.get<std::string>());
+    }
+  }
+  if (o.contains("cost_us") && o["cost_us"].is_object()) {
+    for (const auto& [pu, c] : o["cost_us"].items()) {
+      op->cost_us[pu] = c.is_number() ? std::optional<double>(c.get<double>()) : std::nullopt;
+    }
+  }
+  if (o.contains("output_bytes") && o["output_bytes"].is_number_integer()) {
+    op->output_bytes = o["output_bytes"].get<int64_t>();
+  }
+}
+
 // operators[], each stored at its id (every id once, 0 to n−1).
 Status ReadOperators(const nlohmann::json& s, const PlanFileError& bad, PlanFile* p) {
   if (!s.contains("operators") || !s["operators"].is_array()) return bad("operators", "missing");
@@ -442,6 +461,7 @@ Status ReadOperators(const nlohmann::json& s, const PlanFileError& bad, PlanFile
     op.predicted_us = cost[op.device].get<double>() * op.slowdown;
     if (o.contains("crossbars") && o["crossbars"].is_number_integer()) op.crossbars = o["crossbars"].get<int64_t>();
     if (o.contains("request") && o["request"].is_number_integer()) op.request = o["request"].get<int>();
+    ReadOperatorDetails(o, &op);
   }
   return Status::Ok();
 }
@@ -455,8 +475,11 @@ void ReadEdgesAndSummary(const nlohmann::json& s, PlanFile* p) {
           !e["to"].is_number_integer()) {
         continue;
       }
-      PlanFileEdge edge{e["from"].get<int>(), e["to"].get<int>(), 0, std::nullopt};
+      PlanFileEdge edge;
+      edge.from = e["from"].get<int>();
+      edge.to = e["to"].get<int>();
       if (e.contains("bytes") && e["bytes"].is_number_integer()) edge.bytes = e["bytes"].get<int64_t>();
+      if (e.contains("elements") && e["elements"].is_number_integer()) edge.elements = e["elements"].get<int64_t>();
       if (e.contains("transfer_us") && e["transfer_us"].is_number()) edge.transfer_us = e["transfer_us"].get<double>();
       p->edges.push_back(edge);
     }

@@ -590,7 +590,8 @@ class BaselineSolver final : public Solver {
  public:
   BaselineSolver(MethodInfo info, Rule rule) : info_(std::move(info)), rule_(rule) {}
   const MethodInfo& info() const override { return info_; }
-  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options) const override {
+  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options,
+                                     const Deadline& /*deadline*/) const override {
     return rule_(problem, options.baseline);
   }
 
@@ -605,7 +606,8 @@ class SingleSolver final : public Solver {
     info_.name = "single:" + pu;
   }
   const MethodInfo& info() const override { return info_; }
-  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& /*options*/) const override {
+  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& /*options*/,
+                                     const Deadline& /*deadline*/) const override {
     return Single(problem, info_.name, pu_);
   }
 

@@ -142,7 +142,7 @@ Status WriteModels(const ModelBuilder& mb, const SolveOptions& options) {
 bool CbcHasThreads() { return CbcModel::haveMultiThreadSupport(); }
 
 Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
-                          const std::vector<double>* warm, double elapsed_s) {
+                          const std::vector<double>* warm, const Deadline& deadline) {
   const int ncols = mb.num_cols();
   try {
     CoinMessageHandler handler(stderr);
@@ -199,8 +199,8 @@ Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, i
       // schedule, unless a time limit cuts the search short).
       args.insert(args.end(), {"-threads", std::to_string(100 + threads)});
     }
-    if (std::isfinite(options.time_limit_s)) {
-      const double left = std::max(options.time_limit_s - elapsed_s, 1e-3);
+    if (deadline.limited()) {
+      const double left = std::max(deadline.SecondsLeft(), 1e-3);
       args.insert(args.end(), {"-timeMode", "elapsed", "-sec", fmt::format("{:.6f}", left)});
     }
     args.insert(args.end(), {"-ratio", fmt::format("{:g}", options.relative_gap), "-solve", "-quit"});

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "hetplan/plan/deadline.h"
 #include "hetplan/plan/options.h"
 #include "solve/mip_model.h"
 
@@ -32,10 +33,10 @@ Status WriteModels(const ModelBuilder& mb, const SolveOptions& options);
 // Whether this CBC was built with threads.
 bool CbcHasThreads();
 
-// Solves `mb` with `threads` CBC threads (repeatable search) within the time
-// left (options.time_limit_s − elapsed_s) to options.relative_gap, from the
-// full solution `warm` when given. Also writes the LP/MPS files asked for.
+// Solves `mb` with `threads` CBC threads (repeatable search) until
+// `deadline` to options.relative_gap, from the full solution `warm` when
+// given. Also writes the LP/MPS files asked for.
 Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
-                          const std::vector<double>* warm, double elapsed_s);
+                          const std::vector<double>* warm, const Deadline& deadline);
 
 }  // namespace hetplan::mip_internal

@@ -30,7 +30,6 @@ using mip_internal::IlpModel;
 using mip_internal::WriteModels;
 using warm_start::BestHeuristic;
 
-double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The exact search for the latency objective (exact_search.h: series
 // decomposition, assignment-first branch-and-bound, sequencing search). No
@@ -38,14 +37,8 @@ double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>
 // export the paper's model of the instance.
 class StrongSolve {
  public:
-  StrongSolve(const Problem& pr, const SolveOptions& options, Clock::time_point t0)
-      : pr_(pr), options_(options), t0_(t0), cand_(Candidates(*pr.costs)) {
-    if (std::isfinite(options.time_limit_s)) {
-      const double left = std::max(options.time_limit_s - SecondsSince(t0), 0.0);
-      if (left < 1e6) {
-        deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
-      }
-    }
+  StrongSolve(const Problem& pr, const SolveOptions& options, const Deadline& deadline)
+      : pr_(pr), options_(options), deadline_(deadline), cand_(Candidates(*pr.costs)) {
     // Threads for independent segment searches and the local search beside
     // them (0 = every core); the result does not depend on how many.
     threads_ =
@@ -90,7 +83,7 @@ class StrongSolve {
   // added to the result's.
   exact_internal::SearchOutcome Search(int64_t node_limit) {
     exact_internal::SearchOutcome out = exact_internal::SolveLatencyBySearch(
-        pr_, cand_, deadline_, options_.relative_gap, node_limit, options_.interrupt, threads_);
+        pr_, cand_, deadline_.at(), options_.relative_gap, node_limit, options_.interrupt, threads_);
     ExactStats& st = *result_.exact;
     st.segments = out.stats.segments;
     st.largest_segment = out.stats.largest_segment;
@@ -111,10 +104,7 @@ class StrongSolve {
     return z - bound_ <= options_.relative_gap * std::max(z, 1e-12) + 1e-9;
   }
 
-  double TimeLeft() const {
-    return std::isfinite(options_.time_limit_s) ? options_.time_limit_s - SecondsSince(t0_)
-                                                : std::numeric_limits<double>::infinity();
-  }
+  double TimeLeft() const { return deadline_.SecondsLeft(); }
 
   // The search spent its node budget without a proof: graphs with many
   // parallel branches on one serial PU can be easier for the MIP's LP
@@ -126,11 +116,10 @@ class StrongSolve {
   // is kept. True when the MIP proves the instance infeasible.
   Result<bool> MipFallback() {
     result_.exact->mip_fallback = true;
-    SolveOptions paper = options_;
     const double left = TimeLeft();
-    const double share = std::min(left / 2, std::max(5.0, 4 * SecondsSince(t0_)));
-    paper.time_limit_s = SecondsSince(t0_) + share;
-    auto mip = mip_internal::SolvePaperMip(pr_, paper, t0_, SolveResult{}, schedule_ ? &*schedule_ : nullptr);
+    const double share = std::min(left / 2, std::max(5.0, 4 * deadline_.ElapsedSeconds()));
+    auto mip = mip_internal::SolvePaperMip(pr_, options_, deadline_.Within(share), SolveResult{},
+                                           schedule_ ? &*schedule_ : nullptr);
     if (!mip.ok()) return mip.status();
     for (const std::string& note : mip->notes) result_.notes.push_back("paper MIP fallback: " + note);
     result_.mip = mip->mip;
@@ -160,7 +149,7 @@ class StrongSolve {
   SolveResult Infeasible() {
     result_.status = SolveStatus::kInfeasible;
     result_.termination = Termination::kInfeasible;
-    result_.seconds = SecondsSince(t0_);
+    result_.seconds = deadline_.ElapsedSeconds();
     return std::move(result_);
   }
 
@@ -171,7 +160,7 @@ class StrongSolve {
       result_.status = SolveStatus::kNoSolution;
       result_.termination = stopped;
       result_.bound = bound_;
-      result_.seconds = SecondsSince(t0_);
+      result_.seconds = deadline_.ElapsedSeconds();
       return std::move(result_);
     }
     result_.objective = schedule_->makespan_us;
@@ -187,15 +176,14 @@ class StrongSolve {
     result_.status = Proven() ? SolveStatus::kOptimal : SolveStatus::kFeasible;
     result_.termination = Proven() ? Termination::kOptimal : stopped;
     result_.schedule = std::move(schedule_);
-    result_.seconds = SecondsSince(t0_);
+    result_.seconds = deadline_.ElapsedSeconds();
     return std::move(result_);
   }
 
   const Problem& pr_;
   const SolveOptions& options_;
-  const Clock::time_point t0_;
+  const Deadline& deadline_;
   const std::vector<std::vector<int>> cand_;
-  Clock::time_point deadline_ = Clock::time_point::max();
   int threads_ = 1;
   SolveResult result_;
   std::optional<Schedule> schedule_;
@@ -204,8 +192,8 @@ class StrongSolve {
   bool interrupted_ = false;
 };
 
-Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, Clock::time_point t0) {
-  return StrongSolve(pr, options, t0).Solve();
+Result<SolveResult> SolveStrong(const Problem& pr, const SolveOptions& options, const Deadline& deadline) {
+  return StrongSolve(pr, options, deadline).Solve();
 }
 
 class ExactSolver final : public Solver {
@@ -227,14 +215,14 @@ class ExactSolver final : public Solver {
   bool UsesCbc(Objective objective, const SolveOptions& options) const override {
     return objective == Objective::kEnergy || options.exact.node_limit > 0;
   }
-  Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options) const override {
-    const auto t0 = Clock::now();
+  Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options,
+                                     const Deadline& deadline) const override {
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
     if (pr.graph->size() == 0) return mip_internal::EmptyProblemResult("strong");
-    if (pr.objective == Objective::kLatency) return SolveStrong(pr, options, t0);
+    if (pr.objective == Objective::kLatency) return SolveStrong(pr, options, deadline);
     SolveResult result;
     result.notes.push_back("the strong formulation covers the latency objective; energy is solved with the paper's");
-    return mip_internal::SolvePaperMip(pr, options, t0, std::move(result), nullptr);
+    return mip_internal::SolvePaperMip(pr, options, deadline, std::move(result), nullptr);
   }
 
  private:

@@ -1,6 +1,7 @@
 // The crossbar frontier (frontier.h): one run of the exact search with the
 // swept PU's capacity raised to the largest budget, its per-usage curve read
 // off the final states of the DP over segments.
+#include "hetplan/plan/deadline.h"
 #include "hetplan/solve/frontier.h"
 
 #include <algorithm>
@@ -21,7 +22,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 }  // namespace
 
@@ -51,7 +51,7 @@ double CrossbarFrontier::LowerBoundAt(int64_t b) const {
 
 Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, const SolveOptions& options,
                                                std::optional<int64_t> max_crossbars) {
-  const auto t0 = Clock::now();
+  const Deadline deadline = Deadline::In(options.time_limit_s);
   HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
   HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(options));
   const CostModel& given = *problem.costs;
@@ -86,20 +86,15 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
     f.steps.push_back(FrontierStep{0, 0.0, 0.0, true, Schedule{}});
     f.bounds.push_back(FrontierBound{0, 0.0});
     f.complete = true;
-    f.seconds = SecondsSince(t0);
+    f.seconds = deadline.ElapsedSeconds();
     return f;
   }
   const std::vector<std::vector<int>> cand = mip_internal::Candidates(costs);
-  Clock::time_point deadline = Clock::time_point::max();
-  if (std::isfinite(options.time_limit_s) && options.time_limit_s < 1e6) {
-    deadline = t0 + std::chrono::duration_cast<Clock::duration>(
-                        std::chrono::duration<double>(std::max(options.time_limit_s, 0.0)));
-  }
   const int threads =
       options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   auto search = [&](int64_t node_limit) {
     exact_internal::SearchOutcome out = exact_internal::SolveLatencyBySearch(
-        swept, cand, deadline, options.relative_gap, node_limit, options.interrupt, threads, pu);
+        swept, cand, deadline.at(), options.relative_gap, node_limit, options.interrupt, threads, pu);
     f.stats.segments = out.stats.segments;
     f.stats.largest_segment = out.stats.largest_segment;
     f.stats.searches += out.stats.searches;
@@ -110,7 +105,7 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
   exact_internal::SearchOutcome out = search(options.exact.node_limit);
   // The node budget spent with time left: the search resumes without it
   // (no MIP fallback here: the paper's MIP answers one budget per solve).
-  if (out.stats.budget_exhausted && Clock::now() < deadline && !out.stats.interrupted) out = search(0);
+  if (out.stats.budget_exhausted && !deadline.Expired() && !out.stats.interrupted) out = search(0);
 
   f.complete = out.complete;
   f.termination = out.complete                 ? Termination::kOptimal
@@ -157,7 +152,7 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
     s.lower_bound_us = std::min(f.LowerBoundAt(last), s.makespan_us);
     s.optimal = s.makespan_us - s.lower_bound_us <= options.relative_gap * std::max(s.makespan_us, 1e-12) + 1e-9;
   }
-  f.seconds = SecondsSince(t0);
+  f.seconds = deadline.ElapsedSeconds();
   return f;
 }
 
@@ -167,7 +162,7 @@ namespace hetplan {
 
 Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveOptions& options, int max_points,
                                            const std::string& method) {
-  const auto t0 = Clock::now();
+  const Deadline deadline = Deadline::In(options.time_limit_s);
   HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
   HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(options));
   if (problem.num_requests() != 1) {
@@ -188,7 +183,7 @@ Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveO
     }
   }
   EnergyFront front;
-  auto left = [&] { return options.time_limit_s - SecondsSince(t0); };
+  auto left = [&] { return std::isfinite(options.time_limit_s) ? deadline.SecondsLeft() : options.time_limit_s; };
   // Each solve gets half the time left, so that one hard cap (near the
   // latency optimum the MIP's bound closes slowly) does not take the whole
   // walk: the points after it are still found, labelled by their status.
@@ -205,7 +200,7 @@ Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveO
   HETPLAN_ASSIGN_OR_RETURN(SolveResult fastest, Solve(method, lat, with_time_left()));
   ++front.solves;
   if (!fastest.schedule) {
-    front.seconds = SecondsSince(t0);
+    front.seconds = deadline.ElapsedSeconds();
     front.stopped = fastest.status == SolveStatus::kInfeasible ? "" : "time_limit";
     front.complete = fastest.status == SolveStatus::kInfeasible;
     return front;  // no schedule at all: an empty front
@@ -257,7 +252,7 @@ Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveO
   }
   front.points.assign(std::make_move_iterator(walk.rbegin()), std::make_move_iterator(walk.rend()));
   front.complete = front.stopped.empty() && all_proven;
-  front.seconds = SecondsSince(t0);
+  front.seconds = deadline.ElapsedSeconds();
   return front;
 }
 

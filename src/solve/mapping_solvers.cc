@@ -37,7 +37,8 @@ class OneRequestMapping final : public Solver {
     info_.proves_optimality = !parallel;
   }
   const MethodInfo& info() const override { return info_; }
-  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options) const override {
+  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options,
+                                     const Deadline& /*deadline*/) const override {
     HETPLAN_ASSIGN_OR_RETURN(MappingCosts mc, BuildMappingCosts(*problem.graph, *problem.costs));
     HETPLAN_ASSIGN_OR_RETURN(MapResult r, parallel_ ? MapParallel(problem, mc, options.mapping)
                                                     : MapSequential(problem, mc, options.mapping));
@@ -72,7 +73,8 @@ class ConcurrentMappingSolver final : public Solver {
     info_.proves_optimality = true;  // within its state space and co-execution cost model
   }
   const MethodInfo& info() const override { return info_; }
-  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options) const override {
+  Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options,
+                                     const Deadline& /*deadline*/) const override {
     ConcurrentOptions co;
     co.objective = problem.objective;
     co.space = options.concurrent.space;

@@ -33,7 +33,6 @@ using warm_start::FromSchedule;
 using warm_start::ObjectiveOf;
 using warm_start::PriorityTopoOrder;
 
-double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // True when `s` satisfies every constraint exactly (no tolerance).
 bool ExactlyFeasible(const Problem& pr, const Schedule& s) {
@@ -242,7 +241,7 @@ void Conclude(const Problem& pr, const CbcOutcome& out, std::optional<Schedule> 
 
 // The CIM paper's MIP on CBC, warm-started from the best heuristic schedule
 // or from `incumbent` when that is better. `result` carries notes so far.
-Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options, Clock::time_point t0,
+Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
                                   SolveResult result, const Schedule* incumbent) {
   result.formulation = "paper";
   IlpModel m = BuildModel(pr);
@@ -259,7 +258,7 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
     threads = 1;
   }
 
-  auto run = RunCbc(m.mb, options, threads, warm ? &warm_values : nullptr, SecondsSince(t0));
+  auto run = RunCbc(m.mb, options, threads, warm ? &warm_values : nullptr, deadline);
   if (!run.ok()) return run.status();
   const CbcOutcome& out = *run;
   if (warm && !out.warm_taken) result.notes.push_back("CBC rejected the warm start (numerical trouble)");
@@ -267,7 +266,7 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
   std::optional<Schedule> schedule;
   if (out.solution) schedule = ScheduleOfSolution(pr, m, *out.solution, result);
   Conclude(pr, out, std::move(schedule), warm, result);
-  result.seconds = SecondsSince(t0);
+  result.seconds = deadline.ElapsedSeconds();
   return result;
 }
 
@@ -289,11 +288,11 @@ class MipSolver final : public Solver {
   }
   const MethodInfo& info() const override { return info_; }
   bool UsesCbc(Objective /*objective*/, const SolveOptions& /*options*/) const override { return true; }
-  Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options) const override {
-    const auto t0 = Clock::now();
+  Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options,
+                                     const Deadline& deadline) const override {
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
     if (pr.graph->size() == 0) return mip_internal::EmptyProblemResult("paper");
-    return mip_internal::SolvePaperMip(pr, options, t0, SolveResult{}, nullptr);
+    return mip_internal::SolvePaperMip(pr, options, deadline, SolveResult{}, nullptr);
   }
 
  private:

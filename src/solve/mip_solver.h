@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "hetplan/plan/deadline.h"
 #include "hetplan/plan/options.h"
 #include "hetplan/plan/problem.h"
 #include "hetplan/plan/result.h"
@@ -22,8 +23,7 @@ Status CheckPowers(const Problem& pr);
 // returned schedule is CBC's, or the same assignment and order re-timed by
 // the list scheduler when that is no longer. Status optimal only when CBC
 // finished within the gap; the bound never exceeds the returned objective.
-Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options,
-                                  std::chrono::steady_clock::time_point t0, SolveResult result,
-                                  const Schedule* incumbent);
+Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
+                                  SolveResult result, const Schedule* incumbent);
 
 }  // namespace hetplan::mip_internal

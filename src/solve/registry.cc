@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <string>
@@ -183,7 +184,7 @@ std::vector<MethodInfo> ListSolvers() {
   std::vector<MethodInfo> out;
   for (const std::string& name : r.order) {
     if (auto it = r.solvers.find(name); it != r.solvers.end()) {
-      out.push_back(it->second->info());
+      if (it->second->info().listed) out.push_back(it->second->info());
       continue;
     }
     for (const auto& [prefix, family] : r.families) {
@@ -209,18 +210,67 @@ std::vector<std::string> SolverNames(MethodFamily family, int requests) {
   return names;
 }
 
+namespace {
+
+// What Solve() checks after every method, as OR-Tools' math_opt checks a
+// solve's result: status, termination, schedule, bound and gap agree with
+// each other and with what the method promises (MethodInfo). A result that
+// breaks one is a bug in the method; it is refused, never reported.
+Status CheckResult(const MethodInfo& info, const SolveOptions& options, const SolveResult& r) {
+  auto bad = [&](const std::string& what) {
+    return Error(ErrorCode::kInternal, "solver {}: {} (status {}, termination {}); a bug in the method, please report it",
+                 info.name, what, ToString(r.status), ToString(r.termination));
+  };
+  const bool found = r.status == SolveStatus::kOptimal || r.status == SolveStatus::kFeasible ||
+                     r.status == SolveStatus::kHeuristic;
+  if (found && !r.schedule) return bad("a status that claims a schedule, without one");
+  if (!found && r.schedule) return bad("a schedule with a status that claims none");
+  switch (r.status) {
+    case SolveStatus::kOptimal:
+      if (!info.proves_optimality) return bad("optimal from a method that proves nothing");
+      if (r.termination != Termination::kOptimal) return bad("optimal, but stopped before a proof");
+      if (!std::isnan(r.gap) && r.gap > options.relative_gap + 1e-9) {
+        return bad(fmt::format("optimal with a gap of {:g}, above the tolerance {:g}", r.gap, options.relative_gap));
+      }
+      break;
+    case SolveStatus::kHeuristic:
+      if (r.termination != Termination::kHeuristic) return bad("a heuristic result with a search's termination");
+      break;
+    case SolveStatus::kInfeasible:
+      if (r.termination != Termination::kInfeasible) return bad("infeasible without a proof of it");
+      break;
+    case SolveStatus::kFeasible:
+      if (r.termination == Termination::kOptimal || r.termination == Termination::kHeuristic ||
+          r.termination == Termination::kInfeasible) {
+        return bad("stopped early, but the termination says it finished");
+      }
+      break;
+    case SolveStatus::kNoSolution:  // a heuristic may finish without a schedule (nothing within a cap)
+      if (r.termination == Termination::kOptimal || r.termination == Termination::kInfeasible) {
+        return bad("no schedule, but the termination says the search finished");
+      }
+      break;
+  }
+  if (!std::isnan(r.bound) && !std::isnan(r.objective) && r.bound > r.objective * (1 + 1e-9) + 1e-9) {
+    return bad(fmt::format("a bound {:g} above the objective {:g}", r.bound, r.objective));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<SolveResult> Solve(const std::string& solver, const Problem& problem, const SolveOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
+  // The call's one clock: every method reads the time left from it.
+  const Deadline deadline = Deadline::In(options.time_limit_s);
   HETPLAN_ASSIGN_OR_RETURN(ResolvedName resolved, ResolveSolverName(solver));
   const Solver* backend = FindSolver(resolved.canonical);
   HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(options));
   HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
   HETPLAN_RETURN_IF_ERROR(CheckSupports(backend->info(), problem));
-  HETPLAN_ASSIGN_OR_RETURN(SolveResult result, backend->SolveValidated(problem, options));
+  HETPLAN_ASSIGN_OR_RETURN(SolveResult result, backend->SolveValidated(problem, options, deadline));
   result.solver = resolved.canonical;
-  if (result.seconds <= 0) {
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
+  result.seconds = deadline.ElapsedSeconds();
+  HETPLAN_RETURN_IF_ERROR(CheckResult(backend->info(), options, result));
   return result;
 }
 

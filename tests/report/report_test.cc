@@ -12,6 +12,7 @@
 
 #include "hetplan/report/html_report.h"
 #include "hetplan/report/plots.h"
+#include "hetplan/report/schedule_file.h"
 #include "testing/scratch.h"
 
 namespace hetplan {
@@ -142,6 +143,46 @@ TEST_F(ReportTest, GanttChartOfAScheduleFile) {
   EXPECT_NE(g->title.find("makespan 30.0 µs"), std::string::npos) << g->title;
   auto bad = PlotGantt(PlanFile{}, "bad", dir_.string());
   EXPECT_FALSE(bad.ok());
+}
+
+// ReadPlanFile keeps what the Python Schedule reads: each operator's nodes,
+// its cost on every PU (none where unsupported), its output bytes, and each
+// edge's elements beside its bytes.
+TEST(ReadPlanFileTest, OperatorDetailsAndEdgeElements) {
+  const nlohmann::json s = {
+      {"format", "hetplan-schedule"},
+      {"model", {{"file", "tiny.onnx"}, {"name", "tiny"}}},
+      {"devices",
+       {{{"name", "cpu"}, {"kind", "cpu"}, {"execution", "serial"}},
+        {{"name", "cim"}, {"kind", "cim"}, {"execution", "spatial"}, {"capacity_crossbars", 10}}}},
+      {"operators",
+       {{{"id", 1}, {"name", "relu0"}, {"type", "Relu"}, {"nodes", {"relu0"}}, {"device", "cpu"},
+         {"cost_us", {{"cpu", 2.0}, {"cim", nullptr}}}, {"crossbars", nullptr}, {"output_bytes", 64},
+         {"start_us", 5.0}, {"finish_us", 7.0}},
+        {{"id", 0}, {"name", "conv0"}, {"type", "Conv"}, {"nodes", {"conv0", "bias0"}}, {"device", "cim"},
+         {"cost_us", {{"cpu", 9.0}, {"cim", 5.0}}}, {"crossbars", 3}, {"output_bytes", 128},
+         {"start_us", 0.0}, {"finish_us", 5.0}}}},
+      {"edges", {{{"from", 0}, {"to", 1}, {"elements", 32}, {"bytes", 128}, {"transfer_us", 1.5}}}}};
+  auto p = ReadPlanFile(s, "the plan");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->operators.size(), 2u);
+  const PlanFileOperator& conv = p->operators[0];
+  EXPECT_EQ(conv.nodes, (std::vector<std::string>{"conv0", "bias0"}));
+  EXPECT_EQ(conv.cost_us.at("cim"), 5.0);
+  EXPECT_EQ(conv.cost_us.at("cpu"), 9.0);
+  EXPECT_EQ(conv.output_bytes, 128);
+  EXPECT_EQ(conv.crossbars, 3);
+  const PlanFileOperator& relu = p->operators[1];
+  EXPECT_EQ(relu.nodes, (std::vector<std::string>{"relu0"}));
+  EXPECT_FALSE(relu.cost_us.at("cim").has_value());
+  EXPECT_EQ(relu.cost_us.at("cpu"), 2.0);
+  EXPECT_EQ(relu.output_bytes, 64);
+  EXPECT_FALSE(relu.crossbars.has_value());
+  ASSERT_EQ(p->edges.size(), 1u);
+  EXPECT_EQ(p->edges[0].elements, 32);
+  EXPECT_EQ(p->edges[0].bytes, 128);
+  EXPECT_EQ(p->edges[0].transfer_us, 1.5);
+  EXPECT_EQ(p->devices[1].capacity_crossbars, 10);
 }
 
 TEST_F(ReportTest, ReportHasFiguresTablesAndPaperValues) {

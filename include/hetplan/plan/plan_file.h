@@ -38,12 +38,16 @@ struct PlanFileDevice {
 // One entry of operators[], stored at its id.
 struct PlanFileOperator {
   std::string name, type, device;
+  std::vector<std::string> nodes;  // the ONNX nodes it fuses
   int device_index = -1;  // into PlanFile::devices
   double start_us = 0, finish_us = 0;
   double slowdown = 1;
   std::optional<int64_t> crossbars;
   int request = 0;
   double predicted_us = 0;  // cost_us[device] × slowdown
+  // Each PU's cost (cost_us); nullopt where the operator is unsupported.
+  std::map<std::string, std::optional<double>> cost_us;
+  int64_t output_bytes = 0;
 };
 
 // One entry of edges[].
@@ -51,6 +55,7 @@ struct PlanFileEdge {
   int from = -1, to = -1;
   int64_t bytes = 0;
   std::optional<double> transfer_us;
+  int64_t elements = 0;
 };
 
 // One entry of requests[] (two-request plans).

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hetplan/plan/deadline.h"
 #include "hetplan/plan/options.h"
 #include "hetplan/plan/problem.h"
 #include "hetplan/plan/result.h"
@@ -34,6 +35,10 @@ struct MethodInfo {
   // The mode written to the schedule file (docs/schedule-format.md).
   std::string schedule_mode = "partition";
   std::string docs;  // where it is described, e.g. "docs/ilp.md"
+  // Listed by ListSolvers (and so by `hetplan solvers`, the docs and the
+  // conformance suite); false for a method a test registers for itself,
+  // which stays reachable by its name.
+  bool listed = true;
 };
 
 class Solver {
@@ -45,8 +50,11 @@ class Solver {
   // in one lane).
   virtual bool UsesCbc(Objective /*objective*/, const SolveOptions& /*options*/) const { return false; }
   // `problem` has passed ValidateProblem and the checks of Solve() against
-  // info(); `options` has passed ValidateSolveOptions.
-  virtual Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options) const = 0;
+  // info(); `options` has passed ValidateSolveOptions. `deadline` is the
+  // call's clock (options.time_limit_s from when Solve() began): a method
+  // with a time limit stops by it and asks it for the time left.
+  virtual Result<SolveResult> SolveValidated(const Problem& problem, const SolveOptions& options,
+                                             const Deadline& deadline) const = 0;
 };
 
 // A parametric method ("single:<pu>"): makes the solver for one argument.
