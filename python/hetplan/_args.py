@@ -50,6 +50,10 @@ def integer(func: str, param: str, value: Any, minimum: Optional[int] = None) ->
     return value
 
 
+def optional_integer(func: str, param: str, value: Any, minimum: Optional[int] = None) -> Optional[int]:
+    return None if value is None else integer(func, param, value, minimum)
+
+
 def number(func: str, param: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail_type(func, param, value, "a number")
@@ -64,6 +68,10 @@ def boolean(func: str, param: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise fail_type(func, param, value, "a bool")
     return value
+
+
+def optional_boolean(func: str, param: str, value: Any) -> Optional[bool]:
+    return None if value is None else boolean(func, param, value)
 
 
 def callback(func: str, param: str, value: Any) -> Any:

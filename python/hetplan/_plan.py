@@ -340,11 +340,11 @@ def plan(model: Any, platform: Any = "klein-arm", solver: str = "exact", **optio
 def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *, objective: str = "latency",
          latency_cap: Optional[float] = None, overrides: Any = None, costs: Any = None,
          second_model: Any = None, second_costs: Any = None, coexec: Any = None, method_references: bool = False,
-         time_limit: float = 600, gap: float = 1e-4, threads: int = 0, search_nodes: int = 100000,
-         warm_start: bool = True, log: bool = False, write_lp: Optional[PathLike] = None,
-         write_mps: Optional[PathLike] = None, accounting: str = "conservative", algorithm: Optional[str] = None,
-         space: str = "joint", solo_steps: bool = True, axonn_max_switches: int = 2, hetero_max_pus: int = 7,
-         warmup: int = 20, runs: int = 200, cache_dir: Optional[PathLike] = _core.default_cache_dir,
+         time_limit: Optional[float] = None, gap: Optional[float] = None, threads: Optional[int] = None,
+         search_nodes: Optional[int] = None, warm_start: Optional[bool] = None, log: Optional[bool] = None,
+         write_lp: Optional[PathLike] = None, write_mps: Optional[PathLike] = None, accounting: Optional[str] = None,
+         algorithm: Optional[str] = None, space: Optional[str] = None, solo_steps: Optional[bool] = None,
+         axonn_max_switches: Optional[int] = None, hetero_max_pus: Optional[int] = None, warmup: int = 20, runs: int = 200, cache_dir: Optional[PathLike] = _core.default_cache_dir,
          boundary_cost: str = "none", progress: Optional[ProfileProgress] = None, _func: str = "plan") -> _Call:
     """Plans with any registered method (:func:`solvers` lists them) through the application layer the CLI uses.
 
@@ -358,10 +358,14 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
     boundary on every edge into it from another PU (``--boundary-cost``).
     Two-request methods (``map_concurrent``, ``pair_serial``, ...) plan
     ``second_model`` (default: the model twice). The solver options are the
-    CLI's: ``time_limit`` (s), ``gap``, ``threads`` (CBC), ``search_nodes``
-    (exact), ``warm_start``, ``write_lp``/``write_mps`` (the paper's MIP),
+    CLI's, with the same defaults: ``time_limit`` (s, 600), ``gap`` (1e-4),
+    ``threads`` (0: all cores), ``search_nodes`` (exact, 100000),
+    ``warm_start``, ``write_lp``/``write_mps`` (the paper's MIP),
     ``accounting``/``algorithm`` (mapping), ``space``/``solo_steps``
     (map_concurrent), ``axonn_max_switches``/``hetero_max_pus`` (baselines).
+    An option left ``None`` keeps its default; one given to a method that
+    ignores it is refused (``InvalidArgumentError``), as the CLI refuses the
+    flag (``hetplan solvers --options`` lists which method reads which).
     ``method_references``: the file's baselines are the method's own
     (BIDENT's single-PU totals) instead of the problem's.
 
@@ -379,14 +383,15 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
         _args.string(func, "solver", solver), _args.string(func, "objective", objective),
         _args.optional_number(func, "latency_cap", latency_cap), _args.boolean(func, "method_references",
                                                                                method_references),
-        _args.number(func, "time_limit", time_limit), _args.number(func, "gap", gap),
-        _args.integer(func, "threads", threads, 0), _args.integer(func, "search_nodes", search_nodes, 0),
-        _args.boolean(func, "warm_start", warm_start), _args.boolean(func, "log", log),
+        _args.optional_number(func, "time_limit", time_limit), _args.optional_number(func, "gap", gap),
+        _args.optional_integer(func, "threads", threads, 0),
+        _args.optional_integer(func, "search_nodes", search_nodes, 0),
+        _args.optional_boolean(func, "warm_start", warm_start), _args.optional_boolean(func, "log", log),
         _args.optional_path(func, "write_lp", write_lp), _args.optional_path(func, "write_mps", write_mps),
-        _args.string(func, "accounting", accounting), _args.optional_string(func, "algorithm", algorithm),
-        _args.string(func, "space", space), _args.boolean(func, "solo_steps", solo_steps),
-        _args.integer(func, "axonn_max_switches", axonn_max_switches),
-        _args.integer(func, "hetero_max_pus", hetero_max_pus), _coexec(func, coexec))
+        _args.optional_string(func, "accounting", accounting), _args.optional_string(func, "algorithm", algorithm),
+        _args.optional_string(func, "space", space), _args.optional_boolean(func, "solo_steps", solo_steps),
+        _args.optional_integer(func, "axonn_max_switches", axonn_max_switches),
+        _args.optional_integer(func, "hetero_max_pus", hetero_max_pus), _coexec(func, coexec))
     if notice:
         warnings.warn(notice, FutureWarning, stacklevel=3)
     return _call(func, spec, m, p, costs, second, second_costs, warmup, runs, cache_dir, progress, boundary_cost)
@@ -400,9 +405,9 @@ plan.__doc__ = _plan_call.__doc__
 
 
 def partition(model: Any, platform: Any = "klein-arm", overrides: Any = None, objective: str = "latency",
-              time_limit: float = 600, costs: Any = None, *, solver: str = "exact",
-              latency_cap: Optional[float] = None, gap: float = 1e-4, threads: int = 0,
-              search_nodes: int = 100000, warm_start: bool = True, log: bool = False,
+              time_limit: Optional[float] = None, costs: Any = None, *, solver: str = "exact",
+              latency_cap: Optional[float] = None, gap: Optional[float] = None, threads: Optional[int] = None,
+              search_nodes: Optional[int] = None, warm_start: Optional[bool] = None, log: Optional[bool] = None,
               write_lp: Optional[PathLike] = None, write_mps: Optional[PathLike] = None, warmup: int = 20,
               runs: int = 200, cache_dir: Optional[PathLike] = _core.default_cache_dir,
               boundary_cost: str = "none", progress: Optional[ProfileProgress] = None) -> Schedule:

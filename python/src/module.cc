@@ -129,11 +129,65 @@ struct SpecAndNotice {
   std::optional<std::string> notice;  // an old method name's notice
 };
 
+// What a Python keyword left as None is not given: the option keeps
+// SolveOptions' default and is not listed in SolveOptions::given, so a method
+// that ignores it does not refuse it (the CLI's flags work the same way).
+struct SolveKeywords {
+  std::optional<double> time_limit, gap;
+  std::optional<int> threads;
+  std::optional<int64_t> search_nodes;
+  std::optional<bool> warm_start, log;
+  std::string write_lp, write_mps;
+  std::optional<std::string> accounting, algorithm, space;
+  std::optional<bool> solo_steps;
+  std::optional<int> axonn_max_switches, hetero_max_pus;
+};
+
+// Sets `field` from `value` when given, and lists it as given.
+template <typename T, typename V>
+void SetGiven(SolveOptions& o, const char* name, const std::optional<V>& value, T& field) {
+  if (!value) return;
+  field = static_cast<T>(*value);
+  o.given.push_back(name);
+}
+
+SolveOptions SolveOptionsOf(const SolveKeywords& k) {
+  SolveOptions o;
+  SetGiven(o, "time_limit_s", k.time_limit, o.time_limit_s);
+  SetGiven(o, "relative_gap", k.gap, o.relative_gap);
+  SetGiven(o, "threads", k.threads, o.threads);
+  SetGiven(o, "exact.node_limit", k.search_nodes, o.exact.node_limit);
+  SetGiven(o, "warm_start", k.warm_start, o.warm_start);
+  SetGiven(o, "log", k.log, o.log);
+  SetGiven(o, "mip.write_lp", k.write_lp.empty() ? std::nullopt : std::optional<std::string>(k.write_lp), o.mip.write_lp);
+  SetGiven(o, "mip.write_mps", k.write_mps.empty() ? std::nullopt : std::optional<std::string>(k.write_mps),
+           o.mip.write_mps);
+  if (k.accounting) {
+    o.mapping.accounting = Unwrap(ParseTransferAccounting(*k.accounting));
+    o.given.push_back("mapping.accounting");
+  }
+  if (k.algorithm) {
+    o.mapping.algorithm = Unwrap(ParseChainAlgorithm(*k.algorithm));
+    o.concurrent.algorithm = o.mapping.algorithm;
+  }
+  if (k.space) {
+    if (*k.space == "aligned") {
+      o.concurrent.space = ConcurrentSpace::kAligned;
+    } else if (*k.space == "joint") {
+      o.concurrent.space = ConcurrentSpace::kJoint;
+    } else {
+      Throw(Error(ErrorCode::kInvalidArgument, "space '{}' is unknown; use joint or aligned", *k.space));
+    }
+    o.given.push_back("concurrent.space");
+  }
+  SetGiven(o, "concurrent.solo_steps", k.solo_steps, o.concurrent.solo_steps);
+  SetGiven(o, "baseline.axonn_max_switches", k.axonn_max_switches, o.baseline.axonn_max_switches);
+  SetGiven(o, "baseline.hetero_max_pus", k.hetero_max_pus, o.baseline.hetero_max_pus);
+  return o;
+}
+
 SpecAndNotice SolverSpec(const std::string& solver, const std::string& objective, std::optional<double> latency_cap,
-                         bool method_references, double time_limit, double gap, int threads, int64_t search_nodes,
-                         bool warm_start, bool log, const std::string& write_lp, const std::string& write_mps,
-                         const std::string& accounting, const std::optional<std::string>& algorithm,
-                         const std::string& space, bool solo_steps, int axonn_max_switches, int hetero_max_pus,
+                         bool method_references, const SolveKeywords& keywords,
                          const std::shared_ptr<CostTable>& coexec) {
   SpecAndNotice out;
   const ResolvedName name = Unwrap(ResolveSolverName(solver));
@@ -143,32 +197,9 @@ SpecAndNotice SolverSpec(const std::string& solver, const std::string& objective
   spec.objective = Unwrap(ParseObjective(objective));
   spec.latency_cap_us = latency_cap;
   spec.method_references = method_references;
-  SolveOptions& o = spec.options;
-  o.time_limit_s = time_limit;
-  o.relative_gap = gap;
-  o.threads = threads;
-  o.exact.node_limit = search_nodes;
-  o.warm_start = warm_start;
-  o.log = log;
-  o.mip.write_lp = write_lp;
-  o.mip.write_mps = write_mps;
-  o.mapping.accounting = Unwrap(ParseTransferAccounting(accounting));
-  if (algorithm) {
-    o.mapping.algorithm = Unwrap(ParseChainAlgorithm(*algorithm));
-    o.concurrent.algorithm = o.mapping.algorithm;
-  }
-  if (space == "aligned") {
-    o.concurrent.space = ConcurrentSpace::kAligned;
-  } else if (space == "joint") {
-    o.concurrent.space = ConcurrentSpace::kJoint;
-  } else {
-    Throw(Error(ErrorCode::kInvalidArgument, "space '{}' is unknown; use joint or aligned", space));
-  }
-  o.concurrent.solo_steps = solo_steps;
-  o.baseline.axonn_max_switches = axonn_max_switches;
-  o.baseline.hetero_max_pus = hetero_max_pus;
+  spec.options = SolveOptionsOf(keywords);
   if (coexec) spec.extra_coexec = coexec->coexec;
-  Check(ValidateSolveOptions(o));
+  Check(ValidateSolveOptions(spec.options));
   return out;
 }
 
@@ -493,13 +524,17 @@ void Bind(py::module_& m) {
   m.def(
       "solver_spec",
       [](const std::string& solver, const std::string& objective, std::optional<double> latency_cap,
-         bool method_references, double time_limit, double gap, int threads, int64_t search_nodes, bool warm_start,
-         bool log, const std::string& write_lp, const std::string& write_mps, const std::string& accounting,
-         const std::optional<std::string>& algorithm, const std::string& space, bool solo_steps,
-         int axonn_max_switches, int hetero_max_pus, const std::shared_ptr<CostTable>& coexec) {
-        SpecAndNotice s = SolverSpec(solver, objective, latency_cap, method_references, time_limit, gap, threads,
-                                     search_nodes, warm_start, log, write_lp, write_mps, accounting, algorithm, space,
-                                     solo_steps, axonn_max_switches, hetero_max_pus, coexec);
+         bool method_references, std::optional<double> time_limit, std::optional<double> gap,
+         std::optional<int> threads, std::optional<int64_t> search_nodes, std::optional<bool> warm_start,
+         std::optional<bool> log, const std::string& write_lp, const std::string& write_mps,
+         const std::optional<std::string>& accounting, const std::optional<std::string>& algorithm,
+         const std::optional<std::string>& space, std::optional<bool> solo_steps,
+         std::optional<int> axonn_max_switches, std::optional<int> hetero_max_pus,
+         const std::shared_ptr<CostTable>& coexec) {
+        const SolveKeywords k{time_limit, gap,     threads,    search_nodes, warm_start,         log,
+                              write_lp,   write_mps, accounting, algorithm,    space,              solo_steps,
+                              axonn_max_switches, hetero_max_pus};
+        SpecAndNotice s = SolverSpec(solver, objective, latency_cap, method_references, k, coexec);
         return py::make_tuple(s.spec, s.notice ? py::object(py::str(*s.notice)) : py::object(py::none()));
       },
       py::arg("solver"), py::arg("objective"), py::arg("latency_cap"), py::arg("method_references"),

@@ -196,7 +196,8 @@ def test_every_registered_method_is_reachable(data):
     for info in hetplan.solvers():
         name = "single:cpu" if info.name == "single:<pu>" else info.name
         platform, objective = _method_case(info)
-        s = hetplan.plan(m, platform, name, objective=objective, threads=1)
+        # threads only where the method reads it: elsewhere it would be refused
+        s = hetplan.plan(m, platform, name, objective=objective, **({"threads": 1} if info.time_limit else {}))
         assert s.solver == name and s.has_schedule, name
         assert s.validate().ok, name
         assert s.to_dict()["mode"] == info.schedule_mode, name
@@ -247,6 +248,21 @@ def test_planning_errors_are_the_cli_messages(data, binary):
         hetplan.plan(tiny, "klein-arm", "map")  # BIDENT's mapping takes no spatial PU
     with pytest.raises(hetplan.InvalidArgumentError):
         hetplan.plan(tiny, "soc-example", "exact", second_model=tiny)  # one-request method
+
+
+def test_an_option_the_method_ignores_is_refused_as_the_cli_refuses_it(data, binary):
+    """An option left None keeps its default; one given to a method that does not read it is refused."""
+    tiny, costs = str(data / "tiny.onnx"), str(data / "tiny_costs.csv")
+    with pytest.raises(hetplan.InvalidArgumentError) as e:
+        hetplan.partition(tiny, costs=costs, solver="greedy", search_nodes=5)
+    assert "does not apply to solver 'greedy'" in str(e.value) and "exact" in str(e.value)
+    assert str(e.value) == cli_error(binary, "partition", tiny, "--costs", costs, "--solver", "greedy",
+                                     "--search-nodes", "5")
+    with pytest.raises(hetplan.InvalidArgumentError):
+        hetplan.plan(tiny, "klein-arm", "greedy", costs=costs, time_limit=5)
+    # The same options left unset, or given to a method that reads them, plan.
+    assert hetplan.partition(tiny, costs=costs, solver="greedy").has_schedule
+    assert hetplan.partition(tiny, costs=costs, search_nodes=5, time_limit=60).status == "optimal"
 
 
 def test_wrong_types(data):

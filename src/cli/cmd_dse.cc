@@ -192,7 +192,7 @@ void RegisterDse(CLI::App& app) {
     spec.import.fusion = *fusion;
     spec.profile = MakeProfileOptions(o->profiling);
     spec.charge_boundary = o->profiling.boundary_cost == "fitted";
-    spec.solve = MakeSolveOptions(o->solve);
+    spec.solve = MakeSolveOptions(o->solve, /*record_given=*/false);
     spec.jobs = o->jobs;
     spec.out_path = o->out;
     spec.resume = o->resume;

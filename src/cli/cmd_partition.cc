@@ -41,6 +41,8 @@ void RegisterPartition(CLI::App& app) {
   Register(sub, [o]() -> int {
     auto solver = ResolveSolverFlag(o->solver, o->solve.formulation);
     if (!solver.ok()) return ReportError(solver.status());
+    // A flag the method ignores is refused before anything is loaded or profiled.
+    if (Status st = CheckOptionsApply(*solver, MakeSolveOptions(o->solve)); !st.ok()) return ReportError(st);
     auto io = MakeImportOptions(o->model);
     if (!io.ok()) return ReportError(io.status());
     const PlanInputs in = MakePlanInputs(o->model.path, *io, o->platform, o->sets, o->costs, o->profiling);

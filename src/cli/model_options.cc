@@ -228,24 +228,34 @@ void ReportProfileProgress(CostInputs* in) {
 }
 
 void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export) {
-  sub->add_option("--time-limit", f->time_limit, "Time limit per solve in seconds")->default_val(f->time_limit);
-  sub->add_option("--gap", f->gap, "Relative gap at which a solve stops")->default_val(f->gap);
-  sub->add_option("--threads", f->threads, "CBC threads (0 = all cores)")->default_val(0);
-  sub->add_option("--search-nodes", f->search_nodes,
-                  "exact: nodes the search may spend before the paper's MIP is tried too (0 = search only)")
-      ->default_val(f->search_nodes)
-      ->check(CLI::NonNegativeNumber);
-  sub->add_flag("--no-warm-start", f->no_warm_start, "Do not start the solver from the best heuristic schedule");
-  sub->add_flag("--solver-log", f->log, "Show the solver's log on stderr");
+  auto& named = f->options;
+  named.emplace_back("time_limit_s", sub->add_option("--time-limit", f->time_limit, "Time limit per solve in seconds")
+                                         ->default_val(f->time_limit));
+  named.emplace_back("relative_gap",
+                     sub->add_option("--gap", f->gap, "Relative gap at which a solve stops")->default_val(f->gap));
+  named.emplace_back("threads", sub->add_option("--threads", f->threads,
+                                                "Threads of CBC and of the exact search (0 = all cores)")
+                                    ->default_val(0));
+  named.emplace_back(
+      "exact.node_limit",
+      sub->add_option("--search-nodes", f->search_nodes,
+                      "exact: nodes the search may spend before the paper's MIP is tried too (0 = search only)")
+          ->default_val(f->search_nodes)
+          ->check(CLI::NonNegativeNumber));
+  named.emplace_back("warm_start", sub->add_flag("--no-warm-start", f->no_warm_start,
+                                                 "Do not start the solver from the best heuristic schedule"));
+  named.emplace_back("log", sub->add_flag("--solver-log", f->log, "Show the solver's log on stderr"));
   if (lp_export) {
-    sub->add_option("--write-lp", f->write_lp, "Write the paper's MIP of the instance in LP format");
-    sub->add_option("--write-mps", f->write_mps, "Write the paper's MIP of the instance in MPS format");
+    named.emplace_back("mip.write_lp", sub->add_option("--write-lp", f->write_lp,
+                                                       "Write the paper's MIP of the instance in LP format"));
+    named.emplace_back("mip.write_mps", sub->add_option("--write-mps", f->write_mps,
+                                                        "Write the paper's MIP of the instance in MPS format"));
   }
   sub->add_option("--formulation", f->formulation,
                   "Old spelling: strong = --solver exact, paper = --solver mip");
 }
 
-SolveOptions MakeSolveOptions(const SolveFlags& f) {
+SolveOptions MakeSolveOptions(const SolveFlags& f, bool record_given) {
   SolveOptions so;
   so.time_limit_s = f.time_limit;
   so.relative_gap = f.gap;
@@ -255,6 +265,9 @@ SolveOptions MakeSolveOptions(const SolveFlags& f) {
   so.exact.node_limit = f.search_nodes;
   so.mip.write_lp = f.write_lp;
   so.mip.write_mps = f.write_mps;
+  for (const auto& [name, option] : f.options) {
+    if (record_given && option->count() > 0) so.given.push_back(name);
+  }
   return so;
 }
 

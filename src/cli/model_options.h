@@ -109,10 +109,15 @@ struct SolveFlags {
   bool no_warm_start = false, log = false;
   std::string write_lp, write_mps;
   std::string formulation;  // deprecated: strong | paper
+  // Each flag by its SolveOptionTable() name, to tell a flag given from its default.
+  std::vector<std::pair<std::string, const CLI::Option*>> options;
 };
 // `lp_export`: whether the command offers --write-lp/--write-mps.
 void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export);
-SolveOptions MakeSolveOptions(const SolveFlags& f);
+// The options the flags give; with `record_given`, SolveOptions::given lists
+// the flags the user typed, so that a method that ignores one refuses it
+// (dse, which shares one SolveOptions among its methods, leaves it empty).
+SolveOptions MakeSolveOptions(const SolveFlags& f, bool record_given = true);
 // The method a --solver value names, with the old spellings (ilp, and
 // --formulation strong|paper) mapped to today's; each old spelling prints a
 // one-line notice on stderr. Unknown names are errors listing the methods.

@@ -2,7 +2,9 @@
 #include "hetplan/plan/options.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "hetplan/util/text.h"
@@ -56,37 +58,71 @@ std::vector<OptionInfo> SolveOptionTable() {
   const SolveOptions d;
   auto num = [](double x) { return fmt::format("{:g}", x); };
   auto yes = [](bool b) { return std::string(b ? "true" : "false"); };
-  return {
-      {"time_limit_s", "double", num(d.time_limit_s), "methods with a time limit (exact, mip)", "--time-limit",
-       "wall-clock limit of the solve; at the limit the best schedule so far, status feasible"},
-      {"relative_gap", "double", num(d.relative_gap), "exact, mip", "--gap",
-       "stop when (objective − bound) / objective ≤ this; status optimal means within it"},
-      {"threads", "int", std::to_string(d.threads), "mip (and the exact search's MIP fallback)", "--threads",
-       "CBC threads, 0 = all cores; the search itself is repeatable for any count"},
-      {"warm_start", "bool", yes(d.warm_start), "exact, mip", "--no-warm-start",
-       "start from the best list-scheduled heuristic"},
-      {"log", "bool", yes(d.log), "mip", "--solver-log", "the solver's log on stderr"},
-      {"interrupt", "atomic flag", "none", "exact", "(Ctrl-C in the bindings)",
-       "set from another thread to stop early with the best schedule so far, termination interrupted"},
-      {"exact.node_limit", "int", std::to_string(d.exact.node_limit), "exact", "--search-nodes",
-       "branch-and-bound nodes before the paper's MIP is tried too (0 = search only)"},
-      {"mip.write_lp", "string", "\"\"", "exact, mip", "--write-lp", "write the paper's MIP of the instance (LP)"},
-      {"mip.write_mps", "string", "\"\"", "exact, mip", "--write-mps", "write the paper's MIP of the instance (MPS)"},
-      {"mapping.accounting", "enum", ToString(d.mapping.accounting), "map, map_parallel", "--accounting",
-       "how host↔device copies are charged: conservative | neighbour"},
-      {"mapping.algorithm", "enum", ToString(d.mapping.algorithm), "map, map_parallel", "--algorithm",
-       "shortest path by dp | dijkstra (same optimum)"},
-      {"concurrent.space", "enum", ToString(d.concurrent.space), "map_concurrent", "--joint",
-       "state space: joint (i, j) | aligned (ℓ, d0, d1), one model twice"},
-      {"concurrent.algorithm", "enum", ToString(d.concurrent.algorithm), "map_concurrent", "--algorithm",
-       "dijkstra | dp"},
-      {"concurrent.solo_steps", "bool", yes(d.concurrent.solo_steps), "map_concurrent", "--lockstep (false)",
-       "joint space: a step may run one request alone while the other waits"},
-      {"baseline.axonn_max_switches", "int", std::to_string(d.baseline.axonn_max_switches), "axonn", "",
-       "block boundaries between the two PUs (0, 1 or 2)"},
-      {"baseline.hetero_max_pus", "int", std::to_string(d.baseline.hetero_max_pus), "hetero", "",
-       "HETERO tries K! priority orders; refused above this K"},
+  using Methods = std::vector<std::string>;
+  std::vector<OptionInfo> rows = {
+      {"time_limit_s", "double", num(d.time_limit_s), "", "--time-limit",
+       "wall-clock limit of the solve; at the limit the best schedule so far, status feasible", Methods{"exact", "mip"}},
+      {"relative_gap", "double", num(d.relative_gap), "", "--gap",
+       "stop when (objective − bound) / objective ≤ this; status optimal means within it", Methods{"exact", "mip"}},
+      {"threads", "int", std::to_string(d.threads), "", "--threads",
+       "CBC's threads, and the exact search's segment searches side by side; 0 = all cores (the search's result "
+       "does not depend on the count)",
+       Methods{"exact", "mip"}},
+      {"warm_start", "bool", yes(d.warm_start), "", "--no-warm-start",
+       "start from the best list-scheduled heuristic", Methods{"exact", "mip"}},
+      {"log", "bool", yes(d.log), "", "--solver-log", "the solver's log on stderr", Methods{"exact", "mip"}},
+      {"interrupt", "atomic flag", "none", "", "(Ctrl-C in the bindings)",
+       "set from another thread to stop early with the best schedule so far, termination interrupted",
+       Methods{"exact", "mip"}},
+      {"exact.node_limit", "int", std::to_string(d.exact.node_limit), "", "--search-nodes",
+       "branch-and-bound nodes before the paper's MIP is tried too (0 = search only)", Methods{"exact"}},
+      {"mip.write_lp", "string", "\"\"", "", "--write-lp", "write the paper's MIP of the instance (LP)",
+       Methods{"exact", "mip"}},
+      {"mip.write_mps", "string", "\"\"", "", "--write-mps", "write the paper's MIP of the instance (MPS)",
+       Methods{"exact", "mip"}},
+      {"mapping.accounting", "enum", ToString(d.mapping.accounting), "", "--accounting",
+       "how host↔device copies are charged: conservative | neighbour", Methods{"map", "map_parallel"}},
+      {"mapping.algorithm", "enum", ToString(d.mapping.algorithm), "", "--algorithm",
+       "shortest path by dp | dijkstra (same optimum)", Methods{"map", "map_parallel"}},
+      {"concurrent.space", "enum", ToString(d.concurrent.space), "", "--joint",
+       "state space: joint (i, j) | aligned (ℓ, d0, d1), one model twice", Methods{"map_concurrent"}},
+      {"concurrent.algorithm", "enum", ToString(d.concurrent.algorithm), "", "--algorithm",
+       "dijkstra | dp", Methods{"map_concurrent"}},
+      {"concurrent.solo_steps", "bool", yes(d.concurrent.solo_steps), "", "--lockstep (false)",
+       "joint space: a step may run one request alone while the other waits", Methods{"map_concurrent"}},
+      {"baseline.axonn_max_switches", "int", std::to_string(d.baseline.axonn_max_switches), "", "",
+       "block boundaries between the two PUs (0, 1 or 2)", Methods{"axonn"}},
+      {"baseline.hetero_max_pus", "int", std::to_string(d.baseline.hetero_max_pus), "", "",
+       "HETERO tries K! priority orders; refused above this K", Methods{"hetero"}},
   };
+  // The "read by" column is the methods list itself, so the two cannot drift.
+  for (OptionInfo& row : rows) {
+    row.applies_to = row.methods.empty() ? "every method" : fmt::format("{}", fmt::join(row.methods, ", "));
+  }
+  return rows;
+}
+
+Status CheckOptionsApply(const std::string& method, const SolveOptions& options) {
+  if (options.given.empty()) return Status::Ok();
+  const std::vector<OptionInfo> table = SolveOptionTable();
+  for (const std::string& name : options.given) {
+    const auto row = std::find_if(table.begin(), table.end(), [&](const OptionInfo& o) { return o.name == name; });
+    if (row == table.end()) {
+      return Error(ErrorCode::kInvalidArgument, "option '{}' is not a planning option (hetplan solvers --options lists "
+                   "them)", name);
+    }
+    if (row->methods.empty() ||
+        std::find(row->methods.begin(), row->methods.end(), method) != row->methods.end()) {
+      continue;
+    }
+    return Error(ErrorCode::kInvalidArgument,
+                 "{}{} does not apply to solver '{}', which ignores it (it is read by {}); remove it or choose one of "
+                 "those solvers",
+                 row->cli.empty() || row->cli.front() != '-' ? "option " + row->name : row->cli,
+                 row->cli.empty() || row->cli.front() != '-' ? std::string() : " (" + row->name + ")", method,
+                 fmt::format("{}", fmt::join(row->methods, ", ")));
+  }
+  return Status::Ok();
 }
 
 std::string SolveOptionTableMarkdown() {

@@ -265,6 +265,7 @@ Result<SolveResult> Solve(const std::string& solver, const Problem& problem, con
   HETPLAN_ASSIGN_OR_RETURN(ResolvedName resolved, ResolveSolverName(solver));
   const Solver* backend = FindSolver(resolved.canonical);
   HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(options));
+  HETPLAN_RETURN_IF_ERROR(CheckOptionsApply(resolved.canonical, options));
   HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
   HETPLAN_RETURN_IF_ERROR(CheckSupports(backend->info(), problem));
   HETPLAN_ASSIGN_OR_RETURN(SolveResult result, backend->SolveValidated(problem, options, deadline));

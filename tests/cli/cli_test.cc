@@ -74,6 +74,24 @@ TEST(Cli, BadInputsGiveOneLineErrorsAndNonZeroExit) {
   EXPECT_NE(r.out.find("none or activation"), std::string::npos) << r.out;
 }
 
+// A flag given to a method that does not read it is refused in one line
+// naming the flag, the method and the methods that read it; a flag left out
+// is no obstacle (SolveOptions::given, CheckOptionsApply).
+TEST(Cli, AFlagTheMethodIgnoresIsRefused) {
+  fs::path d = TempDir("ignored");
+  const std::string base = "partition " + Zoo("resnet18") + " --platform klein-arm --solver greedy --warmup 1 --runs 2 "
+                           "--cache-dir " + (d / "cache").string() + " --out " + (d / "s.json").string();
+  CmdResult r = Hetplan(base + " --search-nodes 5 --time-limit 9");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("--time-limit (time_limit_s) does not apply to solver 'greedy'"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("read by exact, mip"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_FALSE(fs::exists(d / "s.json"));
+  CmdResult ok = Hetplan(base);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+}
+
 TEST(Cli, FailedRunDoesNotOverwriteGoodOutput) {
   fs::path d = TempDir("keep");
   fs::path out = d / "g.json";

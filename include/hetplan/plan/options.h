@@ -89,6 +89,12 @@ struct SolveOptions {
   MappingOptions mapping;
   ConcurrentMappingOptions concurrent;
   BaselineOptions baseline;
+
+  // The options the caller set on purpose, by their SolveOptionTable() name
+  // ("time_limit_s", "exact.node_limit", ...): what tells a value given from
+  // the default. Solve() refuses one that the method does not read. Left
+  // empty by callers that share one SolveOptions among methods (dse).
+  std::vector<std::string> given;
 };
 
 // Checks the common fields and every sub-struct; errors name the option.
@@ -101,11 +107,16 @@ struct OptionInfo {
   std::string name;         // as in code: "time_limit_s", "exact.node_limit", ...
   std::string type;         // "double", "int", "bool", "enum", "string"
   std::string default_text;
-  std::string applies_to;   // "every method", "exact", "mip", "map, map_parallel", ...
+  std::string applies_to;   // filled from `methods`: "every method", "exact, mip", ...
   std::string cli;          // the command-line flag, or "" when none
   std::string description;
+  std::vector<std::string> methods;  // the methods that read it, by canonical name (empty: every method)
 };
 std::vector<OptionInfo> SolveOptionTable();
+// Every option in `options.given` is a row of the table that `method` (a
+// canonical name) reads; else kInvalidArgument, one line naming the option,
+// its flag, the method and the methods that read it.
+Status CheckOptionsApply(const std::string& method, const SolveOptions& options);
 // The table as Markdown, one row per option.
 std::string SolveOptionTableMarkdown();
 
