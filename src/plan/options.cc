@@ -61,39 +61,42 @@ std::vector<OptionInfo> SolveOptionTable() {
   using Methods = std::vector<std::string>;
   std::vector<OptionInfo> rows = {
       {"time_limit_s", "double", num(d.time_limit_s), "", "--time-limit",
-       "wall-clock limit of the solve; at the limit the best schedule so far, status feasible", Methods{"exact", "mip"}},
+       "wall-clock limit of the solve; at the limit the best schedule so far, status feasible",
+       Methods{"exact", "mip"}, "time_limit"},
       {"relative_gap", "double", num(d.relative_gap), "", "--gap",
-       "stop when (objective − bound) / objective ≤ this; status optimal means within it", Methods{"exact", "mip"}},
+       "stop when (objective − bound) / objective ≤ this; status optimal means within it",
+       Methods{"exact", "mip"}, "gap"},
       {"threads", "int", std::to_string(d.threads), "", "--threads",
        "CBC's threads, and the exact search's segment searches side by side; 0 = all cores (the search's result "
        "does not depend on the count)",
-       Methods{"exact", "mip"}},
+       Methods{"exact", "mip"}, "threads"},
       {"warm_start", "bool", yes(d.warm_start), "", "--no-warm-start",
-       "start from the best list-scheduled heuristic", Methods{"exact", "mip"}},
-      {"log", "bool", yes(d.log), "", "--solver-log", "the solver's log on stderr", Methods{"exact", "mip"}},
+       "start from the best list-scheduled heuristic", Methods{"exact", "mip"}, "warm_start"},
+      {"log", "bool", yes(d.log), "", "--solver-log", "the solver's log on stderr", Methods{"exact", "mip"}, "log"},
       {"interrupt", "atomic flag", "none", "", "(Ctrl-C in the bindings)",
        "set from another thread to stop early with the best schedule so far, termination interrupted",
-       Methods{"exact", "mip"}},
+       Methods{"exact", "mip"}, ""},
       {"exact.node_limit", "int", std::to_string(d.exact.node_limit), "", "--search-nodes",
-       "branch-and-bound nodes before the paper's MIP is tried too (0 = search only)", Methods{"exact"}},
+       "branch-and-bound nodes before the paper's MIP is tried too (0 = search only)",
+       Methods{"exact"}, "search_nodes"},
       {"mip.write_lp", "string", "\"\"", "", "--write-lp", "write the paper's MIP of the instance (LP)",
-       Methods{"exact", "mip"}},
+       Methods{"exact", "mip"}, "write_lp"},
       {"mip.write_mps", "string", "\"\"", "", "--write-mps", "write the paper's MIP of the instance (MPS)",
-       Methods{"exact", "mip"}},
+       Methods{"exact", "mip"}, "write_mps"},
       {"mapping.accounting", "enum", ToString(d.mapping.accounting), "", "--accounting",
-       "how host↔device copies are charged: conservative | neighbour", Methods{"map", "map_parallel"}},
+       "how host↔device copies are charged: conservative | neighbour", Methods{"map", "map_parallel"}, "accounting"},
       {"mapping.algorithm", "enum", ToString(d.mapping.algorithm), "", "--algorithm",
-       "shortest path by dp | dijkstra (same optimum)", Methods{"map", "map_parallel"}},
+       "shortest path by dp | dijkstra (same optimum)", Methods{"map", "map_parallel"}, "algorithm"},
       {"concurrent.space", "enum", ToString(d.concurrent.space), "", "--joint",
-       "state space: joint (i, j) | aligned (ℓ, d0, d1), one model twice", Methods{"map_concurrent"}},
+       "state space: joint (i, j) | aligned (ℓ, d0, d1), one model twice", Methods{"map_concurrent"}, "space"},
       {"concurrent.algorithm", "enum", ToString(d.concurrent.algorithm), "", "--algorithm",
-       "dijkstra | dp", Methods{"map_concurrent"}},
+       "dijkstra | dp", Methods{"map_concurrent"}, "algorithm"},
       {"concurrent.solo_steps", "bool", yes(d.concurrent.solo_steps), "", "--lockstep (false)",
-       "joint space: a step may run one request alone while the other waits", Methods{"map_concurrent"}},
+       "joint space: a step may run one request alone while the other waits", Methods{"map_concurrent"}, "solo_steps"},
       {"baseline.axonn_max_switches", "int", std::to_string(d.baseline.axonn_max_switches), "", "",
-       "block boundaries between the two PUs (0, 1 or 2)", Methods{"axonn"}},
+       "block boundaries between the two PUs (0, 1 or 2)", Methods{"axonn"}, "axonn_max_switches"},
       {"baseline.hetero_max_pus", "int", std::to_string(d.baseline.hetero_max_pus), "", "",
-       "HETERO tries K! priority orders; refused above this K", Methods{"hetero"}},
+       "HETERO tries K! priority orders; refused above this K", Methods{"hetero"}, "hetero_max_pus"},
   };
   // The "read by" column is the methods list itself, so the two cannot drift.
   for (OptionInfo& row : rows) {
@@ -123,6 +126,30 @@ Status CheckOptionsApply(const std::string& method, const SolveOptions& options)
                  fmt::format("{}", fmt::join(row->methods, ", ")));
   }
   return Status::Ok();
+}
+
+std::vector<std::string> OptionTableDrift(const std::vector<OptionInfo>& table, const OptionSurfaces& surfaces) {
+  std::vector<std::string> drift;
+  auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  for (const OptionInfo& o : table) {
+    // The flag is the first word of `cli` when it is one ("--lockstep (false)": --lockstep).
+    const std::string flag = o.cli.rfind("--", 0) == 0 ? o.cli.substr(0, o.cli.find(' ')) : std::string();
+    if (!flag.empty() && surfaces.cli_help.find(flag) == std::string::npos) {
+      drift.push_back(fmt::format("{}: the flag {} is in no command's help", o.name, flag));
+    }
+    if (!o.python.empty() && !has(surfaces.python_keywords, o.python)) {
+      drift.push_back(fmt::format("{}: hetplan.plan() has no keyword {}", o.name, o.python));
+    }
+    if (!o.python.empty() && !has(surfaces.python_stub_keywords, o.python)) {
+      drift.push_back(fmt::format("{}: the stub of hetplan.plan() has no keyword {}", o.name, o.python));
+    }
+    if (surfaces.docs.find(fmt::format("| `{}` |", o.name)) == std::string::npos) {
+      drift.push_back(fmt::format("{}: docs/planners.md has no row for it", o.name));
+    }
+  }
+  return drift;
 }
 
 std::string SolveOptionTableMarkdown() {

@@ -111,12 +111,24 @@ struct OptionInfo {
   std::string cli;          // the command-line flag, or "" when none
   std::string description;
   std::vector<std::string> methods;  // the methods that read it, by canonical name (empty: every method)
+  std::string python;                // the keyword of hetplan.plan(), or "" when none
 };
 std::vector<OptionInfo> SolveOptionTable();
 // Every option in `options.given` is a row of the table that `method` (a
 // canonical name) reads; else kInvalidArgument, one line naming the option,
 // its flag, the method and the methods that read it.
 Status CheckOptionsApply(const std::string& method, const SolveOptions& options);
+// Where the options surface outside the table: the CLI's help texts, the
+// keywords of Python's hetplan.plan() and of its stub, and docs/planners.md.
+struct OptionSurfaces {
+  std::string cli_help;
+  std::vector<std::string> python_keywords, python_stub_keywords;
+  std::string docs;
+};
+// One line per place a row of `table` is missing from: its flag from the
+// CLI's help, its keyword from Python or the stub, its row from the docs.
+// Empty when every surface has every option (a test holds the real ones to it).
+std::vector<std::string> OptionTableDrift(const std::vector<OptionInfo>& table, const OptionSurfaces& surfaces);
 // The table as Markdown, one row per option.
 std::string SolveOptionTableMarkdown();
 
