@@ -1,8 +1,8 @@
-// The exact search behind the "strong" formulation of the "ilp" backend for
-// the latency objective; see exact_search.h for the method and docs/ilp.md for
-// why each rule is exact. This file is its driver: the searches per segment
-// (exact_assignment.cc) in two passes, the DPs that join the segments, and the
-// sweep over a PU's crossbars.
+// The exact search of the method "exact" for the latency objective; see
+// exact_search.h for the method and docs/ilp.md for why each rule is exact.
+// This file is its driver: the searches per segment (exact_assignment.cc) in
+// two passes, the DPs that join the segments, and the sweep over a PU's
+// crossbars.
 #include "solve/exact_search.h"
 
 #include <algorithm>

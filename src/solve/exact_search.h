@@ -1,5 +1,6 @@
-// Internal to the "ilp" backend: the exact combinatorial method behind the
-// "strong" formulation for the latency objective (docs/ilp.md).
+// Internal to the method "exact" (exact_solver.cc): the exact search for the
+// latency objective (docs/ilp.md). Older names, still accepted on input with
+// a notice: the "strong" formulation of the "ilp" backend.
 //
 // A serial PU runs one operator at a time; a spatial PU runs any number at
 // once within its capacity. Every schedule can be turned into a list schedule
