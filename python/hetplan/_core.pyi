@@ -140,7 +140,6 @@ class PlanFile:
     baselines: Dict[str, float]
     requests: List[PlanFileRequest]
     predicted_unsplit_us: float
-    violations: int
     def find_device(self, name: str) -> int: ...
 
 class PlanResult:

@@ -611,8 +611,7 @@ void Bind(py::module_& m) {
       .def_readonly("solver_status", &PlanFile::solver_status)
       .def_readonly("baselines", &PlanFile::baselines)
       .def_readonly("requests", &PlanFile::requests)
-      .def_readonly("predicted_unsplit_us", &PlanFile::predicted_unsplit_us)
-      .def_readonly("violations", &PlanFile::violations)
+      .def_property_readonly("predicted_unsplit_us", &PlanFile::PredictedUnsplitUs)
       .def("find_device", &PlanFile::FindDevice, py::arg("name"));
 
   py::class_<PlanResult, std::shared_ptr<PlanResult>>(m, "PlanResult")

@@ -26,6 +26,7 @@
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
+#include "hetplan/validate/validator.h"
 #include "deploy/split_internal.h"
 #include "ort/session.h"
 
@@ -388,8 +389,10 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& s
     return Error(ErrorCode::kInvalidArgument, "split: no ONNX model; load it with LoadOnnxModel first");
   }
   HETPLAN_ASSIGN_OR_RETURN(const PlanFile plan, ReadPlanFile(schedule, schedule_label));
-  if (plan.requests.size() > 1) return deploy_internal::SplitRequests(model, plan, schedule_label, options);
-  return deploy_internal::SplitOneRequest(model, plan, schedule_label, options, {});
+  // The manifest records what `hetplan validate` finds in the whole file.
+  const int violations = static_cast<int>(ValidateScheduleJson(schedule).violations.size());
+  if (plan.requests.size() > 1) return deploy_internal::SplitRequests(model, plan, violations, schedule_label, options);
+  return deploy_internal::SplitOneRequest(model, plan, violations, schedule_label, options, {});
 }
 
 namespace deploy_internal {
@@ -514,7 +517,8 @@ SegmentTransfers TransfersIntoSegments(const OpGraph& g, const PlanFile& ps,
 }
 
 // The manifest's model, schedule, runtime and PU fields.
-Manifest ManifestHeader(const LoadedModel& model, const PlanFile& ps, const std::string& schedule_label) {
+Manifest ManifestHeader(const LoadedModel& model, const PlanFile& ps, int violations,
+                        const std::string& schedule_label) {
   const OpGraph& g = model.graph;
   Manifest mf;
   std::string model_name = ps.model_name;
@@ -527,7 +531,7 @@ Manifest ManifestHeader(const LoadedModel& model, const PlanFile& ps, const std:
   mf.fusion = ToString(model.fusion);
   mf.model_operators = g.size();
   mf.assumptions = model.assumptions;
-  mf.schedule = {schedule_label, ps.platform, ps.solver, ps.solver_status, ps.makespan_us, ps.violations};
+  mf.schedule = {schedule_label, ps.platform, ps.solver, ps.solver_status, ps.makespan_us, violations};
   int threads = 0;
   for (const auto& d : ps.devices) {
     if (d.kind == "cpu" && d.threads > 0 && threads == 0) threads = d.threads;
@@ -664,8 +668,9 @@ Result<ManifestSegment> SegmentEntry(const Splitter& splitter, const SegmentPlan
 
 }  // namespace
 
-Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps, const std::string& schedule_label,
-                                    const SplitOptions& options, const std::vector<bool>& extra_cuts) {
+Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps, int violations,
+                                    const std::string& schedule_label, const SplitOptions& options,
+                                    const std::vector<bool>& extra_cuts) {
   const OpGraph& g = model.graph;
   HETPLAN_RETURN_IF_ERROR(CheckScheduleMatchesModel(model, ps, schedule_label));
 
@@ -684,7 +689,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
 
   SplitResult result;
   result.segments = k;
-  Manifest mf = ManifestHeader(model, ps, schedule_label);
+  Manifest mf = ManifestHeader(model, ps, violations, schedule_label);
   HETPLAN_RETURN_IF_ERROR(AddModelTensors(model, splitter, k, &mf));
 
   SplitTotals totals;
@@ -706,7 +711,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
   mf.predicted_transfer_us = totals.transfers_us;
   mf.predicted_sequential_us = totals.host_us + totals.accel_us + totals.transfers_us;
   mf.predicted_makespan_us = ps.makespan_us;
-  mf.predicted_unsplit_us = ps.predicted_unsplit_us;
+  mf.predicted_unsplit_us = ps.PredictedUnsplitUs();
   result.manifest = ManifestToJson(mf);
   return result;
 }

@@ -248,7 +248,7 @@ Result<nlohmann::json> MergedSegment(const SplitResult& part, const RequestSegme
 
 }  // namespace
 
-Result<SplitResult> SplitRequests(const LoadedModel& model, const PlanFile& schedule,
+Result<SplitResult> SplitRequests(const LoadedModel& model, const PlanFile& schedule, int violations,
                                   const std::string& schedule_label, const SplitOptions& options) {
   const int n = model.graph.size();
   HETPLAN_ASSIGN_OR_RETURN(const std::vector<int> offset, RequestOffsets(model, schedule, schedule_label));
@@ -257,8 +257,8 @@ Result<SplitResult> SplitRequests(const LoadedModel& model, const PlanFile& sche
   std::vector<SplitResult> parts;
   for (int r = 0; r < 2; ++r) {
     const PlanFile sub = RequestPlan(schedule, r, offset[static_cast<size_t>(r)], n);
-    auto part = SplitOneRequest(model, sub, fmt::format("{} (request {})", schedule_label, r), options,
-                                cuts[static_cast<size_t>(r)]);
+    auto part = SplitOneRequest(model, sub, violations, fmt::format("{} (request {})", schedule_label, r),
+                                options, cuts[static_cast<size_t>(r)]);
     if (!part.ok()) return part.status();
     parts.push_back(std::move(part).value());
   }
@@ -286,7 +286,6 @@ Result<SplitResult> SplitRequests(const LoadedModel& model, const PlanFile& sche
         parts[0].manifest["predicted"].value(key, 0.0) + parts[1].manifest["predicted"].value(key, 0.0);
   }
   manifest["schedule"]["file"] = schedule_label;
-  manifest["schedule"]["violations"] = schedule.violations;
   out.manifest = std::move(manifest);
   out.segments = static_cast<int>(mo.order.size());
   out.boundaries = parts[0].boundaries + parts[1].boundaries;

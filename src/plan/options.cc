@@ -59,50 +59,45 @@ std::vector<OptionInfo> SolveOptionTable() {
   auto num = [](double x) { return fmt::format("{:g}", x); };
   auto yes = [](bool b) { return std::string(b ? "true" : "false"); };
   using Methods = std::vector<std::string>;
-  std::vector<OptionInfo> rows = {
-      {"time_limit_s", "double", num(d.time_limit_s), "", "--time-limit",
+  return {
+      {"time_limit_s", "double", num(d.time_limit_s), "--time-limit",
        "wall-clock limit of the solve; at the limit the best schedule so far, status feasible",
        Methods{"exact", "mip"}, "time_limit"},
-      {"relative_gap", "double", num(d.relative_gap), "", "--gap",
+      {"relative_gap", "double", num(d.relative_gap), "--gap",
        "stop when (objective − bound) / objective ≤ this; status optimal means within it",
        Methods{"exact", "mip"}, "gap"},
-      {"threads", "int", std::to_string(d.threads), "", "--threads",
+      {"threads", "int", std::to_string(d.threads), "--threads",
        "CBC's threads, and the exact search's segment searches side by side; 0 = all cores (the search's result "
        "does not depend on the count)",
        Methods{"exact", "mip"}, "threads"},
-      {"warm_start", "bool", yes(d.warm_start), "", "--no-warm-start",
+      {"warm_start", "bool", yes(d.warm_start), "--no-warm-start",
        "start from the best list-scheduled heuristic", Methods{"exact", "mip"}, "warm_start"},
-      {"log", "bool", yes(d.log), "", "--solver-log", "the solver's log on stderr", Methods{"exact", "mip"}, "log"},
-      {"interrupt", "atomic flag", "none", "", "(Ctrl-C in the bindings)",
+      {"log", "bool", yes(d.log), "--solver-log", "the solver's log on stderr", Methods{"exact", "mip"}, "log"},
+      {"interrupt", "atomic flag", "none", "(Ctrl-C in the bindings)",
        "set from another thread to stop early with the best schedule so far, termination interrupted",
        Methods{"exact", "mip"}, ""},
-      {"exact.node_limit", "int", std::to_string(d.exact.node_limit), "", "--search-nodes",
+      {"exact.node_limit", "int", std::to_string(d.exact.node_limit), "--search-nodes",
        "branch-and-bound nodes before the paper's MIP is tried too (0 = search only)",
        Methods{"exact"}, "search_nodes"},
-      {"mip.write_lp", "string", "\"\"", "", "--write-lp", "write the paper's MIP of the instance (LP)",
+      {"mip.write_lp", "string", "\"\"", "--write-lp", "write the paper's MIP of the instance (LP)",
        Methods{"exact", "mip"}, "write_lp"},
-      {"mip.write_mps", "string", "\"\"", "", "--write-mps", "write the paper's MIP of the instance (MPS)",
+      {"mip.write_mps", "string", "\"\"", "--write-mps", "write the paper's MIP of the instance (MPS)",
        Methods{"exact", "mip"}, "write_mps"},
-      {"mapping.accounting", "enum", ToString(d.mapping.accounting), "", "--accounting",
+      {"mapping.accounting", "enum", ToString(d.mapping.accounting), "--accounting",
        "how host↔device copies are charged: conservative | neighbour", Methods{"map", "map_parallel"}, "accounting"},
-      {"mapping.algorithm", "enum", ToString(d.mapping.algorithm), "", "--algorithm",
+      {"mapping.algorithm", "enum", ToString(d.mapping.algorithm), "--algorithm",
        "shortest path by dp | dijkstra (same optimum)", Methods{"map", "map_parallel"}, "algorithm"},
-      {"concurrent.space", "enum", ToString(d.concurrent.space), "", "--joint",
+      {"concurrent.space", "enum", ToString(d.concurrent.space), "--joint",
        "state space: joint (i, j) | aligned (ℓ, d0, d1), one model twice", Methods{"map_concurrent"}, "space"},
-      {"concurrent.algorithm", "enum", ToString(d.concurrent.algorithm), "", "--algorithm",
+      {"concurrent.algorithm", "enum", ToString(d.concurrent.algorithm), "--algorithm",
        "dijkstra | dp", Methods{"map_concurrent"}, "algorithm"},
-      {"concurrent.solo_steps", "bool", yes(d.concurrent.solo_steps), "", "--lockstep (false)",
+      {"concurrent.solo_steps", "bool", yes(d.concurrent.solo_steps), "--lockstep (false)",
        "joint space: a step may run one request alone while the other waits", Methods{"map_concurrent"}, "solo_steps"},
-      {"baseline.axonn_max_switches", "int", std::to_string(d.baseline.axonn_max_switches), "", "",
+      {"baseline.axonn_max_switches", "int", std::to_string(d.baseline.axonn_max_switches), "",
        "block boundaries between the two PUs (0, 1 or 2)", Methods{"axonn"}, "axonn_max_switches"},
-      {"baseline.hetero_max_pus", "int", std::to_string(d.baseline.hetero_max_pus), "", "",
+      {"baseline.hetero_max_pus", "int", std::to_string(d.baseline.hetero_max_pus), "",
        "HETERO tries K! priority orders; refused above this K", Methods{"hetero"}, "hetero_max_pus"},
   };
-  // The "read by" column is the methods list itself, so the two cannot drift.
-  for (OptionInfo& row : rows) {
-    row.applies_to = row.methods.empty() ? "every method" : fmt::format("{}", fmt::join(row.methods, ", "));
-  }
-  return rows;
 }
 
 Status CheckOptionsApply(const std::string& method, const SolveOptions& options) {
@@ -155,7 +150,9 @@ std::vector<std::string> OptionTableDrift(const std::vector<OptionInfo>& table, 
 std::string SolveOptionTableMarkdown() {
   std::string out = "| option | type | default | read by | flag | meaning |\n|---|---|---|---|---|---|\n";
   for (const OptionInfo& o : SolveOptionTable()) {
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", o.name, o.type, o.default_text, o.applies_to,
+    // The "read by" column is the methods list itself, so the two cannot drift.
+    const std::string read_by = o.methods.empty() ? "every method" : fmt::format("{}", fmt::join(o.methods, ", "));
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", o.name, o.type, o.default_text, read_by,
                        o.cli.empty() ? "—" : "`" + o.cli + "`", o.description);
   }
   return out;

@@ -515,12 +515,6 @@ void ReadEdgesAndSummary(const nlohmann::json& s, PlanFile* p) {
       p->requests.push_back(std::move(r));
     }
   }
-  const auto cpu = std::find_if(p->devices.begin(), p->devices.end(),
-                                [](const PlanFileDevice& d) { return d.kind == "cpu"; });
-  const auto base = p->baselines.find("cpu_only_us");
-  if (cpu != p->devices.end() && cpu->costs == "measured" && base != p->baselines.end()) {
-    p->predicted_unsplit_us = std::max(0.0, base->second);
-  }
 }
 
 }  // namespace
@@ -546,7 +540,6 @@ Result<PlanFile> ReadPlanFile(const nlohmann::json& s, const std::string& label)
   HETPLAN_RETURN_IF_ERROR(ReadDevices(s, bad, &p));
   HETPLAN_RETURN_IF_ERROR(ReadOperators(s, bad, &p));
   ReadEdgesAndSummary(s, &p);
-  p.violations = static_cast<int>(ValidateScheduleJson(s).violations.size());
   return p;
 }
 

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <thread>
@@ -23,7 +22,6 @@
 namespace hetplan {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using mip_internal::BuildModel;
 using mip_internal::Candidates;
 using mip_internal::IlpModel;

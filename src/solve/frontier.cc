@@ -5,7 +5,6 @@
 #include "hetplan/solve/frontier.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <iterator>
@@ -19,7 +18,6 @@
 namespace hetplan {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 
@@ -183,7 +181,7 @@ Result<EnergyFront> SolveLatencyEnergyFront(const Problem& problem, const SolveO
     }
   }
   EnergyFront front;
-  auto left = [&] { return std::isfinite(options.time_limit_s) ? deadline.SecondsLeft() : options.time_limit_s; };
+  auto left = [&] { return deadline.SecondsLeft(); };
   // Each solve gets half the time left, so that one hard cap (near the
   // latency optimum the MIP's bound closes slowly) does not take the whole
   // walk: the points after it are still found, labelled by their status.

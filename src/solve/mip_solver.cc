@@ -26,7 +26,6 @@
 namespace hetplan::mip_internal {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using warm_start::BestHeuristic;
 using warm_start::Candidate;
 using warm_start::FromSchedule;
@@ -296,8 +295,7 @@ class MipSolver final : public Solver {
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
-  MethodInfo info_;
+    MethodInfo info_;
 };
 
 }  // namespace

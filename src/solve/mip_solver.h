@@ -2,8 +2,6 @@
 // method and the exact search's fallback (exact_solver.cc).
 #pragma once
 
-#include <chrono>
-
 #include "hetplan/plan/deadline.h"
 #include "hetplan/plan/options.h"
 #include "hetplan/plan/problem.h"

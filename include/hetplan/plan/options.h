@@ -107,7 +107,6 @@ struct OptionInfo {
   std::string name;         // as in code: "time_limit_s", "exact.node_limit", ...
   std::string type;         // "double", "int", "bool", "enum", "string"
   std::string default_text;
-  std::string applies_to;   // filled from `methods`: "every method", "exact, mip", ...
   std::string cli;          // the command-line flag, or "" when none
   std::string description;
   std::vector<std::string> methods;  // the methods that read it, by canonical name (empty: every method)

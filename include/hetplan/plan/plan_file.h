@@ -4,6 +4,7 @@
 // its JSON keys. Times in µs, energies in µJ.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -77,10 +78,17 @@ struct PlanFile {
   std::string solver, solver_status;
   std::map<std::string, double> baselines;
   std::vector<PlanFileRequest> requests;  // empty for one request
+
   // The prediction of the whole model on the plan's CPU (the cpu_only_us
   // baseline) when that CPU's costs were measured here, else 0.
-  double predicted_unsplit_us = 0;
-  int violations = 0;  // what `hetplan validate` finds in the file
+  double PredictedUnsplitUs() const {
+    for (const PlanFileDevice& d : devices) {
+      if (d.kind != "cpu") continue;
+      const auto base = baselines.find("cpu_only_us");
+      return d.costs == "measured" && base != baselines.end() ? std::max(0.0, base->second) : 0.0;
+    }
+    return 0.0;
+  }
 
   int FindDevice(const std::string& name) const {
     for (size_t i = 0; i < devices.size(); ++i) {

@@ -59,8 +59,8 @@ nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& schedule);
 // configuration, each operator at its id with its PU, times and predicted
 // cost, the edges, the totals and the baselines. Only what it needs is
 // required (format, model.file, devices, each operator's id, device, times
-// and cost on its device); errors name `label` and the key. `violations`
-// counts what `hetplan validate` finds.
+// and cost on its device); errors name `label` and the key. It does not
+// validate the plan (ValidateScheduleJson does, from the JSON).
 Result<PlanFile> ReadPlanFile(const nlohmann::json& schedule, const std::string& label);
 
 // The schedule file's bytes as every writer writes them (the CLI's --out,
