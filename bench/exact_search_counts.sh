@@ -12,6 +12,8 @@
 # Default points: resnet18, mobilenetv2, resnet50, yolov5n and vit_b_16 at 25 and 200 crossbars on klein-arm.
 # Prints a Markdown table: point, old and new instruction counts, relative change, and both statuses.
 set -euo pipefail
+# shellcheck source=bench/cost_tables.sh
+source "$(dirname "$0")/cost_tables.sh"
 OLD=${1:?old hetplan binary}; NEW=${2:?new hetplan binary}
 ZOO=${3:-build/models}; TABLES=${4:-build/bench-tables}
 shift $(( $# < 4 ? $# : 4 ))
@@ -21,7 +23,6 @@ if (( ${#POINTS[@]} == 0 )); then
 fi
 command -v valgrind >/dev/null || { echo "exact_search_counts.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "exact_search_counts.sh: jq is not installed (apt-get install jq)" >&2; exit 2; }
-mkdir -p "$TABLES"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 count() {  # BIN MODEL CROSSBARS -> "instructions status"
   local out=$tmp/c.cg
@@ -35,10 +36,7 @@ echo "| exact search, klein-arm | old instructions | new instructions | change |
 echo "|---|---:|---:|---:|---|"
 for pt in "${POINTS[@]}"; do
   m=${pt%%:*}; c=${pt#*:}
-  if [[ ! -f $TABLES/$m.csv ]] && ! "$NEW" profile "$ZOO/$m.onnx" --runs 20 --warmup 5 --model-runs 5 --no-cache \
-                                     --out "$TABLES/$m.csv" >/dev/null 2>"$tmp/err"; then
-    cat "$tmp/err" >&2; exit 2
-  fi
+  ensure_cost_table "$NEW" "$ZOO" "$TABLES" "$m" || exit 2
   read -r a sa <<<"$(count "$OLD" "$m" "$c")"
   read -r b sb <<<"$(count "$NEW" "$m" "$c")"
   awk -v n="$m C=$c" -v a="$a" -v b="$b" -v s="$sa / $sb" \

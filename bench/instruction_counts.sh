@@ -9,14 +9,12 @@
 # The calls use the spellings every release accepts (--solver ilp, --formulation paper). Prints a Markdown table:
 # call, old and new instruction counts, relative change.
 set -euo pipefail
+# shellcheck source=bench/cost_tables.sh
+source "$(dirname "$0")/cost_tables.sh"
 OLD=${1:?old hetplan binary}; NEW=${2:?new hetplan binary}
 ZOO=${3:-build/models}; TABLES=${4:-build/bench-tables}
 command -v valgrind >/dev/null || { echo "instruction_counts.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
-mkdir -p "$TABLES"
-for m in resnet18 yolov5n mobilenetv2; do
-  [[ -f $TABLES/$m.csv ]] || "$NEW" profile "$ZOO/$m.onnx" --runs 20 --warmup 5 --model-runs 5 --no-cache \
-                               --out "$TABLES/$m.csv" >/dev/null
-done
+for m in resnet18 yolov5n mobilenetv2; do ensure_cost_table "$NEW" "$ZOO" "$TABLES" "$m" || exit 2; done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 calls=(
   "r18_exact|partition $ZOO/resnet18.onnx --platform klein-arm --costs $TABLES/resnet18.csv --solver ilp"

@@ -11,6 +11,8 @@
 # result. Prints a Markdown table (one row per model and platform: points, equal, differing) and, after it, every
 # differing point; exits 1 when a point differs.
 set -euo pipefail
+# shellcheck source=bench/cost_tables.sh
+source "$(dirname "$0")/cost_tables.sh"
 OLD=${1:?old hetplan binary}; NEW=${2:?new hetplan binary}
 ZOO=${3:-build/models}; TABLES=${4:-build/bench-tables}
 shift $(( $# < 4 ? $# : 4 ))
@@ -19,7 +21,6 @@ if (( ${#MODELS[@]} == 0 )); then
   for f in "$ZOO"/*.onnx; do MODELS+=("$(basename "$f" .onnx)"); done
 fi
 command -v jq >/dev/null || { echo "plans_before_after.sh: jq is not installed (apt-get install jq)" >&2; exit 2; }
-mkdir -p "$TABLES"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 plan() {  # BIN MODEL PLATFORM C T -> "status makespan"
   local out=$tmp/s.json
@@ -37,10 +38,7 @@ failed=0
 echo "| model | platform | points | equal | differing |"
 echo "|---|---|---:|---:|---:|"
 for m in "${MODELS[@]}"; do
-  if [[ ! -f $TABLES/$m.csv ]] && ! "$NEW" profile "$ZOO/$m.onnx" --runs 20 --warmup 5 --model-runs 5 --no-cache \
-                                     --out "$TABLES/$m.csv" >/dev/null 2>"$tmp/err"; then
-    cat "$tmp/err" >&2; exit 2
-  fi
+  ensure_cost_table "$NEW" "$ZOO" "$TABLES" "$m" || exit 2
   for p in klein-arm klein-x86; do
     points=0; equal=0
     for c in 25 50 100 200; do

@@ -44,7 +44,7 @@ constexpr uint64_t kSeed = 0x636f72756e;  // "corun"
 constexpr auto kHandoffPause = std::chrono::microseconds(1000);
 
 double Us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
-double Median(const std::vector<double>& v) { return ort::Quantile(v, 0.5); }
+using ort::Median;
 
 std::string RuntimeText(const ProfileOptions& r) {
   std::vector<std::string> options;

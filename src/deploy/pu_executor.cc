@@ -28,7 +28,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double Us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
-double Median(const std::vector<double>& v) { return ort::Quantile(v, 0.5); }
+using ort::Median;
 
 // The ONNX Runtime configuration a device's segments run with.
 ort::PuRuntime RuntimeOf(const Manifest& m, const std::string& device, int threads_override) {

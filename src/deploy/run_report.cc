@@ -18,7 +18,7 @@ namespace hetplan {
 namespace deploy_internal {
 namespace {
 
-double Median(const std::vector<double>& v) { return ort::Quantile(v, 0.5); }
+using ort::Median;
 
 nlohmann::json OptNum(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);

@@ -402,14 +402,13 @@ bool SetOtherMatrixView(const onnx::NodeProto& n, const ShapeLookup& s, Operator
     const auto* b = s.const_shape(3);
     const auto* bs = b ? b : s.shape(3);
     if (!a || !bs || a->size() != 2 || bs->size() != 2) return true;
-    const bool ta = AttrInt(n, "transA", 0) != 0, tb = AttrInt(n, "transB", 0) != 0;
-    const int64_t m = ta ? (*a)[1] : (*a)[0], k = tb ? (*bs)[1] : (*bs)[0], cols = tb ? (*bs)[0] : (*bs)[1];
-    op->macs = m * k * cols;
+    const GemmDims d = GemmDimsOf(*a, *bs, AttrInt(n, "transA", 0) != 0, AttrInt(n, "transB", 0) != 0);
+    op->macs = d.m * d.k * d.cols;
     if (b) {
       op->has_weight = true;
-      op->weight_rows = k;
-      op->weight_cols = cols;
-      op->n_mvm = m;
+      op->weight_rows = d.k;
+      op->weight_cols = d.cols;
+      op->n_mvm = d.m;
       op->matrix_op = "Gemm";
     }
     return true;

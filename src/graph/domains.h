@@ -26,6 +26,17 @@ namespace hetplan::internal {
 
 inline constexpr const char* kMicrosoftDomain = "com.microsoft";
 
+// A Gemm's (or QGemm's) matrix product Y[m, cols] = A[m, k] · B[k, cols], with
+// A and B 2-D and transposed as transA and transB say; `a_inner` is A's
+// inner dimension, which equals k in a consistent model.
+struct GemmDims {
+  int64_t m = 0, k = 0, cols = 0, a_inner = 0;
+};
+inline GemmDims GemmDimsOf(const std::vector<int64_t>& a, const std::vector<int64_t>& b, bool trans_a,
+                           bool trans_b) {
+  return GemmDims{trans_a ? a[1] : a[0], trans_b ? b[1] : b[0], trans_b ? b[0] : b[1], trans_a ? a[0] : a[1]};
+}
+
 // A schema for an operator ONNX Runtime runs but the ONNX library does not
 // know: com.microsoft operators, and the LayerNormalization /
 // SimplifiedLayerNormalization ONNX Runtime registers in the default domain

@@ -339,24 +339,22 @@ Status SetGemmView(const BuildContext& ctx, const MainNodeShapes& s, const onnx:
   const auto* b = s.const_shape(wi);
   const auto* bs = b ? b : s.shape(wi);
   if (a && bs && a->size() == 2 && bs->size() == 2) {
-    bool ta = AttrInt(main, "transA", 0) != 0, tb = AttrInt(main, "transB", 0) != 0;
-    int64_t m = ta ? (*a)[1] : (*a)[0];
-    int64_t k = tb ? (*bs)[1] : (*bs)[0];
-    int64_t cols = tb ? (*bs)[0] : (*bs)[1];
+    const bool ta = AttrInt(main, "transA", 0) != 0, tb = AttrInt(main, "transB", 0) != 0;
+    const GemmDims d = GemmDimsOf(*a, *bs, ta, tb);
     // ONNX shape inference does not compare Gemm's inner dimensions.
-    if ((ta ? (*a)[0] : (*a)[1]) != k) {
+    if (d.a_inner != d.k) {
       return ctx.Fail(ErrorCode::kParseError,
                       fmt::format("{}: A [{}] and B [{}] (transA {}, transB {}) have different inner "
                                   "dimensions ({} vs {}); the model is inconsistent: re-export it",
                                   NodeLabel(main, main_index), fmt::join(*a, ","), fmt::join(*bs, ","),
-                                  ta ? 1 : 0, tb ? 1 : 0, ta ? (*a)[0] : (*a)[1], k));
+                                  ta ? 1 : 0, tb ? 1 : 0, d.a_inner, d.k));
     }
-    op->macs = m * k * cols;
+    op->macs = d.m * d.k * d.cols;
     if (b) {
       op->has_weight = true;
-      op->weight_rows = k;
-      op->weight_cols = cols;
-      op->n_mvm = m;
+      op->weight_rows = d.k;
+      op->weight_cols = d.cols;
+      op->n_mvm = d.m;
     }
   }
   return Status::Ok();

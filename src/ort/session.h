@@ -109,5 +109,6 @@ Ort::Value ValueTensor(ONNXTensorElementDataType type, const std::vector<int64_t
 // Linear interpolation between order statistics (numpy's default), so that
 // p10 ≤ median ≤ p90 always holds; 0 for no samples.
 double Quantile(std::vector<double> samples, double q);
+inline double Median(const std::vector<double>& samples) { return Quantile(samples, 0.5); }
 
 }  // namespace hetplan::ort
