@@ -349,7 +349,7 @@ Result<nlohmann::json> MaxMvmLatency(const LoadedModel& model, const Platform& p
   constexpr double kTolerance = 1e-3;  // relative width of the final bracket
   constexpr double kMaxNs = 1e9, kMinNs = 1e-3;
   const int p = platform.FindPu(pu);
-  const double t0 = platform.pus[p].cim.mvm_latency_ns;
+  const double t0 = platform.pus[p].cim.MvmLatencyNs();
   const auto start = std::chrono::steady_clock::now();
   auto left = [&] {
     return options.time_limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

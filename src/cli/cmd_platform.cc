@@ -2,6 +2,7 @@
 // hetplan reads it, every PU with the quantities derived from its keys (for a
 // CIM PU: the cells a weight takes, where they go, the crossbar budget and
 // the MVM latency and where it comes from), and its links.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,10 +12,44 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "hetplan/cost/cim_model.h"
 #include "hetplan/platform/platform.h"
 
 namespace hetplan::cli {
 namespace {
+
+// Where T_mvm comes from, in words.
+std::string MvmLatencySource(const CimParams& c) {
+  const CimCircuit& k = c.circuit;
+  const std::string circuit =
+      k.given() ? fmt::format("{} input cycles ({}-bit inputs, {}-bit DACs) x {:g} ns (the longer of the array read, "
+                              "{:g} ns, and {} conversions of {:g} ns) + {:g} ns",
+                              k.InputCycles(), k.input_bits, k.dac_bits, k.CycleNs(), k.array_read_ns,
+                              k.columns_per_adc, k.adc_conversion_ns, k.mvm_overhead_ns)
+                : std::string();
+  if (c.mvm_latency_ns) {
+    return k.given() ? fmt::format("mvm_latency_ns (fixed; the circuit would give {:g} ns: {})", k.MvmLatencyNs(),
+                                   circuit)
+                     : std::string("mvm_latency_ns (fixed, the paper's mode)");
+  }
+  return k.given() ? "the circuit: " + circuit : fmt::format("the default {:g} ns (fixed)", kDefaultMvmLatencyNs);
+}
+
+// The energy of one MVM through one whole crossbar (every row and column
+// used), by component, in pJ; null without the circuit's energies.
+nlohmann::json CrossbarMvmEnergy(const CimParams& c) {
+  if (!c.circuit.given() || !c.circuit.HasEnergy()) return nullptr;
+  Operator op;  // a weight matrix that fills one crossbar exactly, one MVM, no loads
+  op.has_weight = true;
+  op.n_mvm = 1;
+  op.weight_rows = c.crossbar_rows;
+  op.weight_cols = std::max<int64_t>(c.crossbar_cols / c.CellsPerWeight(), 1);
+  CimParams one = c;
+  one.slice_mapping = SliceMapping::kColumns;
+  const CimEnergy e = CimOperatorEnergy(op, one);
+  return {{"adc", e.adc_pj}, {"dac", e.dac_pj}, {"array", e.array_pj}, {"shift_add", e.shift_add_pj},
+          {"total", e.total_pj()}};
+}
 
 // What a CIM PU's keys come to.
 nlohmann::json CimDerived(const CimParams& c) {
@@ -31,8 +66,9 @@ nlohmann::json CimDerived(const CimParams& c) {
                                             : std::string("one cell holds a whole weight (the CIM paper's eq. 1)")},
           {"crossbar_cells", c.crossbar_rows * c.crossbar_cols},
           {"budget_cells", c.crossbars * c.crossbar_rows * c.crossbar_cols},
-          {"mvm_latency_ns", c.mvm_latency_ns},
-          {"mvm_latency_source", "mvm_latency_ns (fixed, the paper's mode)"}};
+          {"mvm_latency_ns", c.MvmLatencyNs()},
+          {"mvm_latency_source", MvmLatencySource(c)},
+          {"crossbar_mvm_energy_pj", CrossbarMvmEnergy(c)}};
 }
 
 void PrintPu(const ProcessingUnit& pu) {
@@ -47,8 +83,13 @@ void PrintPu(const ProcessingUnit& pu) {
                 static_cast<long long>(c.crossbar_cols), static_cast<long long>(d["budget_cells"].get<int64_t>()),
                 d["weight_layout"].get<std::string>().c_str(), static_cast<long long>(c.CellsPerWeight()),
                 c.CellsPerWeight() == 1 ? "" : "s");
-    std::printf("          mvm_latency_ns %g (fixed, the paper's mode); internal bandwidth %g GB/s\n", c.mvm_latency_ns,
-                c.bandwidth_gbps);
+    std::printf("          T_mvm %g ns: %s; internal bandwidth %g GB/s\n", c.MvmLatencyNs(),
+                MvmLatencySource(c).c_str(), c.bandwidth_gbps);
+    if (const nlohmann::json& e = d["crossbar_mvm_energy_pj"]; !e.is_null()) {
+      std::printf("          one MVM through a full crossbar: %g pJ (ADC %g, DAC %g, array %g, shift-add %g)\n",
+                  e["total"].get<double>(), e["adc"].get<double>(), e["dac"].get<double>(), e["array"].get<double>(),
+                  e["shift_add"].get<double>());
+    }
   }
   if (pu.cost_source == CostSource::kRoofline) {
     std::string peaks;

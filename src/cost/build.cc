@@ -100,6 +100,11 @@ std::vector<PuInfo> MakePuInfos(const Platform& platform) {
     info.spatial = pu.execution == Execution::kSpatial;
     info.capacity = info.spatial ? pu.cim.crossbars : -1;
     info.power_w = pu.power_w;
+    // A CIM whose circuit prices each MVM: its power_w is what it draws
+    // beyond those energies while busy (absent: nothing).
+    if (pu.kind == PuKind::kCim && pu.cim.circuit.given() && pu.cim.circuit.HasEnergy() && !info.power_w) {
+      info.power_w = 0.0;
+    }
     switch (pu.cost_source) {
       case CostSource::kProfile: info.cost_label = "measured"; break;
       case CostSource::kCim:
@@ -119,6 +124,9 @@ bool SetAnalyticalCosts(const OpGraph& g, const ProcessingUnit& pu, int p, CostM
       if (!CimSupports(op, pu.cim)) continue;
       c->set_latency(op.id, p, CimLatencyUs(op, pu.cim));
       c->set_crossbars(op.id, p, CimCrossbars(op, pu.cim));
+      if (pu.cim.circuit.given() && pu.cim.circuit.HasEnergy()) {
+        c->set_op_energy(op.id, p, CimOperatorEnergy(op, pu.cim).total_pj() * 1e-6);
+      }
     }
     return true;
   }

@@ -35,26 +35,61 @@ bool CimSupports(const Operator& op, const CimParams& p) {
   return listed(op.type) || listed(op.matrix_op) || listed(FloatOpType(op.type));
 }
 
-int64_t CimCrossbars(const Operator& op, const CimParams& p) {
-  if (!op.has_weight || op.weight_rows <= 0 || op.weight_cols <= 0) return 0;
-  int64_t rows = op.weight_rows;
+namespace {
+
+// One operator's weights as the crossbars hold them: a rows x cols matrix
+// tiled row_tiles x col_tiles, `copies` times (bit slices and signs in
+// crossbars of their own, and one stacked [W; R] per recurrent direction).
+struct Layout {
+  int64_t rows = 0, cols = 0, row_tiles = 0, col_tiles = 0, copies = 0;
+};
+
+Layout LayoutOf(const Operator& op, const CimParams& p) {
+  Layout l;
+  if (!op.has_weight || op.weight_rows <= 0 || op.weight_cols <= 0) return l;
+  l.rows = op.weight_rows;
   // A weight's cells (bit slices, differential signs): adjacent columns, or
   // copies of the whole tiling in crossbars of their own.
   const bool adjacent = p.slice_mapping == SliceMapping::kColumns;
-  int64_t cols = adjacent ? SatMul(op.weight_cols, p.CellsPerWeight()) : op.weight_cols;
-  const int64_t copies = adjacent ? 1 : p.CellsPerWeight();
-  int64_t groups = Groups(op);
+  l.cols = adjacent ? SatMul(op.weight_cols, p.CellsPerWeight()) : op.weight_cols;
+  const int64_t groups = Groups(op);
   if (groups > 1) {
     if (p.grouped_conv == GroupedConvMapping::kBlockDiagonal) {
-      rows = SatMul(rows, groups);
+      l.rows = SatMul(l.rows, groups);
     } else {
-      cols = CeilDiv(cols, groups);
+      l.cols = CeilDiv(l.cols, groups);
     }
   }
-  // A recurrent operator holds one stacked [W; R] matrix per direction.
-  const int64_t tiles = SatMul(CeilDiv(rows, std::max<int64_t>(p.crossbar_rows, 1)),
-                               CeilDiv(cols, std::max<int64_t>(p.crossbar_cols, 1)));
-  return SatMul(SatMul(tiles, std::max<int64_t>(op.directions, 1)), copies);
+  l.row_tiles = CeilDiv(l.rows, std::max<int64_t>(p.crossbar_rows, 1));
+  l.col_tiles = CeilDiv(l.cols, std::max<int64_t>(p.crossbar_cols, 1));
+  l.copies = SatMul(adjacent ? 1 : p.CellsPerWeight(), std::max<int64_t>(op.directions, 1));
+  return l;
+}
+
+}  // namespace
+
+int64_t CimCrossbars(const Operator& op, const CimParams& p) {
+  const Layout l = LayoutOf(op, p);
+  return SatMul(SatMul(l.row_tiles, l.col_tiles), l.copies);
+}
+
+CimEnergy CimOperatorEnergy(const Operator& op, const CimParams& p) {
+  CimEnergy e;
+  const CimCircuit& k = p.circuit;
+  const Layout l = LayoutOf(op, p);
+  const double cycles = static_cast<double>(CimMvmCount(op, p)) * static_cast<double>(k.InputCycles());
+  const double copies = static_cast<double>(l.copies);
+  e.array_reads = cycles * static_cast<double>(l.row_tiles) * static_cast<double>(l.col_tiles) * copies;
+  e.conversions = cycles * static_cast<double>(l.row_tiles) * static_cast<double>(l.cols) * copies;
+  e.row_drives = cycles * static_cast<double>(l.rows) * static_cast<double>(l.col_tiles) * copies;
+  e.shift_adds = e.conversions;
+  e.buffer_bytes = CimLoadBytes(op, p) + CimStoreBytes(op, p);
+  e.array_pj = e.array_reads * k.array_energy_pj.value_or(0.0);
+  e.adc_pj = e.conversions * k.adc_energy_pj.value_or(0.0);
+  e.dac_pj = e.row_drives * k.dac_energy_pj.value_or(0.0);
+  e.shift_add_pj = e.shift_adds * k.shift_add_energy_pj.value_or(0.0);
+  e.buffer_pj = e.buffer_bytes * k.buffer_energy_pj_per_byte.value_or(0.0);
+  return e;
 }
 
 int64_t CimMvmCount(const Operator& op, const CimParams& p) {
@@ -96,7 +131,7 @@ double CimStoreBytes(const Operator& op, const CimParams& p) { return SumBytes(o
 double CimLatencyUs(const Operator& op, const CimParams& p) {
   const double bytes_per_us = p.bandwidth_gbps * kBytesPerUsPerGbps;
   const double load_us = CimLoadBytes(op, p) / bytes_per_us;
-  const double mvm_us = static_cast<double>(CimMvmCount(op, p)) * p.mvm_latency_ns * 1e-3;
+  const double mvm_us = static_cast<double>(CimMvmCount(op, p)) * p.MvmLatencyNs() * 1e-3;
   const double store_us = CimStoreBytes(op, p) / bytes_per_us;
   return load_us + mvm_us + store_us;
 }

@@ -193,7 +193,7 @@ std::optional<double> ScheduleEnergy(const Problem& p, const Schedule& s) {
     if (op.device < 0) continue;
     const auto& power = c.pu(op.device).power_w;
     if (!power) return std::nullopt;
-    sum += c.latency_us(static_cast<int>(v), op.device) * op.slowdown * *power;
+    sum += c.latency_us(static_cast<int>(v), op.device) * op.slowdown * *power + c.op_energy_uj(static_cast<int>(v), op.device);
   }
   return sum;
 }

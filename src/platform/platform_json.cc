@@ -77,7 +77,7 @@ nlohmann::json PlatformToJson(const Platform& p) {
       u["crossbar_rows"] = c.crossbar_rows;
       u["crossbar_cols"] = c.crossbar_cols;
       u["crossbars"] = c.crossbars;
-      u["mvm_latency_ns"] = c.mvm_latency_ns;
+      u["mvm_latency_ns"] = c.MvmLatencyNs();
       u["bandwidth_gbps"] = c.bandwidth_gbps;
       u["element_bytes"] = c.element_bytes ? nlohmann::json(*c.element_bytes) : nlohmann::json(nullptr);
       u["supported_ops"] = c.supported_ops;
@@ -90,6 +90,20 @@ nlohmann::json PlatformToJson(const Platform& p) {
       }
       if (c.signed_weights != SignedWeights::kOffset) u["signed_weights"] = ToString(c.signed_weights);
       if (c.slice_mapping != SliceMapping::kColumns) u["slice_mapping"] = ToString(c.slice_mapping);
+      // Only when given: the circuit T_mvm above derives from, its energies.
+      if (c.circuit.given()) {
+        const CimCircuit& k = c.circuit;
+        u["input_bits"] = k.input_bits;
+        u["dac_bits"] = k.dac_bits;
+        u["adc_bits"] = k.adc_bits;
+        u["columns_per_adc"] = k.columns_per_adc;
+        u["adc_conversion_ns"] = k.adc_conversion_ns;
+        u["array_read_ns"] = k.array_read_ns;
+        u["mvm_overhead_ns"] = k.mvm_overhead_ns;
+      }
+      for (const auto& [name, value] : c.circuit.EnergyKeys()) {
+        if (value) u[name] = *value;
+      }
     }
     if (pu.cost_source == CostSource::kRoofline) {
       const RooflineParams& r = pu.roofline;

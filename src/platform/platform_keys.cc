@@ -12,7 +12,7 @@
 namespace hetplan::platform_internal {
 namespace {
 
-constexpr std::array<KeySpec, 27> kPuKeys = {{
+constexpr std::array<KeySpec, 39> kPuKeys = {{
     {"name", Scope::kAll, KeyType::kString, false},
     {"kind", Scope::kAll, KeyType::kChoice, false},
     {"execution", Scope::kAll, KeyType::kChoice, true},
@@ -36,6 +36,18 @@ constexpr std::array<KeySpec, 27> kPuKeys = {{
     {"weight_bits", Scope::kCim, KeyType::kInt, true},
     {"signed_weights", Scope::kCim, KeyType::kChoice, true},
     {"slice_mapping", Scope::kCim, KeyType::kChoice, true},
+    {"input_bits", Scope::kCim, KeyType::kInt, true},
+    {"dac_bits", Scope::kCim, KeyType::kInt, true},
+    {"adc_bits", Scope::kCim, KeyType::kInt, true},
+    {"columns_per_adc", Scope::kCim, KeyType::kInt, true},
+    {"adc_conversion_ns", Scope::kCim, KeyType::kNumber, true},
+    {"array_read_ns", Scope::kCim, KeyType::kNumber, true},
+    {"mvm_overhead_ns", Scope::kCim, KeyType::kNumber, true},
+    {"adc_energy_pj", Scope::kCim, KeyType::kNumber, true},
+    {"dac_energy_pj", Scope::kCim, KeyType::kNumber, true},
+    {"array_energy_pj", Scope::kCim, KeyType::kNumber, true},
+    {"shift_add_energy_pj", Scope::kCim, KeyType::kNumber, true},
+    {"buffer_energy_pj_per_byte", Scope::kCim, KeyType::kNumber, true},
     {"peak_gflops", Scope::kRoofline, KeyType::kNumberMap, true},
     {"memory_bandwidth_gbps", Scope::kRoofline, KeyType::kNumber, true},
     {"dispatch_us", Scope::kRoofline, KeyType::kNumber, true},
@@ -218,11 +230,16 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
     pu.threads = static_cast<int>(i);
     return std::nullopt;
   }
-  int64_t* int_field = key == "crossbar_rows"   ? &pu.cim.crossbar_rows
-                       : key == "crossbar_cols" ? &pu.cim.crossbar_cols
-                       : key == "crossbars"     ? &pu.cim.crossbars
-                       : key == "weight_bits"   ? &pu.cim.weight_bits
-                                                : nullptr;
+  CimCircuit& circuit = pu.cim.circuit;
+  int64_t* int_field = key == "crossbar_rows"     ? &pu.cim.crossbar_rows
+                       : key == "crossbar_cols"   ? &pu.cim.crossbar_cols
+                       : key == "crossbars"       ? &pu.cim.crossbars
+                       : key == "weight_bits"     ? &pu.cim.weight_bits
+                       : key == "input_bits"      ? &circuit.input_bits
+                       : key == "dac_bits"        ? &circuit.dac_bits
+                       : key == "adc_bits"        ? &circuit.adc_bits
+                       : key == "columns_per_adc" ? &circuit.columns_per_adc
+                                                  : nullptr;
   if (int_field != nullptr) {
     if (Check c = ParseIntText(v, &i)) return c;
     *int_field = i;
@@ -243,7 +260,21 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
     pu.power_w = d;
     return std::nullopt;
   }
-  double* num_field = key == "mvm_latency_ns"          ? &pu.cim.mvm_latency_ns
+  std::optional<double>* energy = key == "adc_energy_pj"               ? &circuit.adc_energy_pj
+                                  : key == "dac_energy_pj"             ? &circuit.dac_energy_pj
+                                  : key == "array_energy_pj"           ? &circuit.array_energy_pj
+                                  : key == "shift_add_energy_pj"       ? &circuit.shift_add_energy_pj
+                                  : key == "buffer_energy_pj_per_byte" ? &circuit.buffer_energy_pj_per_byte
+                                  : key == "mvm_latency_ns"            ? &pu.cim.mvm_latency_ns
+                                                                       : nullptr;
+  if (energy != nullptr) {
+    if (Check c = ParseNumberText(v, &d)) return c;
+    *energy = d;
+    return std::nullopt;
+  }
+  double* num_field = key == "adc_conversion_ns"       ? &circuit.adc_conversion_ns
+                      : key == "array_read_ns"         ? &circuit.array_read_ns
+                      : key == "mvm_overhead_ns"       ? &circuit.mvm_overhead_ns
                       : key == "bandwidth_gbps"        ? &pu.cim.bandwidth_gbps
                       : key == "memory_bandwidth_gbps" ? &pu.roofline.memory_bandwidth_gbps
                       : key == "dispatch_us"           ? &pu.roofline.dispatch_us

@@ -80,6 +80,58 @@ Status RequirePositive(const Failer& fail, const std::string& path, double v, st
   return fail(path, fmt::format("must be a finite number > 0, got {}", v), fix);
 }
 
+// The MVM circuit's keys: in range, and given only with input_bits.
+template <typename Key>
+Status ValidateCircuit(const CimParams& c, const Key& key, const Failer& fail) {
+  const CimCircuit& k = c.circuit;
+  const CimCircuit defaults;
+  const bool timing_set = k.dac_bits != defaults.dac_bits || k.adc_bits != defaults.adc_bits ||
+                          k.columns_per_adc != defaults.columns_per_adc || k.adc_conversion_ns != 0 ||
+                          k.array_read_ns != 0 || k.mvm_overhead_ns != 0;
+  if (k.input_bits < 0 || k.input_bits > 64) {
+    return fail(key("input_bits"), fmt::format("must be 1 to 64, got {}", k.input_bits),
+                "give the bits of each input element, e.g. 8");
+  }
+  if (!k.given()) {
+    if (timing_set || k.HasEnergy()) {
+      return fail(key("input_bits"), "the MVM circuit's keys are given without input_bits",
+                  "add input_bits (the bits of each input element, e.g. 8), or remove the circuit's keys");
+    }
+    return Status::Ok();
+  }
+  if (k.dac_bits < 1 || k.dac_bits > k.input_bits) {
+    return fail(key("dac_bits"), fmt::format("must be 1 to input_bits ({}), got {}", k.input_bits, k.dac_bits),
+                "give the bits a row's DAC applies per cycle, e.g. 1");
+  }
+  if (k.adc_bits < 1 || k.adc_bits > 32) {
+    return fail(key("adc_bits"), fmt::format("must be 1 to 32, got {}", k.adc_bits), "give the ADC's resolution, e.g. 8");
+  }
+  if (k.columns_per_adc < 1 || k.columns_per_adc > c.crossbar_cols) {
+    return fail(key("columns_per_adc"),
+                fmt::format("must be 1 to crossbar_cols ({}), got {}", c.crossbar_cols, k.columns_per_adc),
+                "give the columns one ADC converts in turn, e.g. 128");
+  }
+  const std::pair<const char*, double> times[] = {{"adc_conversion_ns", k.adc_conversion_ns},
+                                                  {"array_read_ns", k.array_read_ns},
+                                                  {"mvm_overhead_ns", k.mvm_overhead_ns}};
+  for (const auto& [name, v] : times) {
+    if (!NonNegative(v)) {
+      return fail(key(name), fmt::format("must be a finite number >= 0, got {}", v), "give a time in ns");
+    }
+  }
+  if (!c.mvm_latency_ns && !Positive(k.MvmLatencyNs())) {
+    return fail(key("array_read_ns"), "the circuit gives an MVM no time",
+                "give array_read_ns or adc_conversion_ns (or a fixed mvm_latency_ns)");
+  }
+  for (const auto& [name, v] : k.EnergyKeys()) {
+    if (v && !NonNegative(*v)) {
+      return fail(key(std::string(name)), fmt::format("must be a finite number >= 0, got {}", *v),
+                  "give an energy in pJ");
+    }
+  }
+  return Status::Ok();
+}
+
 // A CIM PU's crossbars, timing and precision.
 template <typename Key>
 Status ValidateCim(const CimParams& c, const Key& key, const Failer& fail) {
@@ -95,8 +147,11 @@ Status ValidateCim(const CimParams& c, const Key& key, const Failer& fail) {
     return fail(key("crossbars"), fmt::format("must be 0 to {}, got {}", kMaxCrossbars, c.crossbars),
                 "give the crossbar budget, e.g. 100 (0 = nothing fits on the accelerator)");
   }
-  HETPLAN_RETURN_IF_ERROR(
-      RequirePositive(fail, key("mvm_latency_ns"), c.mvm_latency_ns, "give the latency of one MVM in ns, e.g. 50"));
+  if (c.mvm_latency_ns) {
+    HETPLAN_RETURN_IF_ERROR(
+        RequirePositive(fail, key("mvm_latency_ns"), *c.mvm_latency_ns, "give the latency of one MVM in ns, e.g. 50"));
+  }
+  HETPLAN_RETURN_IF_ERROR(ValidateCircuit(c, key, fail));
   HETPLAN_RETURN_IF_ERROR(
       RequirePositive(fail, key("bandwidth_gbps"), c.bandwidth_gbps,
                       "give the internal bandwidth in GB/s, e.g. 10.24"));

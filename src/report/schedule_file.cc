@@ -220,6 +220,15 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
     }
     o["cost_us"] = std::move(cost);
     o["crossbars"] = crossbars;
+    // Energy beyond power × time (a CIM circuit's conversions, reads, buffer
+    // accesses), on each PU that prices it; absent elsewhere.
+    if (c.has_op_energy()) {
+      nlohmann::json own = nlohmann::json::object();
+      for (int p = 0; p < k; ++p) {
+        if (c.supported(op.id, p) && c.op_energy_uj(op.id, p) != 0.0) own[c.pu(p).name] = c.op_energy_uj(op.id, p);
+      }
+      if (!own.empty()) o["op_energy_uj"] = std::move(own);
+    }
     int64_t out_bytes = 0;
     for (const auto& t : op.outputs) out_bytes += t.bytes();
     o["output_bytes"] = out_bytes;
@@ -460,6 +469,11 @@ Status ReadOperators(const nlohmann::json& s, const PlanFileError& bad, PlanFile
     op.slowdown = o.contains("slowdown") && o["slowdown"].is_number() ? o["slowdown"].get<double>() : 1.0;
     op.predicted_us = cost[op.device].get<double>() * op.slowdown;
     if (o.contains("crossbars") && o["crossbars"].is_number_integer()) op.crossbars = o["crossbars"].get<int64_t>();
+    if (o.contains("op_energy_uj") && o["op_energy_uj"].is_object()) {
+      for (const auto& [pu, e] : o["op_energy_uj"].items()) {
+        if (e.is_number()) op.op_energy_uj[pu] = e.get<double>();
+      }
+    }
     if (o.contains("request") && o["request"].is_number_integer()) op.request = o["request"].get<int>();
     ReadOperatorDetails(o, &op);
   }

@@ -42,6 +42,17 @@ Result<MappingCosts> BuildMappingCosts(const OpGraph& g, const CostModel& costs)
                    pu.name);
     }
   }
+  if (costs.has_op_energy()) {
+    for (int p = 0; p < k; ++p) {
+      for (int v = 0; v < n; ++v) {
+        if (costs.op_energy_uj(v, p) == 0.0) continue;
+        return Error(ErrorCode::kUnsupported,
+                     "PU '{}' prices each operator's energy (a CIM circuit's per-MVM energies); BIDENT mapping "
+                     "prices energy as time × power only; use `hetplan partition`, or remove the PU's energy keys",
+                     costs.pu(p).name);
+      }
+    }
+  }
   MappingCosts mc(n, costs.pus());
   for (int v = 0; v < n; ++v) {
     for (int p = 0; p < k; ++p) {

@@ -59,7 +59,7 @@ void AddAssignment(const Problem& pr, IlpModel& m) {
   m.x.assign(n, std::vector<int>(c.num_pus(), -1));
   for (int v = 0; v < n; ++v) {
     for (int p : m.cand[v]) {
-      const double obj = energy ? c.latency_us(v, p) * c.pu(p).power_w.value_or(0.0) : 0.0;
+      const double obj = energy ? c.energy_uj(v, p).value_or(0.0) : 0.0;
       m.x[v][p] = m.mb.AddCol(fmt::format("x_{}_{}", v, p), 0, 1, obj, true);
     }
   }

@@ -74,9 +74,11 @@ References TwoRequests(const Problem& problem, const CoexecCosts* coexec) {
   const int k = c.num_pus();
   References r;
   std::vector<double> sum0(static_cast<size_t>(k), 0.0), sum1(static_cast<size_t>(k), 0.0);
+  std::vector<double> own_uj(static_cast<size_t>(k), 0.0);  // energy beyond power × time
   for (int p = 0; p < k; ++p) {
     for (int v : req.chain0) sum0[p] += c.supported(v, p) ? c.latency_us(v, p) : kInf;
     for (int v : req.chain1) sum1[p] += c.supported(v, p) ? c.latency_us(v, p) : kInf;
+    for (int v = 0; v < c.num_ops(); ++v) own_uj[p] += c.op_energy_uj(v, p);
   }
   auto power = [&](int p) {
     return c.pu(p).power_w ? *c.pu(p).power_w : std::numeric_limits<double>::quiet_NaN();
@@ -97,9 +99,10 @@ References TwoRequests(const Problem& problem, const CoexecCosts* coexec) {
         r.best_pu = name;
       }
       if (std::isfinite(power(p))) {
-        r.values[name + "_serial_uj"] = serial * power(p);
-        if (serial * power(p) < best_uj) {
-          best_uj = serial * power(p);
+        const double uj = serial * power(p) + own_uj[p];
+        r.values[name + "_serial_uj"] = uj;
+        if (uj < best_uj) {
+          best_uj = uj;
           r.best_energy_pu = name;
         }
       }

@@ -118,7 +118,7 @@ std::optional<Candidate> BestHeuristic(const Problem& pr, const std::vector<std:
   if (auto a = GreedyWithRepair(pr, cand, latency)) assignments.emplace_back("fastest PU per operator", *a);
   if (auto a = EarliestFinish(pr, cand)) assignments.emplace_back("earliest finish", *a);
   if (pr.objective == Objective::kEnergy) {
-    auto energy = [&](int v, int p) { return c.latency_us(v, p) * c.pu(p).power_w.value_or(0.0); };
+    auto energy = [&](int v, int p) { return c.energy_uj(v, p).value_or(0.0); };
     if (auto a = GreedyWithRepair(pr, cand, energy)) assignments.emplace_back("lowest energy per operator", *a);
   }
 

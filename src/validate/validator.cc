@@ -158,8 +158,16 @@ void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std:
     out.push_back(fmt::format("{}: finish − start = {} µs, but cost × slowdown on '{}' = {} µs", where,
                               op.finish - op.start, Short(op.device), op.cost * op.slowdown));
   }
+  // The operator's own energy on its device (op_energy_uj), beyond power × time.
+  double own_uj = 0.0;
+  if (o.contains("op_energy_uj") && o["op_energy_uj"].is_object() && o["op_energy_uj"].contains(op.device)) {
+    if (auto e = Num(o["op_energy_uj"], op.device.c_str(), where + " op_energy_uj", out)) {
+      own_uj = *e;
+      if (own_uj < 0) out.push_back(fmt::format("{}: op_energy_uj on '{}' is negative", where, Short(op.device)));
+    }
+  }
   if (dev->second.power_w) {
-    p.energy_sum += op.cost * op.slowdown * *dev->second.power_w;
+    p.energy_sum += op.cost * op.slowdown * *dev->second.power_w + own_uj;
   } else {
     p.energy_defined = false;
   }
@@ -253,7 +261,7 @@ void CheckTotals(const nlohmann::json& s, const Parsed& p, std::vector<std::stri
   if (s.contains("energy_uj") && !s["energy_uj"].is_null()) {
     auto e = Num(s, "energy_uj", "schedule", out);
     if (e && (!p.energy_defined || !Near(*e, p.energy_sum))) {
-      out.push_back(fmt::format("energy_uj = {} but Σ cost × slowdown × power = {}", *e,
+      out.push_back(fmt::format("energy_uj = {} but Σ (cost × slowdown × power + op_energy_uj) = {}", *e,
                                 p.energy_defined ? fmt::format("{}", p.energy_sum)
                                                : std::string("undefined (a device has no power_w)")));
     }

@@ -319,7 +319,7 @@ TEST(Cli, PlatformShowPrintsTheDerivedCellLayout) {
   EXPECT_NE(plain.out.find("one cell holds a whole weight (the CIM paper's eq. 1) (1 cell a weight)"),
             std::string::npos)
       << plain.out;
-  EXPECT_NE(plain.out.find("mvm_latency_ns 50 (fixed, the paper's mode)"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("T_mvm 50 ns: mvm_latency_ns (fixed, the paper's mode)"), std::string::npos) << plain.out;
   CmdResult cells = Hetplan(
       "platform show klein-arm --set cim.bits_per_cell=2 --set cim.signed_weights=differential "
       "--set cim.slice_mapping=crossbars --json");
@@ -331,6 +331,65 @@ TEST(Cli, PlatformShowPrintsTheDerivedCellLayout) {
   CmdResult bad = Hetplan("platform show klein-arm --set cim.bits_per_cell=0");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("bits_per_cell: must be 1 to 16, got 0"), std::string::npos) << bad.out;
+}
+
+// A CIM whose circuit gives T_mvm and energies (the puma preset): `platform
+// show` derives both, and an energy-objective plan prices every CIM operator's
+// conversions, reads and buffer accesses in the schedule, whose total the
+// validator re-adds from the file (issue 44, items 2 and 3).
+TEST(Cli, ACircuitModelledCimPricesTimeAndEnergy) {
+  CmdResult show = Hetplan("platform show puma");
+  ASSERT_EQ(show.code, 0) << show.out;
+  EXPECT_NE(show.out.find("T_mvm 1800 ns: the circuit: 16 input cycles (16-bit inputs, 1-bit DACs) x 100 ns"),
+            std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("one MVM through a full crossbar: "), std::string::npos) << show.out;
+  const auto j = nlohmann::json::parse(Hetplan("platform show puma --set cim.input_bits=8 --json").out);
+  EXPECT_EQ(j["cim"]["derived"]["mvm_latency_ns"], 1000.0);
+  // 128 rows x 128 columns, 8 input cycles: 8 x 128 conversions of 1.8 pJ.
+  EXPECT_NEAR(j["cim"]["derived"]["crossbar_mvm_energy_pj"]["adc"].get<double>(), 8 * 128 * 1.8, 1e-6);
+
+  fs::path d = fs::temp_directory_path() / "hetplan_cli_puma_energy";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  CmdResult r = Hetplan("partition " + Zoo("resnet18") +
+                        " --platform puma --set cpu.power_w=5 --set cim.crossbars=64 --objective energy "
+                        "--solver greedy --warmup 1 --runs 2 --no-cache --out " + (d / "s.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto s = ReadJson(d / "s.json");
+  std::map<std::string, double> power;
+  for (const auto& dev : s["devices"]) power[dev["name"].get<std::string>()] = dev["power_w"].get<double>();
+  EXPECT_EQ(power["cim"], 0.0);  // nothing beyond the per-MVM energies
+  double sum = 0;
+  int priced = 0;
+  for (const auto& op : s["operators"]) {
+    const std::string dev = op["device"].get<std::string>();
+    sum += op["cost_us"][dev].get<double>() * op.value("slowdown", 1.0) * power[dev];
+    if (op.contains("op_energy_uj") && op["op_energy_uj"].contains(dev)) {
+      EXPECT_GT(op["op_energy_uj"][dev].get<double>(), 0.0);
+      sum += op["op_energy_uj"][dev].get<double>();
+      ++priced;
+    }
+    if (op["type"] == "Conv") {
+      EXPECT_TRUE(op.contains("op_energy_uj")) << op.dump();
+    }
+  }
+  EXPECT_GT(priced, 0) << "no operator on the CIM";
+  EXPECT_NEAR(s["energy_uj"].get<double>(), sum, 1e-6 * sum);
+  EXPECT_EQ(Hetplan("validate " + (d / "s.json").string()).code, 0);
+  // The validator re-adds op_energy_uj from the file: one changed value is caught.
+  auto tampered = s;
+  for (auto& op : tampered["operators"]) {
+    if (op.contains("op_energy_uj") && op["op_energy_uj"].contains("cim") && op["device"] == "cim") {
+      op["op_energy_uj"]["cim"] = op["op_energy_uj"]["cim"].get<double>() * 2;
+      break;
+    }
+  }
+  std::ofstream(d / "t.json") << tampered.dump();
+  CmdResult v = Hetplan("validate " + (d / "t.json").string());
+  EXPECT_NE(v.code, 0) << v.out;
+  EXPECT_NE(v.out.find("Σ (cost × slowdown × power + op_energy_uj)"), std::string::npos) << v.out;
+  fs::remove_all(d);
 }
 
 }  // namespace

@@ -333,5 +333,81 @@ TEST(CimModel, SupportedOpsMatchTheProductAnOperatorComputes) {
   EXPECT_FALSE(CimSupports(op, p));
 }
 
+
+// T_mvm from the circuit (issue 44): PUMA's simulator gives 1.8 µs at 16-bit
+// inputs and 1.0 µs at 8-bit ones (100 ns a bit, two pipeline stages more),
+// ISAAC 16 cycles of 100 ns. Read from the presets, as a user gets them.
+TEST(CimCircuit, TheDerivedMvmLatencyIsPumasAndIsaacs) {
+  auto puma = LoadPlatform("puma");
+  ASSERT_TRUE(puma.ok()) << puma.status().message();
+  const CimParams& c = puma->pus[1].cim;
+  ASSERT_FALSE(c.mvm_latency_ns.has_value());
+  EXPECT_EQ(c.circuit.InputCycles(), 16);
+  EXPECT_DOUBLE_EQ(c.MvmLatencyNs(), 1800);
+  ASSERT_TRUE(ApplyOverride(*puma, "cim.input_bits=8").ok());
+  EXPECT_DOUBLE_EQ(puma->pus[1].cim.MvmLatencyNs(), 1000);
+  // A fixed mvm_latency_ns wins over the circuit (the paper's mode).
+  ASSERT_TRUE(ApplyOverride(*puma, "cim.mvm_latency_ns=50").ok());
+  EXPECT_DOUBLE_EQ(puma->pus[1].cim.MvmLatencyNs(), 50);
+
+  auto isaac = LoadPlatform("isaac");
+  ASSERT_TRUE(isaac.ok()) << isaac.status().message();
+  EXPECT_DOUBLE_EQ(isaac->pus[1].cim.MvmLatencyNs(), 1600);
+  // The slower of the read and the conversions sets the cycle: 2-bit DACs
+  // halve the cycles, 256 columns an ADC double the conversions.
+  ASSERT_TRUE(ApplyOverride(*isaac, "cim.dac_bits=2").ok());
+  EXPECT_DOUBLE_EQ(isaac->pus[1].cim.MvmLatencyNs(), 8 * 100);
+  ASSERT_TRUE(ApplyOverride(*isaac, "cim.columns_per_adc=128").ok());
+  ASSERT_TRUE(ApplyOverride(*isaac, "cim.adc_conversion_ns=1.5").ok());
+  EXPECT_DOUBLE_EQ(isaac->pus[1].cim.MvmLatencyNs(), 8 * 128 * 1.5);
+
+  // The Klein presets keep the paper's fixed 50 ns.
+  auto klein = LoadPlatform("klein-arm");
+  ASSERT_TRUE(klein.ok());
+  EXPECT_FALSE(klein->pus[1].cim.circuit.given());
+  EXPECT_DOUBLE_EQ(klein->pus[1].cim.MvmLatencyNs(), 50);
+}
+
+// The energy of an operator's MVMs, counted by hand for ResNet-18's conv1
+// (147 x 64 weights, 12,544 MVMs) on 128x128 crossbars, 2-bit cells, 8-bit
+// weights (4 cells a weight), 8-bit inputs through 1-bit DACs.
+TEST(CimCircuit, OperatorEnergyCountsEachComponent) {
+  CimParams p;
+  p.crossbar_rows = 128;
+  p.crossbar_cols = 128;
+  p.bits_per_cell = 2;
+  p.weight_bits = 8;
+  p.circuit.input_bits = 8;
+  p.circuit.adc_energy_pj = 2.0;
+  p.circuit.dac_energy_pj = 0.5;
+  p.circuit.array_energy_pj = 10.0;
+  p.circuit.shift_add_energy_pj = 0.25;
+  p.circuit.buffer_energy_pj_per_byte = 1.0;
+  const Operator op = ResNetConv1();
+  // Columns: 64 x 4 = 256 -> 2 column tiles; rows 147 -> 2 row tiles.
+  ASSERT_EQ(CimCrossbars(op, p), 4);
+  const double cycles = 12544.0 * 8;
+  const CimEnergy e = CimOperatorEnergy(op, p);
+  EXPECT_DOUBLE_EQ(e.array_reads, cycles * 4);
+  EXPECT_DOUBLE_EQ(e.conversions, cycles * 2 * 256);  // each row tile's 256 columns
+  EXPECT_DOUBLE_EQ(e.row_drives, cycles * 147 * 2);   // each row into both column tiles
+  EXPECT_DOUBLE_EQ(e.shift_adds, e.conversions);
+  EXPECT_DOUBLE_EQ(e.buffer_bytes, 150528.0 + 802816.0);
+  EXPECT_DOUBLE_EQ(e.total_pj(), cycles * 4 * 10.0 + cycles * 512 * 2.0 + cycles * 294 * 0.5 +
+                                     cycles * 512 * 0.25 + (150528.0 + 802816.0) * 1.0);
+  // Slices in crossbars of their own: the same cells, so the same counts but
+  // the reads (4 copies of a 2 x 1 tiling: 8 reads a cycle).
+  p.slice_mapping = SliceMapping::kCrossbars;
+  const CimEnergy f = CimOperatorEnergy(op, p);
+  EXPECT_EQ(CimCrossbars(op, p), 8);
+  EXPECT_DOUBLE_EQ(f.array_reads, cycles * 8);
+  EXPECT_DOUBLE_EQ(f.conversions, cycles * 2 * 64 * 4);
+  EXPECT_DOUBLE_EQ(f.row_drives, cycles * 147 * 4);
+  // No energy keys: nothing priced.
+  CimParams none;
+  none.circuit.input_bits = 8;
+  EXPECT_DOUBLE_EQ(CimOperatorEnergy(op, none).total_pj(), 0.0);
+}
+
 }  // namespace
 }  // namespace hetplan

@@ -90,7 +90,7 @@ TEST(PlatformParse, FullExample) {
   EXPECT_EQ(cim.cim.crossbar_rows, 256);
   EXPECT_EQ(cim.cim.crossbar_cols, 128);
   EXPECT_EQ(cim.cim.crossbars, 100);
-  EXPECT_DOUBLE_EQ(cim.cim.mvm_latency_ns, 50);
+  EXPECT_DOUBLE_EQ(cim.cim.MvmLatencyNs(), 50);
   EXPECT_DOUBLE_EQ(cim.cim.bandwidth_gbps, 10.24);
   EXPECT_EQ(cim.cim.element_bytes, std::optional<int64_t>(1));
   EXPECT_EQ(cim.cim.supported_ops, (std::vector<std::string>{"Conv", "Gemm", "MatMul"}));
@@ -124,7 +124,7 @@ pus:
   EXPECT_EQ(pus[1].cim.crossbar_rows, 256);
   EXPECT_EQ(pus[1].cim.crossbar_cols, 256);
   EXPECT_EQ(pus[1].cim.crossbars, 100);
-  EXPECT_DOUBLE_EQ(pus[1].cim.mvm_latency_ns, 50);
+  EXPECT_DOUBLE_EQ(pus[1].cim.MvmLatencyNs(), 50);
   EXPECT_DOUBLE_EQ(pus[1].cim.bandwidth_gbps, 10.24);
   EXPECT_EQ(pus[1].cim.grouped_conv, GroupedConvMapping::kBlockDiagonal);
   EXPECT_FALSE(pus[1].cim.im2col_load);
@@ -412,7 +412,7 @@ TEST(Presets, KleinArmMatchesThePaper) {
   EXPECT_EQ(cim.cim.crossbar_rows, 256);
   EXPECT_EQ(cim.cim.crossbar_cols, 256);
   EXPECT_EQ(cim.cim.crossbars, 100);
-  EXPECT_DOUBLE_EQ(cim.cim.mvm_latency_ns, 50);
+  EXPECT_DOUBLE_EQ(cim.cim.MvmLatencyNs(), 50);
   EXPECT_DOUBLE_EQ(cim.cim.bandwidth_gbps, 10.24);
   // b_elem is each tensor's own element size (1 for the *_int8 models).
   EXPECT_FALSE(cim.cim.element_bytes.has_value());
@@ -431,7 +431,7 @@ TEST(Presets, KleinX86MatchesThePaper) {
   EXPECT_EQ(p.source, "preset:klein-x86");
   const ProcessingUnit& cim = p.pus[p.FindPu("cim")];
   EXPECT_EQ(cim.cim.crossbars, 100);
-  EXPECT_DOUBLE_EQ(cim.cim.mvm_latency_ns, 50);
+  EXPECT_DOUBLE_EQ(cim.cim.MvmLatencyNs(), 50);
   EXPECT_DOUBLE_EQ(cim.cim.bandwidth_gbps, 20.48);
   ASSERT_NE(p.FindLink("cim", "cpu"), nullptr);
   EXPECT_DOUBLE_EQ(p.FindLink("cim", "cpu")->bandwidth_gbps, 20.48);
@@ -473,7 +473,7 @@ TEST(LoadPlatform, MissingFileNamesThePath) {
   EXPECT_EQ(r.status().code(), ErrorCode::kNotFound);
   EXPECT_HAS(r.status().message(), "platform 'no-such-preset': no such preset");
   EXPECT_HAS(r.status().message(), "no-such-preset.yaml");
-  EXPECT_HAS(r.status().message(), "klein-arm, klein-x86, soc-example");
+  EXPECT_HAS(r.status().message(), "isaac, klein-arm, klein-x86, puma, soc-example");
 }
 
 class TempDir {
@@ -537,7 +537,7 @@ TEST(ApplyOverride, ValidAssignments) {
   ASSERT_TRUE(ApplyOverride(p, "link.cim-cpu.latency_us = 2.5").ok());
   EXPECT_DOUBLE_EQ(p.FindLink("cpu", "cim")->latency_us, 2.5);
   ASSERT_TRUE(ApplyOverride(p, "cim.mvm_latency_ns=1000").ok());
-  EXPECT_DOUBLE_EQ(p.pus[1].cim.mvm_latency_ns, 1000);
+  EXPECT_DOUBLE_EQ(p.pus[1].cim.MvmLatencyNs(), 1000);
   ASSERT_TRUE(ApplyOverride(p, "cim.grouped_conv=per_group").ok());
   EXPECT_EQ(p.pus[1].cim.grouped_conv, GroupedConvMapping::kPerGroup);
   ASSERT_TRUE(ApplyOverride(p, "cim.im2col_load=true").ok());
@@ -597,6 +597,43 @@ TEST(ApplyOverride, InvalidAssignmentsLeaveThePlatformUnchanged) {
   EXPECT_HAS(fails("link.cpu-cim=5"), "a link override needs a key");
   EXPECT_HAS(fails("cpu.cost=cim"), "cost: cim is the analytical CIM model");
   EXPECT_EQ(p.overrides.size(), 0u);
+}
+
+// The MVM circuit's keys (issue 44): checked, one line each, and only with
+// input_bits; the Klein presets' JSON carries none of them.
+TEST(ApplyOverride, TheMvmCircuitsKeysAreChecked) {
+  Platform p = KleinArm();
+  auto fails = [&](const std::string& assignment) {
+    Status s = ApplyOverride(p, assignment);
+    EXPECT_FALSE(s.ok()) << assignment;
+    return s.message();
+  };
+  EXPECT_HAS(fails("cim.adc_energy_pj=2"),
+             "pus[1].input_bits: the MVM circuit's keys are given without input_bits; add input_bits");
+  EXPECT_HAS(fails("cim.columns_per_adc=8"), "given without input_bits");
+  EXPECT_HAS(fails("cim.input_bits=65"), "pus[1].input_bits: must be 1 to 64, got 65");
+  EXPECT_EQ(p.overrides.size(), 0u);
+  // Fixed mode with a circuit beside it: T_mvm stays 50 ns, the circuit prices energy.
+  ASSERT_TRUE(ApplyOverride(p, "cim.input_bits=8").ok());
+  EXPECT_DOUBLE_EQ(p.pus[1].cim.MvmLatencyNs(), 50);
+  EXPECT_HAS(fails("cim.dac_bits=9"), "pus[1].dac_bits: must be 1 to input_bits (8), got 9");
+  EXPECT_HAS(fails("cim.columns_per_adc=257"), "pus[1].columns_per_adc: must be 1 to crossbar_cols (256), got 257");
+  EXPECT_HAS(fails("cim.adc_conversion_ns=-1"), "pus[1].adc_conversion_ns: must be a finite number >= 0");
+  EXPECT_HAS(fails("cim.dac_energy_pj=-0.5"), "pus[1].dac_energy_pj: must be a finite number >= 0");
+  EXPECT_FALSE(PlatformToJson(KleinArm())["cim"].contains("input_bits"));
+  EXPECT_FALSE(PlatformToJson(KleinArm())["cim"].contains("adc_energy_pj"));
+  EXPECT_EQ(PlatformToJson(p)["cim"]["input_bits"], 8);
+
+  // A circuit with no time and no fixed T_mvm is refused.
+  auto puma = LoadPlatform("puma");
+  ASSERT_TRUE(puma.ok()) << puma.status().message();
+  ASSERT_TRUE(ApplyOverride(*puma, "cim.mvm_overhead_ns=0").ok());
+  ASSERT_TRUE(ApplyOverride(*puma, "cim.adc_conversion_ns=0").ok());
+  Status s = ApplyOverride(*puma, "cim.array_read_ns=0");
+  EXPECT_HAS(s.message(), "pus[1].array_read_ns: the circuit gives an MVM no time");
+  const nlohmann::json j = PlatformToJson(*puma);
+  EXPECT_EQ(j["cim"]["mvm_latency_ns"], 1600.0);
+  EXPECT_EQ(j["cim"]["adc_energy_pj"], 1.8);
 }
 
 TEST(PlatformToJson, KeyFields) {

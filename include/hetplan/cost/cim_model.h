@@ -46,9 +46,25 @@ double CimLoadBytes(const Operator& op, const CimParams& p);
 double CimStoreBytes(const Operator& op, const CimParams& p);
 
 // Eqs. 2-3: T_acc = load bytes/B_cim + N_mvm*T_mvm + store bytes/B_cim in
-// µs. Independent of the crossbar count (the crossbars of one operator work
+// µs, T_mvm as CimParams::MvmLatencyNs gives it (fixed, or the circuit's). Independent of the crossbar count (the crossbars of one operator work
 // in parallel).
 double CimLatencyUs(const Operator& op, const CimParams& p);
+
+// What one operator's MVMs cost in energy on a CIM PU whose circuit gives
+// energies (CimCircuit): counts per inference and pJ per component. Per
+// input cycle (ceil(input_bits / dac_bits) of them per MVM) every crossbar
+// the operator holds is read once, each of its row tiles' used columns is
+// converted once (and the result shifted and added into the output), and
+// each used row is driven once per column tile; per byte the CIM loads or
+// stores, one buffer access. Used rows and columns: the operator's weight
+// matrix as CimCrossbars lays it out (bit slices and signs counted, every
+// copy and direction). Components without an energy key count 0 pJ.
+struct CimEnergy {
+  double array_reads = 0, conversions = 0, row_drives = 0, shift_adds = 0, buffer_bytes = 0;
+  double array_pj = 0, adc_pj = 0, dac_pj = 0, shift_add_pj = 0, buffer_pj = 0;
+  double total_pj() const { return array_pj + adc_pj + dac_pj + shift_add_pj + buffer_pj; }
+};
+CimEnergy CimOperatorEnergy(const Operator& op, const CimParams& p);
 
 // Eq. 4 plus a fixed latency: latency_us + bytes/bandwidth, 0 for no bytes.
 // The caller counts the bytes (cost/build.h: each tensor at its own element

@@ -74,14 +74,25 @@ class CostModel {
   // Measured makespans of operator pairs run together (BIDENT's co-execution
   // rows, by operator and PU name, as the cost tables give them).
   const std::vector<CoExecution>& coexec() const { return coexec_; }
+  // Energy of v on p at no slowdown: the PU's power over the operator's time
+  // plus the operator's own energy (a CIM circuit's per-MVM energies; 0
+  // elsewhere). Null when p has no power or cannot run v.
   std::optional<double> energy_uj(int v, int p) const {
     if (!pus_[p].power_w || !supported(v, p)) return std::nullopt;
-    return latency_us(v, p) * *pus_[p].power_w;
+    return latency_us(v, p) * *pus_[p].power_w + op_energy_uj(v, p);
   }
+  // The energy v spends on p beyond power × time (µJ), independent of the
+  // time it takes: a CIM's conversions, reads and buffer accesses.
+  double op_energy_uj(int v, int p) const { return op_energy_.empty() ? 0.0 : op_energy_[Idx(v, p)]; }
+  bool has_op_energy() const { return !op_energy_.empty(); }
 
   void set_latency(int v, int p, double us) { latency_[Idx(v, p)] = us; }
   void set_unsupported(int v, int p) { latency_[Idx(v, p)] = std::numeric_limits<double>::quiet_NaN(); }
   void set_crossbars(int v, int p, int64_t n) { crossbars_[Idx(v, p)] = n; }
+  void set_op_energy(int v, int p, double uj) {
+    if (op_energy_.empty()) op_energy_.assign(static_cast<size_t>(n_) * k_, 0.0);
+    op_energy_[Idx(v, p)] = uj;
+  }
   void set_transfer(int e, int p, int q, double us) { transfer_[(static_cast<size_t>(e) * k_ + p) * k_ + q] = us; }
   void set_h2d(int v, int p, double us) { h2d_[Idx(v, p)] = us; }
   void set_d2h(int v, int p, double us) { d2h_[Idx(v, p)] = us; }
@@ -109,6 +120,7 @@ class CostModel {
   std::vector<PuInfo> pus_;
   std::vector<double> latency_;
   std::vector<int64_t> crossbars_;
+  std::vector<double> op_energy_;  // empty: none anywhere
   std::vector<double> h2d_, d2h_;
   std::vector<double> transfer_;
   std::vector<double> slowdown_;

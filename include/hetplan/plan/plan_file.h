@@ -48,6 +48,8 @@ struct PlanFileOperator {
   double predicted_us = 0;  // cost_us[device] × slowdown
   // Each PU's cost (cost_us); nullopt where the operator is unsupported.
   std::map<std::string, std::optional<double>> cost_us;
+  // Energy beyond power × time by PU (op_energy_uj; a CIM circuit's), µJ.
+  std::map<std::string, double> op_energy_uj;
   int64_t output_bytes = 0;
 };
 

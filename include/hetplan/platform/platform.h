@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,11 +43,58 @@ enum class SignedWeights { kOffset, kDifferential };
 // or each slice and sign in crossbars of its own (PUMA's bit-sliced MVMUs).
 enum class SliceMapping { kColumns, kCrossbars };
 
+// The circuit behind one MVM (docs/platform-format.md, "The MVM circuit").
+// Given (input_bits > 0), T_mvm follows from it: the input streams into the
+// rows dac_bits per cycle, ceil(input_bits / dac_bits) cycles, each cycle a
+// read of the array and columns_per_adc conversions by each ADC, the two
+// pipelined (a cycle takes the longer), plus a fixed mvm_overhead_ns. The
+// energies (pJ), where given, price every MVM (cost/cim_model.h, CimEnergy).
+struct CimCircuit {
+  int64_t input_bits = 0;        // bits of each input element; 0 = no circuit
+  int64_t dac_bits = 1;          // bits a row's DAC applies per cycle
+  int64_t adc_bits = 8;          // ADC resolution (the energies are per conversion at it)
+  int64_t columns_per_adc = 1;   // columns one ADC converts in turn
+  double adc_conversion_ns = 0;  // one conversion
+  double array_read_ns = 0;      // one read of the array (one input cycle)
+  double mvm_overhead_ns = 0;    // fixed per MVM: pipeline fill, sample-and-hold, the last shift-and-add
+  std::optional<double> adc_energy_pj;        // per conversion
+  std::optional<double> dac_energy_pj;        // per row driven per cycle
+  std::optional<double> array_energy_pj;      // per crossbar read (one cycle)
+  std::optional<double> shift_add_energy_pj;  // per conversion accumulated
+  std::optional<double> buffer_energy_pj_per_byte;  // per byte loaded or stored
+
+  bool given() const { return input_bits > 0; }
+  // The energy keys by name, as YAML writes them.
+  std::array<std::pair<std::string_view, std::optional<double>>, 5> EnergyKeys() const {
+    return {{{"adc_energy_pj", adc_energy_pj},
+             {"dac_energy_pj", dac_energy_pj},
+             {"array_energy_pj", array_energy_pj},
+             {"shift_add_energy_pj", shift_add_energy_pj},
+             {"buffer_energy_pj_per_byte", buffer_energy_pj_per_byte}}};
+  }
+  bool HasEnergy() const {
+    return adc_energy_pj || dac_energy_pj || array_energy_pj || shift_add_energy_pj || buffer_energy_pj_per_byte;
+  }
+  int64_t InputCycles() const { return dac_bits <= 0 ? 0 : (input_bits + dac_bits - 1) / dac_bits; }
+  // One cycle: the array read and the ADCs' conversions, pipelined.
+  double CycleNs() const {
+    const double convert = static_cast<double>(columns_per_adc) * adc_conversion_ns;
+    return array_read_ns > convert ? array_read_ns : convert;
+  }
+  double MvmLatencyNs() const { return static_cast<double>(InputCycles()) * CycleNs() + mvm_overhead_ns; }
+};
+
+inline constexpr double kDefaultMvmLatencyNs = 50;
+
 struct CimParams {
   int64_t crossbar_rows = 256;  // N: input-vector length one crossbar takes
   int64_t crossbar_cols = 256;  // M: outputs one crossbar produces
   int64_t crossbars = 100;      // C: the crossbar budget; 0 = nothing fits
-  double mvm_latency_ns = 50;   // T_mvm
+  // T_mvm fixed (the CIM paper's mode): when given it wins over the circuit
+  // (whose energies still apply); absent: from the circuit when it is given,
+  // else kDefaultMvmLatencyNs. Read it through MvmLatencyNs().
+  std::optional<double> mvm_latency_ns;
+  CimCircuit circuit;
   double bandwidth_gbps = 10.24;  // B_cim, internal load/store bandwidth
   // b_elem for every tensor the CIM loads and stores; absent = each tensor's
   // own element size (1 for the int8/uint8 tensors of a quantized model).
@@ -62,6 +110,10 @@ struct CimParams {
   int64_t weight_bits = 8;
   SignedWeights signed_weights = SignedWeights::kOffset;
   SliceMapping slice_mapping = SliceMapping::kColumns;
+  double MvmLatencyNs() const {
+    if (mvm_latency_ns) return *mvm_latency_ns;
+    return circuit.given() ? circuit.MvmLatencyNs() : kDefaultMvmLatencyNs;
+  }
   // Cells one weight occupies: its bit slices times its signs.
   int64_t CellsPerWeight() const {
     const int64_t slices = bits_per_cell ? (weight_bits + *bits_per_cell - 1) / *bits_per_cell : 1;

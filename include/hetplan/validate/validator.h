@@ -2,7 +2,8 @@
 // (docs/schedule-format.md) and checks every constraint from it: supported
 // device, finish − start = cost × slowdown, precedence with transfers, no
 // overlap on serial PUs, capacity on spatial PUs, makespan = latest finish,
-// energy = Σ cost × slowdown × power. It shares no code with the solvers.
+// energy = Σ (cost × slowdown × power + the operator's op_energy_uj on its
+// device). It shares no code with the solvers.
 #pragma once
 
 #include <string>
