@@ -5,7 +5,7 @@ Run with Debian's interpreter (it has python3-torch, python3-torchvision and
 python3-onnx):
 
     /usr/bin/python3 models/export.py --out-dir build/models \
-        [--models resnet18,resnet50,mobilenetv2,vit_b_16,yolov5n,googlenet] [--force]
+        [--models resnet18,resnet50,mobilenetv2,vit_b_16,yolov5n,googlenet,vgg8] [--force]
     /usr/bin/python3 models/export.py --out-dir build/models --calibrator build/hetplan_calibrate \
         --models resnet18_int8,resnet50_int8,mobilenetv2_int8,vit_b_16_int8,yolov5n_int8,resnet18_int8_qop
 
@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import int8  # noqa: E402  (models/int8.py: the INT8 zoo)
 
 OPSET = 13
-ALL_MODELS = ["resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n", "googlenet"]
+ALL_MODELS = ["resnet18", "resnet50", "mobilenetv2", "vit_b_16", "yolov5n", "googlenet", "vgg8"]
 
 
 # --------------------------------------------------------------------------
@@ -216,6 +216,30 @@ def _googlenet():
     return tvm.googlenet(weights=None, aux_logits=False, transform_input=False, init_weights=False)
 
 
+class VGG8(nn.Module):
+    """NeuroSim's VGG-8 for CIFAR-10 (DNN_NeuroSim V1.3/V1.4,
+    Inference_pytorch/models/VGG.py; the layer table NetWork_VGG8.csv):
+    3x3 convolutions of 128, 128, 256, 256, 512, 512 channels ('same'
+    padding, no BatchNorm), 2x2 max-pooling after every second, then
+    Linear 8192 -> 1024 and 1024 -> 10; ReLU after every layer but the last.
+    The network of NeuroSim's published mapping and energy breakdown, which
+    the CIM model is checked against (docs/results.md)."""
+
+    def __init__(self):
+        super().__init__()
+        layers, cin = [], 3
+        for cout, pool in [(128, False), (128, True), (256, False), (256, True), (512, False), (512, True)]:
+            layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU()]
+            if pool:
+                layers.append(nn.MaxPool2d(2, 2))
+            cin = cout
+        self.features = nn.Sequential(*layers)
+        self.classifier = nn.Sequential(nn.Linear(8192, 1024), nn.ReLU(), nn.Linear(1024, 10))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.features(x), 1))
+
+
 # name -> (builder, input shape, output names)
 ZOO = {
     "resnet18": (lambda: _torchvision("resnet18"), (1, 3, 224, 224), ["output"]),
@@ -224,6 +248,7 @@ ZOO = {
     "vit_b_16": (lambda: _torchvision("vit_b_16"), (1, 3, 224, 224), ["output"]),
     "yolov5n": (YOLOv5, (1, 3, 640, 640), ["p3", "p4", "p5"]),
     "googlenet": (_googlenet, (1, 3, 224, 224), ["output"]),
+    "vgg8": (VGG8, (1, 3, 32, 32), ["output"]),
 }
 
 

@@ -434,8 +434,7 @@ nlohmann::json AxisValue(const std::string& v) {
 
 Result<FrontierOutput> PlanFrontiers(const PlanInputs& in, const FrontierSpec& spec,
                                      const std::function<void(const std::string&)>& progress) {
-  HETPLAN_ASSIGN_OR_RETURN(Platform platform, LoadPlatform(in.platform));
-  for (const std::string& o : in.overrides) HETPLAN_RETURN_IF_ERROR(ApplyOverride(platform, o));
+  HETPLAN_ASSIGN_OR_RETURN(Platform platform, LoadPlatform(in.platform, in.overrides));
   std::vector<std::string> values = {""};
   if (spec.axis) {
     const FrontierAxis& ax = *spec.axis;

@@ -13,8 +13,7 @@ Result<PreparedCosts> PrepareCosts(const LoadedModel& model, const Platform& pla
 }
 
 Result<PreparedProblem> PrepareProblem(const PlanInputs& in, TableCache* cache) {
-  HETPLAN_ASSIGN_OR_RETURN(Platform platform, LoadPlatform(in.platform));
-  for (const std::string& o : in.overrides) HETPLAN_RETURN_IF_ERROR(ApplyOverride(platform, o));
+  HETPLAN_ASSIGN_OR_RETURN(Platform platform, LoadPlatform(in.platform, in.overrides));
   HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(in.model_path, in.import));
   HETPLAN_ASSIGN_OR_RETURN(PreparedCosts prepared, PrepareCosts(model, platform, in.costs, cache));
   return PreparedProblem{std::move(model), std::move(platform), std::move(prepared.costs), std::move(prepared.notes),

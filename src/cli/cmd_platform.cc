@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "hetplan/cost/cim_model.h"
 #include "hetplan/platform/platform.h"
 
@@ -100,11 +101,125 @@ void PrintPu(const ProcessingUnit& pu) {
   if (pu.cost_source == CostSource::kTable) std::printf("          table %s\n", pu.table.c_str());
 }
 
+// One CIM operator as the PU holds and runs it.
+nlohmann::json LayerRow(const Operator& op, const CimParams& c) {
+  const CimLayout l = CimLayoutOf(op, c);
+  nlohmann::json row = {{"id", op.id},
+                        {"name", op.name},
+                        {"type", op.type},
+                        {"weight_rows", op.weight_rows},
+                        {"weight_cols", op.weight_cols},
+                        {"rows", l.rows},
+                        {"cols", l.cols},
+                        {"row_tiles", l.row_tiles},
+                        {"col_tiles", l.col_tiles},
+                        {"copies", l.copies},
+                        {"crossbars", CimCrossbars(op, c)},
+                        {"mvms", CimMvmCount(op, c)},
+                        {"latency_us", CimLatencyUs(op, c)}};
+  if (c.circuit.given() && c.circuit.HasEnergy()) {
+    const CimEnergy e = CimOperatorEnergy(op, c);
+    row["energy_pj"] = {{"adc", e.adc_pj},          {"dac", e.dac_pj},       {"array", e.array_pj},
+                        {"shift_add", e.shift_add_pj}, {"buffer", e.buffer_pj}, {"total", e.total_pj()}};
+  }
+  return row;
+}
+
+// Every CIM PU's operators of `g`, with the PU's totals.
+nlohmann::json Layers(const Platform& p, const OpGraph& g) {
+  nlohmann::json pus = nlohmann::json::object();
+  for (const ProcessingUnit& pu : p.pus) {
+    if (pu.kind != PuKind::kCim) continue;
+    nlohmann::json rows = nlohmann::json::array();
+    int64_t crossbars = 0;
+    double latency = 0, energy = 0, adc = 0;
+    for (const Operator& op : g.operators()) {
+      if (!CimSupports(op, pu.cim)) continue;
+      rows.push_back(LayerRow(op, pu.cim));
+      crossbars += rows.back()["crossbars"].get<int64_t>();
+      latency += rows.back()["latency_us"].get<double>();
+      if (rows.back().contains("energy_pj")) {
+        energy += rows.back()["energy_pj"]["total"].get<double>();
+        adc += rows.back()["energy_pj"]["adc"].get<double>();
+      }
+    }
+    nlohmann::json u = {{"operators", std::move(rows)},
+                        {"crossbars", crossbars},
+                        {"budget", pu.cim.crossbars},
+                        {"latency_us", latency},
+                        {"mvm_latency_ns", pu.cim.MvmLatencyNs()}};
+    u["energy_pj"] = energy > 0 ? nlohmann::json(energy) : nlohmann::json(nullptr);
+    u["adc_share"] = energy > 0 ? nlohmann::json(adc / energy) : nlohmann::json(nullptr);
+    pus[pu.name] = std::move(u);
+  }
+  return pus;
+}
+
+void PrintLayers(const nlohmann::json& pus) {
+  for (const auto& [name, u] : pus.items()) {
+    std::printf("%s: T_mvm %g ns; operators it can run, as it holds them\n", name.c_str(),
+                u["mvm_latency_ns"].get<double>());
+    std::printf("  %4s  %-28s %-8s %15s %16s %9s %9s %11s %12s\n", "id", "operator", "type", "rows x cols",
+                "tiles r x c x k", "crossbars", "MVMs", "T_acc µs", "energy µJ");
+    for (const auto& r : u["operators"]) {
+      const std::string energy =
+          r.contains("energy_pj") ? fmt::format("{:.4g}", r["energy_pj"]["total"].get<double>() * 1e-6) : "-";
+      std::printf("  %4d  %-28.28s %-8.8s %15s %16s %9lld %9lld %11.2f %12s\n", r["id"].get<int>(),
+                  r["name"].get<std::string>().c_str(), r["type"].get<std::string>().c_str(),
+                  fmt::format("{} x {}", r["rows"].get<int64_t>(), r["cols"].get<int64_t>()).c_str(),
+                  fmt::format("{} x {} x {}", r["row_tiles"].get<int64_t>(), r["col_tiles"].get<int64_t>(),
+                              r["copies"].get<int64_t>())
+                      .c_str(),
+                  static_cast<long long>(r["crossbars"].get<int64_t>()),
+                  static_cast<long long>(r["mvms"].get<int64_t>()), r["latency_us"].get<double>(), energy.c_str());
+    }
+    std::printf("  total %lld crossbars (budget %lld), T_acc %.2f µs", static_cast<long long>(u["crossbars"].get<int64_t>()),
+                static_cast<long long>(u["budget"].get<int64_t>()), u["latency_us"].get<double>());
+    if (!u["energy_pj"].is_null()) {
+      std::printf(", energy %.4g µJ (ADC %.1f %%)", u["energy_pj"].get<double>() * 1e-6,
+                  100 * u["adc_share"].get<double>());
+    }
+    std::printf("\n");
+  }
+}
+
+void RegisterLayers(CLI::App* platform) {
+  auto* sub = platform->add_subcommand(
+      "layers", "Each operator of a model as every CIM PU holds and runs it: cells, crossbars, MVMs, time, energy");
+  struct Opts {
+    std::string name;
+    ModelOptions model;
+    std::vector<std::string> sets;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("platform", o->name, "Preset name or YAML file")->required();
+  AddModelOptions(sub, &o->model);
+  sub->add_option("--set", o->sets, "Override a platform field, PU.KEY=VALUE (repeatable)");
+  sub->add_flag("--json", o->json, "Print the rows and totals as JSON");
+  Register(sub, [o]() -> int {
+    auto p = LoadPlatform(o->name, o->sets);
+    if (!p.ok()) return ReportError(p.status());
+    auto model = LoadModel(o->model);
+    if (!model.ok()) return ReportError(model.status());
+    const nlohmann::json pus = Layers(*p, model->graph);
+    if (o->json) {
+      std::printf("%s\n", nlohmann::json{{"platform", p->name}, {"model", o->model.path}, {"pus", pus}}.dump(1).c_str());
+      return 0;
+    }
+    std::printf("platform  %s (%s)\nmodel     %s (%d operators)\n", p->name.c_str(), p->source.c_str(),
+                o->model.path.c_str(), model->graph.size());
+    PrintLayers(pus);
+    return 0;
+  });
+}
+
 }  // namespace
 
 void RegisterPlatform(CLI::App& app) {
   auto* platform = app.add_subcommand("platform", "Show a platform as hetplan reads it");
   platform->require_subcommand(1);
+  RegisterLayers(platform);
   auto* sub = platform->add_subcommand(
       "show", "Print every PU of a platform (preset or YAML) with the quantities its keys derive");
   struct Opts {
@@ -117,11 +232,8 @@ void RegisterPlatform(CLI::App& app) {
   sub->add_option("--set", o->sets, "Override a platform field, PU.KEY=VALUE (repeatable)");
   sub->add_flag("--json", o->json, "Print the platform and its derived quantities as JSON");
   Register(sub, [o]() -> int {
-    auto p = LoadPlatform(o->name);
+    auto p = LoadPlatform(o->name, o->sets);
     if (!p.ok()) return ReportError(p.status());
-    for (const std::string& set : o->sets) {
-      if (Status st = ApplyOverride(*p, set); !st.ok()) return ReportError(st);
-    }
     if (o->json) {
       nlohmann::json j = PlatformToJson(*p);
       for (const ProcessingUnit& pu : p->pus) {

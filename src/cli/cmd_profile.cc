@@ -120,11 +120,8 @@ void RegisterProfile(CLI::App& app) {
   Register(sub, [opts, pu_opt, threads_opt]() -> int {
     const auto start = std::chrono::steady_clock::now();
     if (!opts->platform.empty()) {
-      auto platform = LoadPlatform(opts->platform);
+      auto platform = LoadPlatform(opts->platform, opts->sets);
       if (!platform.ok()) return ReportError(platform.status());
-      for (const auto& set : opts->sets) {
-        if (Status st = ApplyOverride(*platform, set); !st.ok()) return ReportError(st);
-      }
       auto chosen = ProfiledPu(*platform, pu_opt->count() > 0 ? opts->pu : std::string());
       if (!chosen.ok()) return ReportError(chosen.status());
       opts->pu = (*chosen)->name;

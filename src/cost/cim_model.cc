@@ -35,17 +35,8 @@ bool CimSupports(const Operator& op, const CimParams& p) {
   return listed(op.type) || listed(op.matrix_op) || listed(FloatOpType(op.type));
 }
 
-namespace {
-
-// One operator's weights as the crossbars hold them: a rows x cols matrix
-// tiled row_tiles x col_tiles, `copies` times (bit slices and signs in
-// crossbars of their own, and one stacked [W; R] per recurrent direction).
-struct Layout {
-  int64_t rows = 0, cols = 0, row_tiles = 0, col_tiles = 0, copies = 0;
-};
-
-Layout LayoutOf(const Operator& op, const CimParams& p) {
-  Layout l;
+CimLayout CimLayoutOf(const Operator& op, const CimParams& p) {
+  CimLayout l;
   if (!op.has_weight || op.weight_rows <= 0 || op.weight_cols <= 0) return l;
   l.rows = op.weight_rows;
   // A weight's cells (bit slices, differential signs): adjacent columns, or
@@ -66,17 +57,15 @@ Layout LayoutOf(const Operator& op, const CimParams& p) {
   return l;
 }
 
-}  // namespace
-
 int64_t CimCrossbars(const Operator& op, const CimParams& p) {
-  const Layout l = LayoutOf(op, p);
+  const CimLayout l = CimLayoutOf(op, p);
   return SatMul(SatMul(l.row_tiles, l.col_tiles), l.copies);
 }
 
 CimEnergy CimOperatorEnergy(const Operator& op, const CimParams& p) {
   CimEnergy e;
   const CimCircuit& k = p.circuit;
-  const Layout l = LayoutOf(op, p);
+  const CimLayout l = CimLayoutOf(op, p);
   const double cycles = static_cast<double>(CimMvmCount(op, p)) * static_cast<double>(k.InputCycles());
   const double copies = static_cast<double>(l.copies);
   e.array_reads = cycles * static_cast<double>(l.row_tiles) * static_cast<double>(l.col_tiles) * copies;

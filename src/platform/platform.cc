@@ -27,6 +27,12 @@ std::string Shorten(std::string_view s) {
 
 }  // namespace platform_internal
 
+Result<Platform> LoadPlatform(const std::string& name_or_path, const std::vector<std::string>& overrides) {
+  HETPLAN_ASSIGN_OR_RETURN(Platform p, LoadPlatform(name_or_path));
+  for (const std::string& o : overrides) HETPLAN_RETURN_IF_ERROR(ApplyOverride(p, o));
+  return p;
+}
+
 int Platform::FindPu(std::string_view pu_name) const {
   for (size_t i = 0; i < pus.size(); ++i) {
     if (pus[i].name == pu_name) return static_cast<int>(i);

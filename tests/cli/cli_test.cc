@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -390,6 +391,36 @@ TEST(Cli, ACircuitModelledCimPricesTimeAndEnergy) {
   EXPECT_NE(v.code, 0) << v.out;
   EXPECT_NE(v.out.find("Σ (cost × slowdown × power + op_energy_uj)"), std::string::npos) << v.out;
   fs::remove_all(d);
+}
+
+// VGG-8's crossbars per layer at 128x128 with 8-bit weights equal what
+// NeuroSim's mapping gives (numColPerSynapse = ceil(8 / cell bits); a 3x3
+// layer's nine kernel positions each Cin rows), and the puma preset's equal
+// PUMA's 8 physical crossbars per 128x128 logical tile (issue 44;
+// bench/cim_mapping.py prints the tables with their sources).
+TEST(Cli, Vgg8CrossbarsPerLayerAreNeuroSimsAndPumas) {
+  auto crossbars = [](const std::string& platform, const std::string& sets) {
+    CmdResult r = Hetplan("platform layers " + platform + " " + Zoo("vgg8") + " --json " + sets);
+    EXPECT_EQ(r.code, 0) << r.out;
+    std::vector<int64_t> out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    for (const auto& row : j["pus"]["cim"]["operators"]) {
+      out.push_back(row["crossbars"].get<int64_t>());
+    }
+    return out;
+  };
+  const std::string geometry = "--set cim.crossbar_rows=128 --set cim.crossbar_cols=128 --set cim.weight_bits=8 ";
+  EXPECT_EQ(crossbars("klein-arm", geometry + "--set cim.bits_per_cell=1"),
+            (std::vector<int64_t>{8, 72, 144, 288, 576, 1152, 4096, 8}));
+  EXPECT_EQ(crossbars("klein-arm", geometry + "--set cim.bits_per_cell=2"),
+            (std::vector<int64_t>{4, 36, 72, 144, 288, 576, 2048, 8}));
+  EXPECT_EQ(crossbars("puma", ""), (std::vector<int64_t>{8, 72, 144, 288, 576, 1152, 4096, 64}));
+  CmdResult text = Hetplan("platform layers puma " + Zoo("vgg8"));
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("total 6400 crossbars (budget 21504)"), std::string::npos) << text.out;
+  CmdResult bad = Hetplan("platform layers puma /nonexistent/m.onnx");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("/nonexistent/m.onnx"), std::string::npos) << bad.out;
 }
 
 }  // namespace

@@ -67,7 +67,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ZooCase{"yolov5n", FusionLevel::kNone, 256, 235, 319, 1605, 14},
                       ZooCase{"yolov5n", FusionLevel::kActivation, 256, 121, 148, 883, 14},
                       ZooCase{"googlenet", FusionLevel::kNone, 139, 139, 165, 558, 19},
-                      ZooCase{"googlenet", FusionLevel::kActivation, 139, 82, 108, 162, 19}),
+                      ZooCase{"googlenet", FusionLevel::kActivation, 139, 82, 108, 162, 19},
+                      ZooCase{"vgg8", FusionLevel::kNone, 19, 19, 18, 0, 1},
+                      ZooCase{"vgg8", FusionLevel::kActivation, 19, 12, 11, 0, 1}),
     [](const auto& info) {
       return std::string(info.param.model) + "_" + ToString(info.param.fusion);
     });

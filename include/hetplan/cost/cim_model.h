@@ -17,6 +17,17 @@ namespace hetplan {
 // activations is not supported: there is nothing to program into crossbars).
 bool CimSupports(const Operator& op, const CimParams& p);
 
+// One operator's weights as the crossbars hold them: a rows x cols matrix
+// (cols counting every weight's cells when they sit in adjacent columns)
+// tiled row_tiles x col_tiles, `copies` times (bit slices and signs in
+// crossbars of their own, times one stacked [W; R] per recurrent direction).
+// All 0 for an operator without a weight. CimCrossbars is
+// row_tiles * col_tiles * copies.
+struct CimLayout {
+  int64_t rows = 0, cols = 0, row_tiles = 0, col_tiles = 0, copies = 0;
+};
+CimLayout CimLayoutOf(const Operator& op, const CimParams& p);
+
 // Eq. 1: crossbars the operator's weights occupy,
 // ceil(rows / crossbar_rows) * ceil(cols / crossbar_cols), where for
 // groups <= 1 rows = N_v = op.weight_rows and cols = M_v = op.weight_cols.

@@ -197,6 +197,8 @@ Result<Platform> ParsePlatformYaml(std::string_view yaml_text, const std::string
 // $HETPLAN_PLATFORM_DIR, then in HETPLAN_SOURCE_DIR/platforms. Relative
 // `table:` paths are resolved against the YAML file's folder.
 Result<Platform> LoadPlatform(const std::string& name_or_path);
+// LoadPlatform, then ApplyOverride with each of `overrides` in order.
+Result<Platform> LoadPlatform(const std::string& name_or_path, const std::vector<std::string>& overrides);
 
 // Applies one assignment: "<pu>.<key>=<value>" (e.g. "cim.crossbars=200",
 // "cpu.power_w=5", "gpu.peak_gflops.float32=80", "gpu.efficiency.Conv=0.6",
