@@ -255,8 +255,11 @@ void AddIntroduction(const std::vector<nlohmann::json>& rows, size_t frontier_fi
 
 Result<ReportOutput> WriteReport(const ReportInputs& in) {
   ReportOutput out;
-  HETPLAN_ASSIGN_OR_RETURN(std::vector<nlohmann::json> rows, ReadResultRows(in.results, &out.bad_lines));
-  out.rows = static_cast<int>(rows.size());
+  HETPLAN_ASSIGN_OR_RETURN(std::vector<nlohmann::json> all_rows, ReadResultRows(in.results, &out.bad_lines));
+  out.rows = static_cast<int>(all_rows.size());
+  // The grid's twin with a cell layout gets a table of its own.
+  std::vector<nlohmann::json> rows, physical;
+  for (nlohmann::json& r : all_rows) (report_internal::IsCellLayoutRow(r) ? physical : rows).push_back(std::move(r));
   // Every frontier file is read before anything is written: a bad one is one
   // error and an untouched folder.
   std::vector<FrontierFile> frontiers;
@@ -282,6 +285,7 @@ Result<ReportOutput> WriteReport(const ReportInputs& in) {
 
   // The papers' tables and figures, with our rows beside them (paper_tables.cc).
   HETPLAN_RETURN_IF_ERROR(report_internal::AddKleinSections(rows, draft));
+  HETPLAN_RETURN_IF_ERROR(report_internal::AddPhysicalMappingSection(rows, physical, draft.partition_method, draft));
   HETPLAN_RETURN_IF_ERROR(report_internal::AddFrontierSection(frontiers, draft));
   if (!rows.empty()) {  // frontier files alone: no sweep section to leave out
     HETPLAN_RETURN_IF_ERROR(report_internal::AddBaselineSection(rows, models, solvers, draft));

@@ -89,6 +89,15 @@ Status AddBaselineSection(const std::vector<nlohmann::json>& rows, const std::ve
 Status AddBidentSections(const std::vector<nlohmann::json>& rows, const std::vector<std::string>& models,
                          ReportDraft& draft);
 
+// A results row planned with a cell layout (cim.bits_per_cell swept): the
+// grid's physical twin, kept out of the paper's figures and tables.
+bool IsCellLayoutRow(const nlohmann::json& r);
+// The grid at 50 ns with the cell layout beside the idealised one, where both
+// hold `solver`'s rows (physical_mapping.cc); nothing when `physical` is empty.
+Status AddPhysicalMappingSection(const std::vector<nlohmann::json>& idealised,
+                                 const std::vector<nlohmann::json>& physical, const std::string& solver,
+                                 ReportDraft& draft);
+
 // The frontier files (`hetplan report --frontier`): one table over every
 // curve (breakpoints, saturation, the speedups at the CIM paper's budgets)
 // and per file its step figure and, when a curve has a Pareto front, that

@@ -165,6 +165,10 @@ TEST_P(ReproduceQuick, TheReportHasTheFrontierTableAndFigures) {
   EXPECT_NE(md.find("| resnet18_int8 | klein-x86 | 1000 ns |"), std::string::npos);
   EXPECT_NE(md.find("exact frontiers (Fig. 3/4 over every crossbar budget): 4 curves in 2 files"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "report" / "frontier_0_resnet18_int8_klein-arm.svg"));
+  // The grid again with PUMA's cell layout, beside the idealised plans (issue 44).
+  EXPECT_NE(md.find("The grid with weights as cells store them (PUMA's cell layout)"), std::string::npos);
+  EXPECT_NE(md.find("| resnet18_int8 | klein-arm | 100 |"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir / "klein_physical.jsonl"));
   std::error_code ec;
   fs::remove_all(dir, ec);
 }

@@ -18,6 +18,7 @@ namespace hetplan {
 // The sweep keys of the CIM paper's grid.
 inline constexpr const char* kCrossbarsKey = "cim.crossbars";
 inline constexpr const char* kMvmLatencyKey = "cim.mvm_latency_ns";
+inline constexpr const char* kBitsPerCellKey = "cim.bits_per_cell";
 
 struct Figure {
   std::string stem;  // file name without extension, inside the output folder
