@@ -361,6 +361,10 @@ TEST(CimCircuit, TheDerivedMvmLatencyIsPumasAndIsaacs) {
   ASSERT_TRUE(ApplyOverride(*isaac, "cim.adc_conversion_ns=1.5").ok());
   EXPECT_DOUBLE_EQ(isaac->pus[1].cim.MvmLatencyNs(), 8 * 128 * 1.5);
 
+  // NeuroSim's defaults: 8 input bits, each 8 conversions of one 2.05141 ns clock.
+  auto neurosim = LoadPlatform("neurosim-rram");
+  ASSERT_TRUE(neurosim.ok()) << neurosim.status().message();
+  EXPECT_DOUBLE_EQ(neurosim->pus[1].cim.MvmLatencyNs(), 8 * 8 * 2.05141);
   // The Klein presets keep the paper's fixed 50 ns.
   auto klein = LoadPlatform("klein-arm");
   ASSERT_TRUE(klein.ok());

@@ -473,7 +473,7 @@ TEST(LoadPlatform, MissingFileNamesThePath) {
   EXPECT_EQ(r.status().code(), ErrorCode::kNotFound);
   EXPECT_HAS(r.status().message(), "platform 'no-such-preset': no such preset");
   EXPECT_HAS(r.status().message(), "no-such-preset.yaml");
-  EXPECT_HAS(r.status().message(), "isaac, klein-arm, klein-x86, puma, soc-example");
+  EXPECT_HAS(r.status().message(), "isaac, klein-arm, klein-x86, neurosim-rram, puma, soc-example");
 }
 
 class TempDir {
