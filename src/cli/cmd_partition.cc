@@ -66,18 +66,21 @@ void RegisterPartition(CLI::App& app) {
     }
     const nlohmann::json& s = plan->schedule;
     if (Status st = WriteScheduleOutputs(s, o->out, o->csv, o->trace); !st.ok()) return ReportError(st);
-    // Summary, from the typed plan: per PU its operators, busy time and the
-    // crossbars its operators take.
+    // Summary, from the typed plan: per PU its operators, busy time, the
+    // crossbars its operators take and, with an energy, the PU's share.
     const Schedule& sched = *r.schedule;
     const CostModel& costs = pp->costs;
     std::vector<int> ops_on(static_cast<size_t>(costs.num_pus()), 0);
     std::vector<double> busy_on(static_cast<size_t>(costs.num_pus()), 0.0);
     std::vector<int64_t> crossbars_on(static_cast<size_t>(costs.num_pus()), 0);
+    std::vector<double> energy_on(static_cast<size_t>(costs.num_pus()), 0.0);  // as ScheduleEnergy adds it
     for (size_t v = 0; v < sched.ops.size(); ++v) {
       const ScheduledOp& op = sched.ops[v];
       const auto p = static_cast<size_t>(op.device);
       ++ops_on[p];
       busy_on[p] += op.finish_us - op.start_us;
+      energy_on[p] += (op.finish_us - op.start_us) * costs.pu(op.device).power_w.value_or(0.0) +
+                      costs.op_energy_uj(static_cast<int>(v), op.device);
       if (costs.pu(op.device).spatial) crossbars_on[p] += costs.crossbars(static_cast<int>(v), op.device);
     }
     std::printf("model     %s (%d operators, fusion %s)\n", pp->model.path.c_str(), pp->model.graph.size(),
@@ -95,6 +98,7 @@ void RegisterPartition(CLI::App& app) {
         std::printf(", crossbars %lld / %lld", static_cast<long long>(crossbars_on[static_cast<size_t>(p)]),
                     static_cast<long long>(pu.capacity));
       }
+      if (sched.energy_uj) std::printf(", energy %.1f µJ", energy_on[static_cast<size_t>(p)]);
       std::printf("\n");
     }
     std::printf("makespan  %.1f µs\n", sched.makespan_us);

@@ -166,6 +166,11 @@ Status AddTableCosts(const OpGraph& g, const Platform& platform, const CostSourc
     auto op = op_by_name.find(row.op_name);
     if (op == op_by_name.end()) continue;  // CheckCostTable reports unknown operators
     c->set_latency(op->second, p, row.PlannedUs());
+    if (row.energy_uj) {
+      c->set_op_energy(op->second, p, *row.energy_uj);
+      // A PU priced by its operators' energies draws nothing more unless its power says so.
+      if (!c->pu(p).power_w) c->mutable_pu(p).power_w = 0.0;
+    }
     // A CIM PU's table (a simulator's per-layer results) keeps the crossbar
     // budget (eq. 14): the table's crossbars, else eq. 1 from the PU's
     // crossbar geometry; never 0 for an operator with weights.

@@ -37,7 +37,7 @@ namespace {
 constexpr std::string_view kColumns[] = {
     "kind",   "op_id",         "op_name",  "pu",       "exec_us",  "dispatch_us",
     "h2d_us", "d2h_us",        "p10_us",   "p90_us",   "in_context_us", "framework_us", "power_w",
-    "other_pu", "slowdown",    "other_op", "coexec_us", "bytes", "crossbars"};
+    "other_pu", "slowdown",    "other_op", "coexec_us", "bytes", "crossbars", "energy_uj"};
 constexpr int kNumColumns = static_cast<int>(std::size(kColumns));
 
 constexpr std::string_view kJsonFormat = "hetplan-cost-table";
@@ -202,6 +202,7 @@ class RowReader {
       }
       c.crossbars = static_cast<int64_t>(*crossbars);
     }
+    HETPLAN_ASSIGN_OR_RETURN(c.energy_uj, Number(r, "energy_uj", "op", false));  // refuses negatives
     auto [it, fresh] = op_rows_.emplace(std::make_pair(c.op_name, c.pu), r.where);
     if (!fresh) {
       return RowError(r, "op_name",
@@ -357,7 +358,8 @@ std::vector<OutRow> TableRows(const CostTable& t) {
                     {"in_context_us", c.in_context_us},
                     {"framework_us", c.framework_us},
                     {"crossbars", c.crossbars ? std::optional<double>(static_cast<double>(*c.crossbars))
-                                              : std::optional<double>()}});
+                                              : std::optional<double>()},
+                    {"energy_uj", c.energy_uj}});
   }
   for (const Slowdown& s : t.slowdowns) {
     rows.push_back({{"kind", "slowdown"},

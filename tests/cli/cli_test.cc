@@ -377,6 +377,17 @@ TEST(Cli, ACircuitModelledCimPricesTimeAndEnergy) {
   }
   EXPECT_GT(priced, 0) << "no operator on the CIM";
   EXPECT_NEAR(s["energy_uj"].get<double>(), sum, 1e-6 * sum);
+  // The summary gives each PU's share; the shares add up to the total.
+  double shares = 0;
+  int devices = 0;
+  for (size_t at = r.out.find("\ndevice "); at != std::string::npos; at = r.out.find("\ndevice ", at + 1)) {
+    const size_t e = r.out.find(", energy ", at);
+    ASSERT_NE(e, std::string::npos) << r.out;
+    shares += std::stod(r.out.substr(e + 9));
+    ++devices;
+  }
+  EXPECT_EQ(devices, 2) << r.out;
+  EXPECT_NEAR(shares, s["energy_uj"].get<double>(), 0.1 * devices) << r.out;
   EXPECT_EQ(Hetplan("validate " + (d / "s.json").string()).code, 0);
   // The validator re-adds op_energy_uj from the file: one changed value is caught.
   auto tampered = s;

@@ -97,6 +97,65 @@ TEST(CimTable, CrossbarsFromTheTableElseEquationOneAndTheBudgetBinds) {
   EXPECT_GT(on_cpu_with_weights, 0);  // 1 µs on the CIM against 100 µs: only the budget keeps them off it
 }
 
+// A simulator's per-layer energies in the table (issue 44, item 6): each CIM
+// operator's energy_uj is its energy there, the CPU's is power × time, and the
+// energy objective and the schedule's total count both; the column survives
+// CSV, and a negative energy is refused with the row and the fix.
+TEST(CimTable, PerLayerEnergiesFromTheTablePriceTheEnergyObjective) {
+  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: build the `zoo` target";
+  auto m = LoadOnnxModel(path, {});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const OpGraph& g = m->graph;
+  CostTable t = Tables(g);
+  t.power_w["cpu"] = 2.0;  // 100 µs on the CPU: 200 µJ an operator
+  for (OpCost& row : t.ops) {
+    if (row.pu == "cim") row.energy_uj = 150.0;  // less than the CPU's
+  }
+  auto back = ParseCostTableCsv(CostTableToCsv(t), "t.csv");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  for (const OpCost& row : back->ops) {
+    if (row.pu == "cim") {
+      EXPECT_EQ(row.energy_uj, 150.0) << row.op_name;
+    } else {
+      EXPECT_FALSE(row.energy_uj.has_value()) << row.op_name;
+    }
+  }
+  CostSources sources;
+  sources.tables["cpu"] = *back;
+  sources.tables["cim"] = *back;
+  const Platform platform = TablePlatform(10000);  // everything fits
+  auto costs = BuildCostModel(g, platform, sources);
+  ASSERT_TRUE(costs.ok()) << costs.status().message();
+  ASSERT_TRUE(costs->pu(1).power_w.has_value());
+  EXPECT_EQ(*costs->pu(1).power_w, 0.0);
+  const Problem problem{&g, &*costs, Objective::kEnergy, std::nullopt, nullptr};
+  auto r = Solve("greedy", problem, SolveOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->schedule && r->schedule->energy_uj);
+  double want = 0;
+  int on_cim = 0;
+  for (const Operator& op : g.operators()) {
+    const int d = r->schedule->ops[static_cast<size_t>(op.id)].device;
+    on_cim += d == 1 ? 1 : 0;
+    want += d == 1 ? 150.0 : 200.0;
+    if (op.has_weight) {
+      EXPECT_EQ(d, 1) << op.name;  // 150 µJ there against 200 on the CPU
+    }
+  }
+  EXPECT_GT(on_cim, 0);
+  EXPECT_NEAR(*r->schedule->energy_uj, want, 1e-6);
+
+  std::string csv = CostTableToCsv(t);
+  const size_t at = csv.find(",150");
+  ASSERT_NE(at, std::string::npos);
+  csv.replace(at, 4, ",-15");
+  auto bad = ParseCostTableCsv(csv, "t.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("t.csv:4: energy_uj: '-15' is negative"), std::string::npos)
+      << bad.status().message();
+}
+
 // ResNet-18's 21 weight matrices at 256x256 (issue 44): 201 crossbars with one
 // cell a weight (eq. 1); INT8 in 2-bit cells takes 804 with each bit slice in
 // crossbars of its own (PUMA) and 1,608 with differential pairs, and 727 and

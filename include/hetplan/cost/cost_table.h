@@ -33,6 +33,11 @@ struct OpCost {
   // maps them (NeuroSim, MNSIM, PUMA's per-layer results); unset: eq. 1 from
   // the PU's crossbar geometry. The crossbar budget counts them.
   std::optional<int64_t> crossbars;
+  // The energy the operator spends on the PU beyond its power × time (µJ), as
+  // a simulator reports it per layer (a CIM's conversions, reads, buffers);
+  // every planner's energy, the schedule's op_energy_uj and its validator
+  // count it.
+  std::optional<double> energy_uj;
   // The time the planners charge for the operator: in context (kernels plus
   // their executor share) when the profiler measured it there, else exec_us;
   // dispatch_us on top. docs/cost-table-format.md, "Which time the planners use".
