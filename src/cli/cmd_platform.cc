@@ -200,6 +200,11 @@ void RegisterLayers(CLI::App* platform) {
   Register(sub, [o]() -> int {
     auto p = LoadPlatform(o->name, o->sets);
     if (!p.ok()) return ReportError(p.status());
+    if (std::none_of(p->pus.begin(), p->pus.end(), [](const ProcessingUnit& pu) { return pu.kind == PuKind::kCim; })) {
+      return ReportError(Error(ErrorCode::kInvalidArgument, "{}: no PU of kind cim, so no layer to lay out; name a "
+                                                            "platform with a CIM PU (klein-arm, puma, isaac, neurosim-rram)",
+                               p->source));
+    }
     auto model = LoadModel(o->model);
     if (!model.ok()) return ReportError(model.status());
     const nlohmann::json pus = Layers(*p, model->graph);

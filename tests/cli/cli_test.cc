@@ -432,6 +432,9 @@ TEST(Cli, Vgg8CrossbarsPerLayerAreNeuroSimsAndPumas) {
   CmdResult bad = Hetplan("platform layers puma /nonexistent/m.onnx");
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.out.find("/nonexistent/m.onnx"), std::string::npos) << bad.out;
+  CmdResult no_cim = Hetplan("platform layers soc-example " + Zoo("vgg8"));
+  EXPECT_EQ(no_cim.code, 2) << no_cim.out;
+  EXPECT_NE(no_cim.out.find("preset:soc-example: no PU of kind cim"), std::string::npos) << no_cim.out;
 }
 
 }  // namespace
