@@ -62,6 +62,18 @@ class Platform:
         """Every resolved parameter, as the schedule file's ``platform`` block holds it."""
         return self._h.to_dict()
 
+    def layers(self, model: Any) -> Dict[str, Any]:
+        """Each operator of ``model`` (a :class:`hetplan.Model`) as every CIM PU
+        holds and runs it, as ``hetplan platform layers --json`` prints it:
+        ``{pu: {"operators": [{"name", "rows", "cols", "row_tiles",
+        "col_tiles", "copies", "crossbars", "mvms", "latency_us", "energy_pj"},
+        ...], "crossbars", "budget", "latency_us", "mvm_latency_ns",
+        "energy_pj", "adc_share"}}`` (docs/platform-format.md)."""
+        handle = getattr(model, "_h", None)
+        if not isinstance(handle, _core.Model):
+            raise _args.fail_type("Platform.layers", "model", model, "a hetplan.Model (hetplan.load_model)")
+        return self._h.layers(handle)
+
     def __repr__(self) -> str:
         extra = f" with {' '.join(self.overrides)}" if self.overrides else ""
         return f"<hetplan.Platform {self.name} ({self.source}): {', '.join(self.pus)}{extra}>"

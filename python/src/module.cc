@@ -18,6 +18,7 @@
 #include "convert.h"
 #include "hetplan/app/costs.h"
 #include "hetplan/app/plan.h"
+#include "hetplan/cost/cim_model.h"
 #include "hetplan/cost/profiler.h"
 #include "hetplan/dse/dse.h"
 #include "hetplan/report/graph_report.h"
@@ -471,7 +472,11 @@ void Bind(py::module_& m) {
                                return names;
                              })
       .def("with_overrides", &WithOverrides, py::arg("overrides"))
-      .def("to_dict", [](const Platform& p) { return ToPython(PlatformToJson(p)); });
+      .def("to_dict", [](const Platform& p) { return ToPython(PlatformToJson(p)); })
+      .def(
+          "layers",
+          [](const Platform& p, const ModelRef& model) { return ToPython(CimLayersJson(p, model.model.graph)); },
+          py::arg("model"));
   m.def(
       "load_platform",
       [](const std::string& name_or_path) { return std::make_shared<Platform>(Unwrap(LoadPlatform(name_or_path))); },

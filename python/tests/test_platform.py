@@ -95,3 +95,26 @@ def test_versions():
     assert hetplan.onnxruntime_version().startswith("1.") and hetplan.__version__
     assert hetplan.NONDETERMINISTIC_FIELDS == ("solver.seconds",)
     assert hetplan.DEFAULT_CACHE_DIR == ".cache/hetplan"
+
+
+def test_layers_lays_each_operator_out_as_the_cli_does(zoo, binary):
+    path = os.path.join(zoo, "vgg8.onnx")
+    assert os.path.exists(path), f"{path} is missing (cmake --build build --target zoo)"
+    model = hetplan.load_model(path)
+    layers = hetplan.platform("puma").layers(model)
+    cim = layers["cim"]
+    assert [r["crossbars"] for r in cim["operators"]] == [8, 72, 144, 288, 576, 1152, 4096, 64]
+    assert cim["crossbars"] == 6400 and cim["budget"] == 21504 and cim["mvm_latency_ns"] == 1800
+    assert 0 < cim["adc_share"] < 1 and cim["energy_pj"] > 0
+    import json
+    import subprocess
+    out = subprocess.run([binary, "platform", "layers", "puma", path, "--json"], check=True, capture_output=True,
+                         text=True).stdout
+    assert json.loads(out)["pus"] == layers
+    # 8-bit weights in 1-bit cells of 128x128: NeuroSim's mapping.
+    one_bit = hetplan.platform("klein-arm", {"cim.crossbar_rows": 128, "cim.crossbar_cols": 128,
+                                             "cim.bits_per_cell": 1, "cim.weight_bits": 8}).layers(model)
+    assert one_bit["cim"]["crossbars"] == 6344 and one_bit["cim"]["energy_pj"] is None
+    assert hetplan.platform("soc-example").layers(model) == {}
+    with pytest.raises(hetplan.ArgumentTypeError):
+        hetplan.platform("puma").layers(path)

@@ -101,60 +101,6 @@ void PrintPu(const ProcessingUnit& pu) {
   if (pu.cost_source == CostSource::kTable) std::printf("          table %s\n", pu.table.c_str());
 }
 
-// One CIM operator as the PU holds and runs it.
-nlohmann::json LayerRow(const Operator& op, const CimParams& c) {
-  const CimLayout l = CimLayoutOf(op, c);
-  nlohmann::json row = {{"id", op.id},
-                        {"name", op.name},
-                        {"type", op.type},
-                        {"weight_rows", op.weight_rows},
-                        {"weight_cols", op.weight_cols},
-                        {"rows", l.rows},
-                        {"cols", l.cols},
-                        {"row_tiles", l.row_tiles},
-                        {"col_tiles", l.col_tiles},
-                        {"copies", l.copies},
-                        {"crossbars", CimCrossbars(op, c)},
-                        {"mvms", CimMvmCount(op, c)},
-                        {"latency_us", CimLatencyUs(op, c)}};
-  if (c.circuit.given() && c.circuit.HasEnergy()) {
-    const CimEnergy e = CimOperatorEnergy(op, c);
-    row["energy_pj"] = {{"adc", e.adc_pj},          {"dac", e.dac_pj},       {"array", e.array_pj},
-                        {"shift_add", e.shift_add_pj}, {"buffer", e.buffer_pj}, {"total", e.total_pj()}};
-  }
-  return row;
-}
-
-// Every CIM PU's operators of `g`, with the PU's totals.
-nlohmann::json Layers(const Platform& p, const OpGraph& g) {
-  nlohmann::json pus = nlohmann::json::object();
-  for (const ProcessingUnit& pu : p.pus) {
-    if (pu.kind != PuKind::kCim) continue;
-    nlohmann::json rows = nlohmann::json::array();
-    int64_t crossbars = 0;
-    double latency = 0, energy = 0, adc = 0;
-    for (const Operator& op : g.operators()) {
-      if (!CimSupports(op, pu.cim)) continue;
-      rows.push_back(LayerRow(op, pu.cim));
-      crossbars += rows.back()["crossbars"].get<int64_t>();
-      latency += rows.back()["latency_us"].get<double>();
-      if (rows.back().contains("energy_pj")) {
-        energy += rows.back()["energy_pj"]["total"].get<double>();
-        adc += rows.back()["energy_pj"]["adc"].get<double>();
-      }
-    }
-    nlohmann::json u = {{"operators", std::move(rows)},
-                        {"crossbars", crossbars},
-                        {"budget", pu.cim.crossbars},
-                        {"latency_us", latency},
-                        {"mvm_latency_ns", pu.cim.MvmLatencyNs()}};
-    u["energy_pj"] = energy > 0 ? nlohmann::json(energy) : nlohmann::json(nullptr);
-    u["adc_share"] = energy > 0 ? nlohmann::json(adc / energy) : nlohmann::json(nullptr);
-    pus[pu.name] = std::move(u);
-  }
-  return pus;
-}
-
 void PrintLayers(const nlohmann::json& pus) {
   for (const auto& [name, u] : pus.items()) {
     std::printf("%s: T_mvm %g ns; operators it can run, as it holds them\n", name.c_str(),
@@ -207,7 +153,7 @@ void RegisterLayers(CLI::App* platform) {
     }
     auto model = LoadModel(o->model);
     if (!model.ok()) return ReportError(model.status());
-    const nlohmann::json pus = Layers(*p, model->graph);
+    const nlohmann::json pus = CimLayersJson(*p, model->graph);
     if (o->json) {
       std::printf("%s\n", nlohmann::json{{"platform", p->name}, {"model", o->model.path}, {"pus", pus}}.dump(1).c_str());
       return 0;

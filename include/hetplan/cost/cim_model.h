@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
 #include "hetplan/graph/op_graph.h"
 #include "hetplan/platform/platform.h"
 
@@ -76,6 +78,15 @@ struct CimEnergy {
   double total_pj() const { return array_pj + adc_pj + dac_pj + shift_add_pj + buffer_pj; }
 };
 CimEnergy CimOperatorEnergy(const Operator& op, const CimParams& p);
+
+// Every CIM PU of `p` with each operator of `g` it can run, as it holds and
+// runs it (what `hetplan platform layers` prints and Python's
+// Platform.layers returns): {<pu>: {operators: [{id, name, type,
+// weight_rows, weight_cols, rows, cols, row_tiles, col_tiles, copies,
+// crossbars, mvms, latency_us, energy_pj: {adc, dac, array, shift_add,
+// buffer, total} where the circuit gives energies}], crossbars, budget,
+// latency_us, mvm_latency_ns, energy_pj, adc_share}}.
+nlohmann::json CimLayersJson(const Platform& p, const OpGraph& g);
 
 // Eq. 4 plus a fixed latency: latency_us + bytes/bandwidth, 0 for no bytes.
 // The caller counts the bytes (cost/build.h: each tensor at its own element
