@@ -193,6 +193,7 @@ inline nlohmann::json ToScheduleJson(const Problem& p, const Schedule& s) {
     }
     o["cost_us"] = cost;
     if (c.pu(op.device).spatial) o["crossbars"] = c.crossbars(v, op.device);
+    if (c.op_energy_uj(v, op.device) != 0.0) o["op_energy_uj"] = {{c.pu(op.device).name, c.op_energy_uj(v, op.device)}};
     j["operators"].push_back(o);
   }
   j["edges"] = nlohmann::json::array();
