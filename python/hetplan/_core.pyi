@@ -108,6 +108,7 @@ class PlanFileOperator:
     request: int
     predicted_us: float
     cost_us: Dict[str, Optional[float]]
+    op_energy_uj: Dict[str, float]
     output_bytes: int
 
 class PlanFileEdge:

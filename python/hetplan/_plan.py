@@ -279,10 +279,13 @@ class Schedule:
 
 def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
     """One typed operator (_core.PlanFileOperator) as the schedule file's operators[] entry, keys sorted as in
-    the file (to_dict()); slowdown and request only where the file has them (not 1, not 0)."""
+    the file (to_dict()); op_energy_uj, slowdown and request only where the file has them (a CIM circuit's
+    energies, not 1, not 0)."""
     d: Dict[str, Any] = {"cost_us": op.cost_us, "crossbars": op.crossbars, "device": op.device,
-                         "finish_us": op.finish_us, "id": op_id, "name": op.name, "nodes": op.nodes,
-                         "output_bytes": op.output_bytes}
+                         "finish_us": op.finish_us, "id": op_id, "name": op.name, "nodes": op.nodes}
+    if op.op_energy_uj:
+        d["op_energy_uj"] = op.op_energy_uj
+    d["output_bytes"] = op.output_bytes
     if op.request != 0:
         d["request"] = op.request
     if op.slowdown != 1:

@@ -587,6 +587,7 @@ void Bind(py::module_& m) {
       .def_readonly("request", &PlanFileOperator::request)
       .def_readonly("predicted_us", &PlanFileOperator::predicted_us)
       .def_readonly("cost_us", &PlanFileOperator::cost_us)
+      .def_readonly("op_energy_uj", &PlanFileOperator::op_energy_uj)
       .def_readonly("output_bytes", &PlanFileOperator::output_bytes);
   py::class_<PlanFileEdge>(m, "PlanFileEdge")
       .def_readonly("from_", &PlanFileEdge::from)

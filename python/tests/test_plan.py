@@ -125,6 +125,11 @@ def test_typed_plan_equals_the_schedule_file(resnet18, data, profile_cache):
     _assert_typed_plan_is_the_file(s)
     assert s.devices()["cim"]["crossbars"] <= 50 and sum(v["operators"] for v in s.devices().values()) > 20
     assert any(op["device"] == "cim" for op in s.operators) and all(op["nodes"] for op in s.operators)
+    # A circuit-modelled CIM's per-operator energies (op_energy_uj) come through too.
+    puma = hetplan.partition(resnet18, "puma", {"cpu.power_w": 5}, objective="energy", solver="greedy", warmup=2,
+                             runs=5, cache_dir=profile_cache)
+    _assert_typed_plan_is_the_file(puma)
+    assert any("op_energy_uj" in op for op in puma.operators)
     conc = hetplan.map(data / "branchy.onnx", mode="concurrent", second_model=data / "tiny.onnx")
     _assert_typed_plan_is_the_file(conc)
     assert {op.get("request", 0) for op in conc.operators} == {0, 1}
