@@ -73,14 +73,13 @@ void RegisterPartition(CLI::App& app) {
     std::vector<int> ops_on(static_cast<size_t>(costs.num_pus()), 0);
     std::vector<double> busy_on(static_cast<size_t>(costs.num_pus()), 0.0);
     std::vector<int64_t> crossbars_on(static_cast<size_t>(costs.num_pus()), 0);
-    std::vector<double> energy_on(static_cast<size_t>(costs.num_pus()), 0.0);  // as ScheduleEnergy adds it
+    std::vector<double> energy_on(static_cast<size_t>(costs.num_pus()), 0.0);
     for (size_t v = 0; v < sched.ops.size(); ++v) {
       const ScheduledOp& op = sched.ops[v];
       const auto p = static_cast<size_t>(op.device);
       ++ops_on[p];
       busy_on[p] += op.finish_us - op.start_us;
-      energy_on[p] += (op.finish_us - op.start_us) * costs.pu(op.device).power_w.value_or(0.0) +
-                      costs.op_energy_uj(static_cast<int>(v), op.device);
+      energy_on[p] += OperatorEnergy(costs, static_cast<int>(v), op).value_or(0.0);
       if (costs.pu(op.device).spatial) crossbars_on[p] += costs.crossbars(static_cast<int>(v), op.device);
     }
     std::printf("model     %s (%d operators, fusion %s)\n", pp->model.path.c_str(), pp->model.graph.size(),

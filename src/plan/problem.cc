@@ -185,15 +185,19 @@ Status ValidateProblem(const Problem& p) {
   return Status::Ok();
 }
 
+std::optional<double> OperatorEnergy(const CostModel& c, int v, const ScheduledOp& op) {
+  const auto& power = c.pu(op.device).power_w;
+  if (!power) return std::nullopt;
+  return c.latency_us(v, op.device) * op.slowdown * *power + c.op_energy_uj(v, op.device);
+}
+
 std::optional<double> ScheduleEnergy(const Problem& p, const Schedule& s) {
-  const CostModel& c = *p.costs;
   double sum = 0;
   for (size_t v = 0; v < s.ops.size(); ++v) {
-    const ScheduledOp& op = s.ops[v];
-    if (op.device < 0) continue;
-    const auto& power = c.pu(op.device).power_w;
-    if (!power) return std::nullopt;
-    sum += c.latency_us(static_cast<int>(v), op.device) * op.slowdown * *power + c.op_energy_uj(static_cast<int>(v), op.device);
+    if (s.ops[v].device < 0) continue;
+    const std::optional<double> e = OperatorEnergy(*p.costs, static_cast<int>(v), s.ops[v]);
+    if (!e) return std::nullopt;
+    sum += *e;
   }
   return sum;
 }

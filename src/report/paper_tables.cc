@@ -169,7 +169,7 @@ double GeoMean(const std::vector<double>& v) {
 std::vector<const nlohmann::json*> GridRows(const std::vector<nlohmann::json>& rows, const std::string& solver) {
   std::vector<const nlohmann::json*> out;
   for (const nlohmann::json* r : SolvedRows(rows, solver)) {
-    if (!RowParam(*r, kCrossbarsKey).empty() && !RowParam(*r, kMvmLatencyKey).empty()) out.push_back(r);
+    if (IsGridRow(*r)) out.push_back(r);
   }
   return out;
 }
@@ -540,6 +540,10 @@ Status TableISection(const std::vector<const nlohmann::json*>& ilp, ReportDraft&
 }
 
 }  // namespace
+
+bool IsGridRow(const nlohmann::json& r) {
+  return !RowParam(r, kCrossbarsKey).empty() && !RowParam(r, kMvmLatencyKey).empty();
+}
 
 std::string Str(const nlohmann::json& row, const char* field) {
   const auto it = row.find(field);

@@ -54,6 +54,9 @@ struct ReportDraft {
   Status AddFigure(Result<Figure> f, const std::string& what);
 };
 
+// A row of the Klein grid: it sweeps both the crossbars and T_mvm.
+bool IsGridRow(const nlohmann::json& r);
+
 // A string field of a row, "" when absent or not a string.
 std::string Str(const nlohmann::json& row, const char* field);
 

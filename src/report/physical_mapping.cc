@@ -9,10 +9,8 @@
 namespace hetplan::report_internal {
 namespace {
 
-// A row of the grid (crossbars × T_mvm) with or without a cell layout.
-bool GridRow(const nlohmann::json& r, const std::string& solver) {
-  return Str(r, "solver") == solver && !RowParam(r, kCrossbarsKey).empty() && !RowParam(r, kMvmLatencyKey).empty();
-}
+// `solver`'s row of the grid (crossbars × T_mvm), with or without a cell layout.
+bool GridRow(const nlohmann::json& r, const std::string& solver) { return Str(r, "solver") == solver && IsGridRow(r); }
 
 std::string CimField(const nlohmann::json& r, const char* field) {
   const auto d = r.find("devices");

@@ -17,6 +17,13 @@
 namespace hetplan {
 namespace {
 
+// The zoo's ResNet-18 as imported; an error naming the file when the zoo is not built.
+Result<LoadedModel> ResNet18() {
+  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+  if (!std::filesystem::exists(path)) return Error(ErrorCode::kNotFound, "{} is missing: build the `zoo` target", path);
+  return LoadOnnxModel(path, {});
+}
+
 // The CPU and the CIM both priced by tables: every operator 100 µs on the
 // CPU, 1 µs on the CIM where it has weights.
 CostTable Tables(const OpGraph& g) {
@@ -48,9 +55,7 @@ Platform TablePlatform(int crossbars) {
 }
 
 TEST(CimTable, CrossbarsFromTheTableElseEquationOneAndTheBudgetBinds) {
-  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
-  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: build the `zoo` target";
-  auto m = LoadOnnxModel(path, {});
+  auto m = ResNet18();
   ASSERT_TRUE(m.ok()) << m.status().message();
   const OpGraph& g = m->graph;
   const Platform platform = TablePlatform(40);
@@ -102,9 +107,7 @@ TEST(CimTable, CrossbarsFromTheTableElseEquationOneAndTheBudgetBinds) {
 // energy objective and the schedule's total count both; the column survives
 // CSV, and a negative energy is refused with the row and the fix.
 TEST(CimTable, PerLayerEnergiesFromTheTablePriceTheEnergyObjective) {
-  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
-  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: build the `zoo` target";
-  auto m = LoadOnnxModel(path, {});
+  auto m = ResNet18();
   ASSERT_TRUE(m.ok()) << m.status().message();
   const OpGraph& g = m->graph;
   CostTable t = Tables(g);
@@ -162,9 +165,7 @@ TEST(CimTable, PerLayerEnergiesFromTheTablePriceTheEnergyObjective) {
 // 1,454 with the slices in adjacent columns (NeuroSim), where a layer of 64
 // outputs packs its four slices into one crossbar.
 TEST(CimCells, ResNet18CrossbarsPerCellLayout) {
-  const std::string path = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
-  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: build the `zoo` target";
-  auto m = LoadOnnxModel(path, {});
+  auto m = ResNet18();
   ASSERT_TRUE(m.ok()) << m.status().message();
   auto total = [&](std::optional<int64_t> bits_per_cell, SignedWeights sign, SliceMapping slices) {
     CimParams p;

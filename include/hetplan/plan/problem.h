@@ -60,8 +60,12 @@ struct Schedule {
   std::optional<double> energy_uj;  // null when a used PU has no power
 };
 
-// Σ latency × slowdown × power over operators; nullopt when any used PU lacks
-// power_w.
+// One scheduled operator's energy: latency × slowdown × power plus its own
+// energy on its device (CostModel::op_energy_uj); nullopt when the device has
+// no power_w.
+std::optional<double> OperatorEnergy(const CostModel& c, int v, const ScheduledOp& op);
+
+// Σ OperatorEnergy over operators; nullopt when any used PU lacks power_w.
 std::optional<double> ScheduleEnergy(const Problem& p, const Schedule& s);
 
 }  // namespace hetplan
