@@ -7,12 +7,14 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hetplan/cost/profiler.h"
@@ -110,14 +112,20 @@ TEST(Pinning, OrtPoolThreadsGoToTheirCores) {
                 ASSERT_TRUE(r.ok()) << r.status().message();
                 runner = std::move(r).value();
               }).ok());
-  const auto after = ThreadAffinities();
+  // A pool thread pins itself once it runs: until then it has its creator's
+  // cores (both). Read its affinity after a run, and give it up to 2 s.
+  runner->Run();
   std::vector<std::string> fresh;
-  for (const auto& [tid, list] : after) {
-    if (!before.count(tid)) fresh.push_back(list);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    fresh.clear();
+    for (const auto& [tid, list] : ThreadAffinities()) {
+      if (!before.count(tid)) fresh.push_back(list);
+    }
+    if (fresh.size() == 1 && fresh[0] == std::to_string(cores[1])) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(fresh.size(), 1u) << "one pool thread for two intra-op threads";
   EXPECT_EQ(fresh[0], std::to_string(cores[1]));
-  runner->Run();
 }
 
 TEST(Pinning, AMissingProviderIsOneLineListingTheAvailableOnes) {
