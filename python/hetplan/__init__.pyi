@@ -92,6 +92,8 @@ class MethodInfo(NamedTuple):
     objectives: List[str]
     requests: int
     spatial_pus: bool
+    shared_adcs: bool
+    reprogram: bool
     proves_optimality: bool
     time_limit: bool
     schedule_mode: str

@@ -85,6 +85,7 @@ class PlanFileDevice:
     costs: str
     execution: str
     capacity_crossbars: Optional[int]
+    shared_adcs: Optional[int]
     power_w: Optional[float]
     boundary_us: float
     threads: int
@@ -94,6 +95,14 @@ class PlanFileDevice:
     cores: List[int]
     def spatial(self) -> bool: ...
     def executable(self) -> bool: ...
+
+class PlanFileWrite:
+    start_us: float
+    finish_us: float
+    write_us: float
+    energy_uj: float
+    rows: int
+    rows_written: int
 
 class PlanFileOperator:
     name: str
@@ -109,6 +118,9 @@ class PlanFileOperator:
     predicted_us: float
     cost_us: Dict[str, Optional[float]]
     op_energy_uj: Dict[str, float]
+    adcs: Dict[str, int]
+    crossbar_ids: List[Tuple[int, int]]
+    write: Optional["PlanFileWrite"]
     output_bytes: int
 
 class PlanFileEdge:

@@ -24,6 +24,8 @@ class MethodInfo(NamedTuple):
     objectives: List[str]
     requests: int  # 1, or 2 for the two-request methods
     spatial_pus: bool
+    shared_adcs: bool  # accepts a CIM whose operators share an ADC pool (shared_adcs)
+    reprogram: bool  # accepts a reprogramming CIM (exact rewrites operators; the baselines never do)
     proves_optimality: bool
     time_limit: bool
     schedule_mode: str
@@ -279,10 +281,16 @@ class Schedule:
 
 def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
     """One typed operator (_core.PlanFileOperator) as the schedule file's operators[] entry, keys sorted as in
-    the file (to_dict()); op_energy_uj, slowdown and request only where the file has them (a CIM circuit's
-    energies, not 1, not 0)."""
-    d: Dict[str, Any] = {"cost_us": op.cost_us, "crossbars": op.crossbars, "device": op.device,
-                         "finish_us": op.finish_us, "id": op_id, "name": op.name, "nodes": op.nodes}
+    the file (to_dict()); adcs, crossbar_ids, op_energy_uj, slowdown, request and write only where the file
+    has them (a shared ADC pool, a reprogramming CIM, a CIM circuit's energies, not 1, not 0, a rewritten
+    operator)."""
+    d: Dict[str, Any] = {}
+    if op.adcs:
+        d["adcs"] = op.adcs
+    d.update({"cost_us": op.cost_us, "crossbars": op.crossbars, "device": op.device,
+                         "finish_us": op.finish_us, "id": op_id, "name": op.name, "nodes": op.nodes})
+    if op.crossbar_ids:
+        d["crossbar_ids"] = [list(r) for r in op.crossbar_ids]
     if op.op_energy_uj:
         d["op_energy_uj"] = op.op_energy_uj
     d["output_bytes"] = op.output_bytes
@@ -292,6 +300,10 @@ def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
         d["slowdown"] = op.slowdown
     d["start_us"] = op.start_us
     d["type"] = op.type
+    if op.write is not None:
+        w = op.write
+        d["write"] = {"energy_uj": w.energy_uj, "finish_us": w.finish_us, "rows": w.rows,
+                      "rows_written": w.rows_written, "start_us": w.start_us, "write_us": w.write_us}
     return d
 
 

@@ -565,6 +565,7 @@ void Bind(py::module_& m) {
       .def_readonly("costs", &PlanFileDevice::costs)
       .def_readonly("execution", &PlanFileDevice::execution)
       .def_readonly("capacity_crossbars", &PlanFileDevice::capacity_crossbars)
+      .def_readonly("shared_adcs", &PlanFileDevice::shared_adcs)
       .def_readonly("power_w", &PlanFileDevice::power_w)
       .def_readonly("boundary_us", &PlanFileDevice::boundary_us)
       .def_readonly("threads", &PlanFileDevice::threads)
@@ -574,6 +575,13 @@ void Bind(py::module_& m) {
       .def_readonly("cores", &PlanFileDevice::cores)
       .def("spatial", &PlanFileDevice::spatial)
       .def("executable", &PlanFileDevice::executable);
+  py::class_<PlanFileWrite>(m, "PlanFileWrite")
+      .def_readonly("start_us", &PlanFileWrite::start_us)
+      .def_readonly("finish_us", &PlanFileWrite::finish_us)
+      .def_readonly("write_us", &PlanFileWrite::write_us)
+      .def_readonly("energy_uj", &PlanFileWrite::energy_uj)
+      .def_readonly("rows", &PlanFileWrite::rows)
+      .def_readonly("rows_written", &PlanFileWrite::rows_written);
   py::class_<PlanFileOperator>(m, "PlanFileOperator")
       .def_readonly("name", &PlanFileOperator::name)
       .def_readonly("type", &PlanFileOperator::type)
@@ -588,6 +596,9 @@ void Bind(py::module_& m) {
       .def_readonly("predicted_us", &PlanFileOperator::predicted_us)
       .def_readonly("cost_us", &PlanFileOperator::cost_us)
       .def_readonly("op_energy_uj", &PlanFileOperator::op_energy_uj)
+      .def_readonly("adcs", &PlanFileOperator::adcs)
+      .def_readonly("crossbar_ids", &PlanFileOperator::crossbar_ids)
+      .def_readonly("write", &PlanFileOperator::write)
       .def_readonly("output_bytes", &PlanFileOperator::output_bytes);
   py::class_<PlanFileEdge>(m, "PlanFileEdge")
       .def_readonly("from_", &PlanFileEdge::from)

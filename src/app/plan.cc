@@ -29,6 +29,8 @@ nlohmann::json MethodInfoToJson(const MethodInfo& m) {
           {"objectives", objectives},
           {"requests", m.requests},
           {"spatial_pus", m.spatial_pus},
+          {"shared_adcs", m.shared_adcs},
+          {"reprogram", m.reprogram},
           {"proves_optimality", m.proves_optimality},
           {"time_limit", m.time_limit},
           {"schedule_mode", m.schedule_mode},

@@ -1,5 +1,7 @@
+#include <cstdint>
 #include <cstdio>
 #include <map>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
@@ -8,6 +10,47 @@
 #include "hetplan/util/io.h"
 
 namespace hetplan::cli {
+
+namespace {
+
+// Summary, from the typed plan: per PU its operators, busy time, the
+// crossbars its resident operators take (and what rewritten ones write) and,
+// with an energy, the PU's share.
+void PrintDeviceLines(const Schedule& sched, const CostModel& costs) {
+  std::vector<int> ops_on(static_cast<size_t>(costs.num_pus()), 0);
+  std::vector<double> busy_on(static_cast<size_t>(costs.num_pus()), 0.0);
+  std::vector<int64_t> crossbars_on(static_cast<size_t>(costs.num_pus()), 0);
+  std::vector<double> energy_on(static_cast<size_t>(costs.num_pus()), 0.0);
+  std::vector<int> rewritten_on(static_cast<size_t>(costs.num_pus()), 0);
+  std::vector<int64_t> written_on(static_cast<size_t>(costs.num_pus()), 0);
+  for (size_t v = 0; v < sched.ops.size(); ++v) {
+    const ScheduledOp& op = sched.ops[v];
+    const auto p = static_cast<size_t>(op.device);
+    ++ops_on[p];
+    busy_on[p] += op.finish_us - op.start_us;
+    energy_on[p] += OperatorEnergy(costs, static_cast<int>(v), op).value_or(0.0);
+    const int64_t xb = costs.pu(op.device).spatial ? costs.crossbars(static_cast<int>(v), op.device) : 0;
+    (op.rewritten ? written_on[p] : crossbars_on[p]) += xb;
+    rewritten_on[p] += op.rewritten;
+  }
+  for (int p = 0; p < costs.num_pus(); ++p) {
+    const PuInfo& pu = costs.pu(p);
+    std::printf("device    %-6s %4d operators, busy %10.1f µs", pu.name.c_str(), ops_on[static_cast<size_t>(p)],
+                busy_on[static_cast<size_t>(p)]);
+    if (pu.spatial) {
+      std::printf(", crossbars %lld / %lld", static_cast<long long>(crossbars_on[static_cast<size_t>(p)]),
+                  static_cast<long long>(pu.capacity));
+      if (rewritten_on[static_cast<size_t>(p)] > 0) {
+        std::printf(" resident, %d operators rewritten (%lld crossbars written an inference)",
+                    rewritten_on[static_cast<size_t>(p)], static_cast<long long>(written_on[static_cast<size_t>(p)]));
+      }
+    }
+    if (sched.energy_uj) std::printf(", energy %.1f µJ", energy_on[static_cast<size_t>(p)]);
+    std::printf("\n");
+  }
+}
+
+}  // namespace
 
 void RegisterPartition(CLI::App& app) {
   auto* sub = app.add_subcommand(
@@ -66,22 +109,8 @@ void RegisterPartition(CLI::App& app) {
     }
     const nlohmann::json& s = plan->schedule;
     if (Status st = WriteScheduleOutputs(s, o->out, o->csv, o->trace); !st.ok()) return ReportError(st);
-    // Summary, from the typed plan: per PU its operators, busy time, the
-    // crossbars its operators take and, with an energy, the PU's share.
     const Schedule& sched = *r.schedule;
     const CostModel& costs = pp->costs;
-    std::vector<int> ops_on(static_cast<size_t>(costs.num_pus()), 0);
-    std::vector<double> busy_on(static_cast<size_t>(costs.num_pus()), 0.0);
-    std::vector<int64_t> crossbars_on(static_cast<size_t>(costs.num_pus()), 0);
-    std::vector<double> energy_on(static_cast<size_t>(costs.num_pus()), 0.0);
-    for (size_t v = 0; v < sched.ops.size(); ++v) {
-      const ScheduledOp& op = sched.ops[v];
-      const auto p = static_cast<size_t>(op.device);
-      ++ops_on[p];
-      busy_on[p] += op.finish_us - op.start_us;
-      energy_on[p] += OperatorEnergy(costs, static_cast<int>(v), op).value_or(0.0);
-      if (costs.pu(op.device).spatial) crossbars_on[p] += costs.crossbars(static_cast<int>(v), op.device);
-    }
     std::printf("model     %s (%d operators, fusion %s)\n", pp->model.path.c_str(), pp->model.graph.size(),
                 ToString(pp->model.fusion).c_str());
     for (const auto& line : PlanAssumptionLines(pp->model.assumptions)) std::printf("assumes   %s\n", line.c_str());
@@ -89,17 +118,7 @@ void RegisterPartition(CLI::App& app) {
                 pp->platform.overrides.empty() ? "" : (" with " + fmt::format("{}", fmt::join(pp->platform.overrides, " "))).c_str());
     for (const auto& note : pp->notes) std::printf("costs     %s\n", note.c_str());
     for (const auto& note : pp->run_notes) std::printf("run       %s\n", note.c_str());
-    for (int p = 0; p < costs.num_pus(); ++p) {
-      const PuInfo& pu = costs.pu(p);
-      std::printf("device    %-6s %4d operators, busy %10.1f µs", pu.name.c_str(), ops_on[static_cast<size_t>(p)],
-                  busy_on[static_cast<size_t>(p)]);
-      if (pu.spatial) {
-        std::printf(", crossbars %lld / %lld", static_cast<long long>(crossbars_on[static_cast<size_t>(p)]),
-                    static_cast<long long>(pu.capacity));
-      }
-      if (sched.energy_uj) std::printf(", energy %.1f µJ", energy_on[static_cast<size_t>(p)]);
-      std::printf("\n");
-    }
+    PrintDeviceLines(sched, costs);
     std::printf("makespan  %.1f µs\n", sched.makespan_us);
     if (plan->baselines.count("cpu_only_us")) {
       std::printf("cpu-only  %.1f µs   speedup %.2fx\n", plan->baselines.at("cpu_only_us"),

@@ -69,7 +69,9 @@ nlohmann::json CimDerived(const CimParams& c) {
           {"budget_cells", c.crossbars * c.crossbar_rows * c.crossbar_cols},
           {"mvm_latency_ns", c.MvmLatencyNs()},
           {"mvm_latency_source", MvmLatencySource(c)},
-          {"crossbar_mvm_energy_pj", CrossbarMvmEnergy(c)}};
+          {"crossbar_mvm_energy_pj", CrossbarMvmEnergy(c)},
+          {"shared_adcs", c.shared_adcs ? nlohmann::json(*c.shared_adcs) : nlohmann::json(nullptr)},
+          {"adcs_per_crossbar", (c.crossbar_cols + c.circuit.columns_per_adc - 1) / c.circuit.columns_per_adc}};
 }
 
 void PrintPu(const ProcessingUnit& pu) {
@@ -86,6 +88,11 @@ void PrintPu(const ProcessingUnit& pu) {
                 c.CellsPerWeight() == 1 ? "" : "s");
     std::printf("          T_mvm %g ns: %s; internal bandwidth %g GB/s\n", c.MvmLatencyNs(),
                 MvmLatencySource(c).c_str(), c.bandwidth_gbps);
+    if (c.shared_adcs) {
+      std::printf("          ADCs: a pool of %lld shared by the operators running at once; a crossbar's columns "
+                  "take %lld of them\n",
+                  static_cast<long long>(*c.shared_adcs), static_cast<long long>(d["adcs_per_crossbar"].get<int64_t>()));
+    }
     if (const nlohmann::json& e = d["crossbar_mvm_energy_pj"]; !e.is_null()) {
       std::printf("          one MVM through a full crossbar: %g pJ (ADC %g, DAC %g, array %g, shift-add %g)\n",
                   e["total"].get<double>(), e["adc"].get<double>(), e["dac"].get<double>(), e["array"].get<double>(),

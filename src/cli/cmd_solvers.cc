@@ -38,15 +38,18 @@ void RegisterSolvers(CLI::App& app) {
       std::printf("%s\n", out.dump(1).c_str());
       return 0;
     }
-    std::printf("%-20s %-9s %-15s %-8s %-7s %-6s %-5s %s\n", "method", "family", "objectives", "requests", "spatial",
-                "proves", "limit", "what it does");
+    std::printf("%-20s %-9s %-15s %-8s %-7s %-4s %-7s %-6s %-5s %s\n", "method", "family", "objectives", "requests",
+                "spatial", "adcs", "rewrite", "proves", "limit", "what it does");
     for (const MethodInfo& m : methods) {
-      std::printf("%-20s %-9s %-15s %-8d %-7s %-6s %-5s %s\n", m.name.c_str(), ToString(m.family).c_str(),
-                  Objectives(m).c_str(), m.requests, m.spatial_pus ? "yes" : "no",
+      std::printf("%-20s %-9s %-15s %-8d %-7s %-4s %-7s %-6s %-5s %s\n", m.name.c_str(), ToString(m.family).c_str(),
+                  Objectives(m).c_str(), m.requests, m.spatial_pus ? "yes" : "no", m.shared_adcs ? "yes" : "no",
+                  !m.reprogram ? "no" : m.family == MethodFamily::kBaseline ? "never" : "yes",
                   m.proves_optimality ? "yes" : "no", m.time_limit ? "yes" : "no", m.summary.c_str());
     }
     std::printf(
-        "\nspatial: accepts crossbar-budget PUs (CIM). proves: can return status optimal with a proof (map: on a "
+        "\nspatial: accepts crossbar-budget PUs (CIM). adcs: accepts a CIM whose operators share an ADC pool "
+        "(shared_adcs; the exact search for latency only). rewrite: accepts a reprogramming CIM and rewrites operators "
+        "(never: accepts it, keeps every operator resident). proves: can return status optimal with a proof (map: on a "
         "chain, under its accounting; map_concurrent: within its state space). limit: honours --time-limit and "
         "--gap. Old names: ilp = exact, --formulation paper = mip, pair:map = map_concurrent.\n");
     return 0;

@@ -99,6 +99,15 @@ std::vector<PuInfo> MakePuInfos(const Platform& platform) {
     info.kind = pu.kind;
     info.spatial = pu.execution == Execution::kSpatial;
     info.capacity = info.spatial ? pu.cim.crossbars : -1;
+    // A serial CIM runs one operator at a time: nothing to share.
+    if (info.spatial && pu.cim.shared_adcs) info.adc_pool = *pu.cim.shared_adcs;
+    if (pu.kind == PuKind::kCim && pu.cim.reprogram) {
+      info.reprogram = true;
+      info.write_ns_per_row = pu.cim.write_ns_per_row;
+      info.write_energy_pj_per_row = pu.cim.write_energy_pj_per_row;
+      info.endurance_writes = pu.cim.endurance_writes;
+      info.lifetime_inferences = pu.cim.lifetime_inferences;
+    }
     info.power_w = pu.power_w;
     // A CIM whose circuit prices each MVM: its power_w is what it draws
     // beyond those energies while busy (absent: nothing).
@@ -124,6 +133,11 @@ bool SetAnalyticalCosts(const OpGraph& g, const ProcessingUnit& pu, int p, CostM
       if (!CimSupports(op, pu.cim)) continue;
       c->set_latency(op.id, p, CimLatencyUs(op, pu.cim));
       c->set_crossbars(op.id, p, CimCrossbars(op, pu.cim));
+      if (c->pu(p).adc_pool > 0) c->set_adcs(op.id, p, pu.cim.AdcDemand(CimCrossbars(op, pu.cim)));
+      if (pu.cim.reprogram) {
+        const CimWrite w = CimOperatorWrite(op, pu.cim);
+        c->set_write(op.id, p, {w.rows, w.rows_written, w.write_us, w.energy_pj * 1e-6});
+      }
       if (pu.cim.circuit.given() && pu.cim.circuit.HasEnergy()) {
         c->set_op_energy(op.id, p, CimOperatorEnergy(op, pu.cim).total_pj() * 1e-6);
       }

@@ -62,6 +62,16 @@ int64_t CimCrossbars(const Operator& op, const CimParams& p) {
   return SatMul(SatMul(l.row_tiles, l.col_tiles), l.copies);
 }
 
+CimWrite CimOperatorWrite(const Operator& op, const CimParams& p) {
+  CimWrite w;
+  const CimLayout l = CimLayoutOf(op, p);
+  w.rows = std::min(l.rows, p.crossbar_rows);
+  w.rows_written = SatMul(SatMul(l.rows, l.col_tiles), l.copies);
+  w.write_us = static_cast<double>(w.rows) * p.write_ns_per_row * 1e-3;
+  w.energy_pj = static_cast<double>(w.rows_written) * p.write_energy_pj_per_row.value_or(0.0);
+  return w;
+}
+
 CimEnergy CimOperatorEnergy(const Operator& op, const CimParams& p) {
   CimEnergy e;
   const CimCircuit& k = p.circuit;
@@ -120,7 +130,7 @@ double CimStoreBytes(const Operator& op, const CimParams& p) { return SumBytes(o
 double CimLatencyUs(const Operator& op, const CimParams& p) {
   const double bytes_per_us = p.bandwidth_gbps * kBytesPerUsPerGbps;
   const double load_us = CimLoadBytes(op, p) / bytes_per_us;
-  const double mvm_us = static_cast<double>(CimMvmCount(op, p)) * p.MvmLatencyNs() * 1e-3;
+  const double mvm_us = static_cast<double>(CimMvmCount(op, p)) * p.MvmLatencyNs(CimCrossbars(op, p)) * 1e-3;
   const double store_us = CimStoreBytes(op, p) / bytes_per_us;
   return load_us + mvm_us + store_us;
 }
@@ -143,6 +153,11 @@ nlohmann::json LayerRow(const Operator& op, const CimParams& c) {
                         {"crossbars", CimCrossbars(op, c)},
                         {"mvms", CimMvmCount(op, c)},
                         {"latency_us", CimLatencyUs(op, c)}};
+  if (c.shared_adcs) {
+    // What it holds of the shared pool, and its T_mvm with them.
+    row["adcs"] = c.AdcDemand(CimCrossbars(op, c));
+    row["mvm_latency_ns"] = c.MvmLatencyNs(CimCrossbars(op, c));
+  }
   if (c.circuit.given() && c.circuit.HasEnergy()) {
     const CimEnergy e = CimOperatorEnergy(op, c);
     row["energy_pj"] = {{"adc", e.adc_pj},          {"dac", e.dac_pj},       {"array", e.array_pj},

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -127,6 +129,26 @@ Status ValidateProblem(const Problem& p) {
     if (pu.power_w && (!Finite(*pu.power_w) || *pu.power_w < 0)) {
       return Error(ErrorCode::kInvalidArgument, "PU '{}': power_w {} must be finite and ≥ 0", pu.name, *pu.power_w);
     }
+    if (pu.reprogram && (!pu.spatial || !(pu.write_ns_per_row > 0) || !(pu.endurance_writes > 0) ||
+                         !(pu.lifetime_inferences > 0) || !Finite(pu.endurance_writes) ||
+                         !Finite(pu.lifetime_inferences))) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "PU '{}': reprogramming needs a spatial PU, write_ns_per_row > 0 and a finite endurance budget > 0",
+                   pu.name);
+    }
+    if (pu.reprogram) {
+      for (int r = 0; r < q; ++r) {
+        if (c.pu(r).reprogram) {
+          return Error(ErrorCode::kInvalidArgument, "PUs '{}' and '{}' both reprogram; reprogram one PU at most",
+                       c.pu(r).name, pu.name);
+        }
+      }
+    }
+    if (pu.adc_pool < 0 || (pu.adc_pool > 0 && !pu.spatial)) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "PU '{}': a shared ADC pool of {} needs a spatial PU and a pool ≥ 1; set none (0) otherwise",
+                   pu.name, pu.adc_pool);
+    }
   }
   for (int v = 0; v < g.size(); ++v) {
     const std::string& name = g.op(v).name;
@@ -152,6 +174,12 @@ Status ValidateProblem(const Problem& p) {
         if (xb > pu.capacity) {
           why.push_back(fmt::format("{}: needs {} crossbars, capacity {}", pu.name, xb, pu.capacity));
           continue;
+        }
+        const int64_t adcs = c.adcs(v, q);
+        if (adcs < 0 || (adcs > 0 && pu.adc_pool == 0) || adcs > pu.adc_pool) {
+          return Error(ErrorCode::kInvalidArgument,
+                       "operator '{}' (id {}) on PU '{}': holds {} ADCs of a shared pool of {}; must be 0 to the pool",
+                       name, v, pu.name, adcs, pu.adc_pool);
         }
       }
       any = true;
@@ -185,10 +213,56 @@ Status ValidateProblem(const Problem& p) {
   return Status::Ok();
 }
 
+double ScheduledDuration(const CostModel& c, int v, const ScheduledOp& op) {
+  return c.latency_us(v, op.device) * op.slowdown + (op.rewritten ? c.write_us(v, op.device) : 0.0);
+}
+
 std::optional<double> OperatorEnergy(const CostModel& c, int v, const ScheduledOp& op) {
   const auto& power = c.pu(op.device).power_w;
   if (!power) return std::nullopt;
-  return c.latency_us(v, op.device) * op.slowdown * *power + c.op_energy_uj(v, op.device);
+  return ScheduledDuration(c, v, op) * *power + c.op_energy_uj(v, op.device) +
+         (op.rewritten ? c.write(v, op.device).uj : 0.0);
+}
+
+std::vector<CrossbarRanges> PhysicalCrossbars(const Problem& p, const Schedule& s, int q) {
+  const CostModel& c = *p.costs;
+  const int n = static_cast<int>(s.ops.size());
+  std::vector<CrossbarRanges> ids(n);
+  int64_t resident = 0;
+  std::vector<int> rewritten;
+  for (int v = 0; v < n; ++v) {
+    if (s.ops[v].device != q || c.crossbars(v, q) <= 0) continue;
+    if (s.ops[v].rewritten) {
+      rewritten.push_back(v);
+      continue;
+    }
+    ids[v].push_back({resident, resident + c.crossbars(v, q) - 1});
+    resident += c.crossbars(v, q);
+  }
+  std::stable_sort(rewritten.begin(), rewritten.end(),
+                   [&](int a, int b) { return s.ops[a].start_us < s.ops[b].start_us; });
+  for (size_t i = 0; i < rewritten.size(); ++i) {
+    const int v = rewritten[i];
+    // What the rewritten operators placed before it still hold when it starts.
+    CrossbarRanges busy;
+    for (size_t j = 0; j < i; ++j) {
+      if (s.ops[rewritten[j]].finish_us > s.ops[v].start_us) {
+        busy.insert(busy.end(), ids[rewritten[j]].begin(), ids[rewritten[j]].end());
+      }
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t need = c.crossbars(v, q), at = resident;
+    for (size_t b = 0; need > 0; ++b) {
+      const int64_t gap_end = b < busy.size() ? busy[b].first : INT64_MAX;
+      if (gap_end > at) {
+        const int64_t take = std::min(need, gap_end - at);
+        ids[v].push_back({at, at + take - 1});
+        need -= take;
+      }
+      if (b < busy.size()) at = std::max(at, busy[b].second + 1);
+    }
+  }
+  return ids;
 }
 
 std::optional<double> ScheduleEnergy(const Problem& p, const Schedule& s) {

@@ -101,6 +101,13 @@ nlohmann::json PlatformToJson(const Platform& p) {
         u["array_read_ns"] = k.array_read_ns;
         u["mvm_overhead_ns"] = k.mvm_overhead_ns;
       }
+      if (c.shared_adcs) u["shared_adcs"] = *c.shared_adcs;
+      // Only when given: reprogramming and the device's writes.
+      if (c.reprogram) u["reprogram"] = true;
+      if (c.write_ns_per_row > 0) u["write_ns_per_row"] = c.write_ns_per_row;
+      if (c.write_energy_pj_per_row) u["write_energy_pj_per_row"] = *c.write_energy_pj_per_row;
+      if (c.endurance_writes > 0) u["endurance_writes"] = c.endurance_writes;
+      if (c.lifetime_inferences > 0) u["lifetime_inferences"] = c.lifetime_inferences;
       for (const auto& [name, value] : c.circuit.EnergyKeys()) {
         if (value) u[name] = *value;
       }

@@ -12,7 +12,7 @@
 namespace hetplan::platform_internal {
 namespace {
 
-constexpr std::array<KeySpec, 39> kPuKeys = {{
+constexpr std::array<KeySpec, 45> kPuKeys = {{
     {"name", Scope::kAll, KeyType::kString, false},
     {"kind", Scope::kAll, KeyType::kChoice, false},
     {"execution", Scope::kAll, KeyType::kChoice, true},
@@ -43,6 +43,12 @@ constexpr std::array<KeySpec, 39> kPuKeys = {{
     {"adc_conversion_ns", Scope::kCim, KeyType::kNumber, true},
     {"array_read_ns", Scope::kCim, KeyType::kNumber, true},
     {"mvm_overhead_ns", Scope::kCim, KeyType::kNumber, true},
+    {"shared_adcs", Scope::kCim, KeyType::kInt, true},
+    {"reprogram", Scope::kCim, KeyType::kBool, true},
+    {"write_ns_per_row", Scope::kCim, KeyType::kNumber, true},
+    {"write_energy_pj_per_row", Scope::kCim, KeyType::kNumber, true},
+    {"endurance_writes", Scope::kCim, KeyType::kNumber, true},
+    {"lifetime_inferences", Scope::kCim, KeyType::kNumber, true},
     {"adc_energy_pj", Scope::kCim, KeyType::kNumber, true},
     {"dac_energy_pj", Scope::kCim, KeyType::kNumber, true},
     {"array_energy_pj", Scope::kCim, KeyType::kNumber, true},
@@ -213,6 +219,7 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
     return std::nullopt;
   }
   if (key == "im2col_load") return ParseBoolText(v, &pu.cim.im2col_load);
+  if (key == "reprogram") return ParseBoolText(v, &pu.cim.reprogram);
   if (key == "supported_ops") {
     for (const std::string& op : SplitList(v.text)) {
       if (op.size() > kMaxPlatformStringChars) {
@@ -250,9 +257,9 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
     pu.cim.element_bytes = i;
     return std::nullopt;
   }
-  if (key == "bits_per_cell") {
+  if (key == "bits_per_cell" || key == "shared_adcs") {
     if (Check c = ParseIntText(v, &i)) return c;
-    pu.cim.bits_per_cell = i;
+    (key == "bits_per_cell" ? pu.cim.bits_per_cell : pu.cim.shared_adcs) = i;
     return std::nullopt;
   }
   if (key == "power_w") {
@@ -266,6 +273,7 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
                                   : key == "shift_add_energy_pj"       ? &circuit.shift_add_energy_pj
                                   : key == "buffer_energy_pj_per_byte" ? &circuit.buffer_energy_pj_per_byte
                                   : key == "mvm_latency_ns"            ? &pu.cim.mvm_latency_ns
+                                  : key == "write_energy_pj_per_row"   ? &pu.cim.write_energy_pj_per_row
                                                                        : nullptr;
   if (energy != nullptr) {
     if (Check c = ParseNumberText(v, &d)) return c;
@@ -275,6 +283,9 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
   double* num_field = key == "adc_conversion_ns"       ? &circuit.adc_conversion_ns
                       : key == "array_read_ns"         ? &circuit.array_read_ns
                       : key == "mvm_overhead_ns"       ? &circuit.mvm_overhead_ns
+                      : key == "write_ns_per_row"      ? &pu.cim.write_ns_per_row
+                      : key == "endurance_writes"      ? &pu.cim.endurance_writes
+                      : key == "lifetime_inferences"   ? &pu.cim.lifetime_inferences
                       : key == "bandwidth_gbps"        ? &pu.cim.bandwidth_gbps
                       : key == "memory_bandwidth_gbps" ? &pu.roofline.memory_bandwidth_gbps
                       : key == "dispatch_us"           ? &pu.roofline.dispatch_us

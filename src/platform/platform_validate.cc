@@ -14,6 +14,7 @@ namespace {
 constexpr int64_t kMaxCrossbarDim = int64_t{1} << 20;
 constexpr int64_t kMaxCrossbars = int64_t{1} << 40;
 constexpr int64_t kMaxElementBytes = 16;
+constexpr int64_t kMaxSharedAdcs = int64_t{1} << 30;
 
 // PU names that would collide with PlatformToJson's keys or the override
 // syntax.
@@ -132,6 +133,36 @@ Status ValidateCircuit(const CimParams& c, const Key& key, const Failer& fail) {
   return Status::Ok();
 }
 
+// Reprogramming: the write keys (the device's; they may be given before
+// `reprogram: true`, which needs them, the analytical model that lays out the
+// rows to write, and a spatial PU) in range.
+template <typename Key>
+Status ValidateReprogram(const ProcessingUnit& pu, const Key& key, const Failer& fail) {
+  const CimParams& c = pu.cim;
+  const std::pair<const char*, double> given[] = {{"write_ns_per_row", c.write_ns_per_row},
+                                                  {"endurance_writes", c.endurance_writes},
+                                                  {"lifetime_inferences", c.lifetime_inferences}};
+  for (const auto& [name, v] : given) {
+    if (v != 0 || c.reprogram) {
+      HETPLAN_RETURN_IF_ERROR(RequirePositive(
+          fail, key(name), v,
+          c.reprogram ? "reprogram: true needs write_ns_per_row, endurance_writes and lifetime_inferences (e.g. 100, "
+                        "1e6, 1e6), or remove reprogram"
+                      : "give a number > 0"));
+    }
+  }
+  if (c.write_energy_pj_per_row && !NonNegative(*c.write_energy_pj_per_row)) {
+    return fail(key("write_energy_pj_per_row"),
+                fmt::format("must be a finite number >= 0, got {}", *c.write_energy_pj_per_row),
+                "give the energy to program one row in pJ");
+  }
+  if (c.reprogram && (pu.cost_source != CostSource::kCim || pu.execution != Execution::kSpatial)) {
+    return fail(key("reprogram"), "reprogramming needs a spatial PU with cost: cim (the model lays out the rows to write)",
+                "use execution: spatial and cost: cim, or remove reprogram");
+  }
+  return Status::Ok();
+}
+
 // A CIM PU's crossbars, timing and precision.
 template <typename Key>
 Status ValidateCim(const CimParams& c, const Key& key, const Failer& fail) {
@@ -152,6 +183,17 @@ Status ValidateCim(const CimParams& c, const Key& key, const Failer& fail) {
         RequirePositive(fail, key("mvm_latency_ns"), *c.mvm_latency_ns, "give the latency of one MVM in ns, e.g. 50"));
   }
   HETPLAN_RETURN_IF_ERROR(ValidateCircuit(c, key, fail));
+  if (c.shared_adcs) {
+    if (*c.shared_adcs < 1 || *c.shared_adcs > kMaxSharedAdcs) {
+      return fail(key("shared_adcs"), fmt::format("must be 1 to {}, got {}", kMaxSharedAdcs, *c.shared_adcs),
+                  "give the ADCs the crossbars share, e.g. 64 (or remove the key: every crossbar has its own)");
+    }
+    if (!c.circuit.given() || c.mvm_latency_ns) {
+      return fail(key("shared_adcs"), "a shared ADC pool needs T_mvm from the circuit",
+                  "give input_bits and the circuit's timing (docs/platform-format.md, \"The MVM circuit\") and "
+                  "no fixed mvm_latency_ns, or remove shared_adcs");
+    }
+  }
   HETPLAN_RETURN_IF_ERROR(
       RequirePositive(fail, key("bandwidth_gbps"), c.bandwidth_gbps,
                       "give the internal bandwidth in GB/s, e.g. 10.24"));
@@ -272,6 +314,11 @@ Status ValidatePu(const Platform& p, size_t i, const Failer& fail) {
   }
   if (Status st = ValidateRuntime(pu, [&](std::string_view k) { return key(k); }, fail); !st.ok()) return st;
   if (pu.kind == PuKind::kCim) HETPLAN_RETURN_IF_ERROR(ValidateCim(pu.cim, key, fail));
+  if (pu.kind == PuKind::kCim) HETPLAN_RETURN_IF_ERROR(ValidateReprogram(pu, key, fail));
+  if (pu.kind == PuKind::kCim && pu.cim.shared_adcs && pu.cost_source != CostSource::kCim) {
+    return fail(key("shared_adcs"), "a shared ADC pool needs cost: cim (the analytical model derives each operator's ADCs)",
+                "use cost: cim, or remove shared_adcs");
+  }
   if (pu.cost_source == CostSource::kRoofline) HETPLAN_RETURN_IF_ERROR(ValidateRoofline(pu.roofline, key, fail));
   return Status::Ok();
 }
@@ -339,6 +386,15 @@ Status ValidateImpl(const Platform& p, const Locator& where) {
                 "merge or remove PUs");
   }
   for (size_t i = 0; i < p.pus.size(); ++i) HETPLAN_RETURN_IF_ERROR(ValidatePu(p, i, fail));
+  for (size_t i = 0, first = p.pus.size(); i < p.pus.size(); ++i) {
+    if (!p.pus[i].cim.reprogram || p.pus[i].kind != PuKind::kCim) continue;
+    if (first < i) {
+      return fail(fmt::format("pus[{}].reprogram", i),
+                  fmt::format("a second PU reprograms (pus[{}] does already)", first),
+                  "reprogram one CIM PU per platform");
+    }
+    first = i;
+  }
   for (size_t i = 0; i < p.links.size(); ++i) HETPLAN_RETURN_IF_ERROR(ValidateLink(p, i, fail));
   return Status::Ok();
 }

@@ -170,6 +170,93 @@ std::string CostBasis(const std::vector<PuInfo>& pus) {
   return out;
 }
 
+namespace {
+
+// One entry of devices[].
+nlohmann::json DeviceJson(const CostModel& c, int p) {
+  const PuInfo& pu = c.pu(p);
+  nlohmann::json d = {{"name", pu.name},
+                      {"kind", ToString(pu.kind)},
+                      {"execution", pu.spatial ? "spatial" : "serial"},
+                      {"capacity_crossbars", pu.spatial ? nlohmann::json(pu.capacity) : nlohmann::json(nullptr)},
+                      {"power_w", NumOrNull(pu.power_w)},
+                      {"costs", pu.cost_label}};
+  // Charged per segment on this PU, inside every edge's transfer_us into it
+  // (CostModel::ChargeBoundary): split and run take it back out of the
+  // transfers and add it to the segment.
+  if (c.boundary_us(p) > 0) d["boundary_us"] = c.boundary_us(p);
+  // The ADCs its operators share (CimParams::shared_adcs); each operator's
+  // share is its adcs[device].
+  if (pu.adc_pool > 0) d["shared_adcs"] = pu.adc_pool;
+  // What the validator checks the writes and the endurance budget against.
+  if (pu.reprogram) {
+    d["reprogram"] = {{"write_ns_per_row", pu.write_ns_per_row},
+                      {"write_energy_pj_per_row", NumOrNull(pu.write_energy_pj_per_row)},
+                      {"endurance_writes", pu.endurance_writes},
+                      {"lifetime_inferences", pu.lifetime_inferences}};
+  }
+  return d;
+}
+
+// One entry of operators[]; `ids`: the physical crossbars it holds on a
+// reprogramming device (nullptr elsewhere).
+nlohmann::json OperatorJson(const Operator& op, const CostModel& c, const ScheduledOp& so, const CrossbarRanges* ids) {
+  const int k = c.num_pus();
+  nlohmann::json o;
+  o["id"] = op.id;
+  o["name"] = op.name;
+  o["type"] = op.type;
+  o["nodes"] = op.nodes;
+  nlohmann::json cost = nlohmann::json::object();
+  nlohmann::json crossbars = nullptr;
+  for (int p = 0; p < k; ++p) {
+    cost[c.pu(p).name] = c.supported(op.id, p) ? nlohmann::json(c.latency_us(op.id, p)) : nlohmann::json(nullptr);
+    if (c.pu(p).spatial && c.supported(op.id, p) && crossbars.is_null()) crossbars = c.crossbars(op.id, p);
+  }
+  o["cost_us"] = std::move(cost);
+  o["crossbars"] = crossbars;
+  // Energy beyond power × time (a CIM circuit's conversions, reads, buffer
+  // accesses), on each PU that prices it; absent elsewhere.
+  if (c.has_op_energy()) {
+    nlohmann::json own = nlohmann::json::object();
+    for (int p = 0; p < k; ++p) {
+      if (c.supported(op.id, p) && c.op_energy_uj(op.id, p) != 0.0) own[c.pu(p).name] = c.op_energy_uj(op.id, p);
+    }
+    if (!own.empty()) o["op_energy_uj"] = std::move(own);
+  }
+  // The ADCs of each shared pool it holds while it runs there.
+  if (c.has_shared_adcs()) {
+    nlohmann::json held = nlohmann::json::object();
+    for (int p = 0; p < k; ++p) {
+      if (c.pu(p).adc_pool > 0 && c.supported(op.id, p)) held[c.pu(p).name] = c.adcs(op.id, p);
+    }
+    if (!held.empty()) o["adcs"] = std::move(held);
+  }
+  int64_t out_bytes = 0;
+  for (const auto& t : op.outputs) out_bytes += t.bytes();
+  o["output_bytes"] = out_bytes;
+  o["device"] = c.pu(so.device).name;
+  o["start_us"] = so.start_us;
+  o["finish_us"] = so.finish_us;
+  if (so.slowdown != 1.0) o["slowdown"] = so.slowdown;
+  if (so.request != 0) o["request"] = so.request;
+  if (ids != nullptr) {
+    nlohmann::json ranges = nlohmann::json::array();
+    for (const auto& [first, last] : *ids) ranges.push_back({first, last});
+    o["crossbar_ids"] = std::move(ranges);
+  }
+  // Its weights written into those crossbars this inference, before it runs.
+  if (so.rewritten) {
+    const CostModel::Write& w = c.write(op.id, so.device);
+    o["write"] = {{"start_us", so.start_us},       {"finish_us", so.start_us + w.us},
+                  {"rows", w.rows},                {"rows_written", w.rows_written},
+                  {"write_us", w.us},              {"energy_uj", w.uj}};
+  }
+  return o;
+}
+
+}  // namespace
+
 nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
   const OpGraph& g = *ctx.problem->graph;
   const CostModel& c = *ctx.problem->costs;
@@ -191,53 +278,15 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
   j["objective"] = ToString(ctx.problem->objective);
   j["mode"] = ctx.mode;
   auto& devices = j["devices"] = nlohmann::json::array();
+  std::vector<std::vector<CrossbarRanges>> ids(k);
   for (int p = 0; p < k; ++p) {
-    const PuInfo& pu = c.pu(p);
-    devices.push_back({{"name", pu.name},
-                       {"kind", ToString(pu.kind)},
-                       {"execution", pu.spatial ? "spatial" : "serial"},
-                       {"capacity_crossbars", pu.spatial ? nlohmann::json(pu.capacity) : nlohmann::json(nullptr)},
-                       {"power_w", NumOrNull(pu.power_w)},
-                       {"costs", pu.cost_label}});
-    // Charged per segment on this PU, inside every edge's transfer_us into it
-    // (CostModel::ChargeBoundary): split and run take it back out of the
-    // transfers and add it to the segment.
-    if (c.boundary_us(p) > 0) devices.back()["boundary_us"] = c.boundary_us(p);
+    devices.push_back(DeviceJson(c, p));
+    if (c.pu(p).reprogram) ids[p] = PhysicalCrossbars(*ctx.problem, s, p);
   }
   auto& ops = j["operators"] = nlohmann::json::array();
   for (const Operator& op : g.operators()) {
     const ScheduledOp& so = s.ops[op.id];
-    nlohmann::json o;
-    o["id"] = op.id;
-    o["name"] = op.name;
-    o["type"] = op.type;
-    o["nodes"] = op.nodes;
-    nlohmann::json cost = nlohmann::json::object();
-    nlohmann::json crossbars = nullptr;
-    for (int p = 0; p < k; ++p) {
-      cost[c.pu(p).name] = c.supported(op.id, p) ? nlohmann::json(c.latency_us(op.id, p)) : nlohmann::json(nullptr);
-      if (c.pu(p).spatial && c.supported(op.id, p) && crossbars.is_null()) crossbars = c.crossbars(op.id, p);
-    }
-    o["cost_us"] = std::move(cost);
-    o["crossbars"] = crossbars;
-    // Energy beyond power × time (a CIM circuit's conversions, reads, buffer
-    // accesses), on each PU that prices it; absent elsewhere.
-    if (c.has_op_energy()) {
-      nlohmann::json own = nlohmann::json::object();
-      for (int p = 0; p < k; ++p) {
-        if (c.supported(op.id, p) && c.op_energy_uj(op.id, p) != 0.0) own[c.pu(p).name] = c.op_energy_uj(op.id, p);
-      }
-      if (!own.empty()) o["op_energy_uj"] = std::move(own);
-    }
-    int64_t out_bytes = 0;
-    for (const auto& t : op.outputs) out_bytes += t.bytes();
-    o["output_bytes"] = out_bytes;
-    o["device"] = c.pu(so.device).name;
-    o["start_us"] = so.start_us;
-    o["finish_us"] = so.finish_us;
-    if (so.slowdown != 1.0) o["slowdown"] = so.slowdown;
-    if (so.request != 0) o["request"] = so.request;
-    ops.push_back(std::move(o));
+    ops.push_back(OperatorJson(op, c, so, ids[so.device].empty() ? nullptr : &ids[so.device][op.id]));
   }
   auto& edges = j["edges"] = nlohmann::json::array();
   for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
@@ -404,6 +453,9 @@ Status ReadDevices(const nlohmann::json& s, const PlanFileError& bad, PlanFile* 
       dev.capacity_crossbars = d["capacity_crossbars"].get<int64_t>();
     }
     if (d.contains("power_w") && d["power_w"].is_number()) dev.power_w = d["power_w"].get<double>();
+    if (d.contains("shared_adcs") && d["shared_adcs"].is_number_integer()) {
+      dev.shared_adcs = d["shared_adcs"].get<int64_t>();
+    }
     if (d.contains("boundary_us") && d["boundary_us"].is_number() && d["boundary_us"].get<double>() >= 0) {
       dev.boundary_us = d["boundary_us"].get<double>();
     }
@@ -472,6 +524,28 @@ Status ReadOperators(const nlohmann::json& s, const PlanFileError& bad, PlanFile
     if (o.contains("op_energy_uj") && o["op_energy_uj"].is_object()) {
       for (const auto& [pu, e] : o["op_energy_uj"].items()) {
         if (e.is_number()) op.op_energy_uj[pu] = e.get<double>();
+      }
+    }
+    if (o.contains("crossbar_ids") && o["crossbar_ids"].is_array()) {
+      for (const auto& r : o["crossbar_ids"]) {
+        if (r.is_array() && r.size() == 2 && r[0].is_number_integer() && r[1].is_number_integer()) {
+          op.crossbar_ids.push_back({r[0].get<int64_t>(), r[1].get<int64_t>()});
+        }
+      }
+    }
+    if (o.contains("write") && o["write"].is_object()) {
+      const auto& w = o["write"];
+      auto num = [&](const char* key) { return w.contains(key) && w[key].is_number() ? w[key].get<double>() : 0.0; };
+      auto count = [&](const char* key) {
+        return w.contains(key) && w[key].is_number_integer() ? w[key].get<int64_t>() : int64_t{0};
+      };
+      op.write = PlanFileWrite{num("start_us"), num("finish_us"), num("write_us"), num("energy_uj"), count("rows"),
+                               count("rows_written")};
+      op.predicted_us += op.write->write_us;
+    }
+    if (o.contains("adcs") && o["adcs"].is_object()) {
+      for (const auto& [pu, n] : o["adcs"].items()) {
+        if (n.is_number_integer()) op.adcs[pu] = n.get<int64_t>();
       }
     }
     if (o.contains("request") && o["request"].is_number_integer()) op.request = o["request"].get<int>();

@@ -579,6 +579,10 @@ MethodInfo BaselineInfo(std::string name, std::string summary, int requests = 1)
   m.schedule_mode = requests == 2 ? "pair-baseline" : "partition";
   // BIDENT's two-request setting: serial PUs whose copies fold into the operator costs.
   m.spatial_pus = requests == 1;
+  // Every one-request rule times its assignment with ListSchedule, which waits for the pool.
+  m.shared_adcs = requests == 1;
+  // A reprogramming PU is accepted and never used so: every operator stays resident.
+  m.reprogram = requests == 1;
   m.docs = "docs/baselines.md";
   return m;
 }

@@ -102,6 +102,17 @@ SearchOutcome SolveLatencyBySearch(const Problem& problem, const std::vector<std
                                    int64_t node_limit = 0, const std::atomic<bool>* interrupt = nullptr,
                                    int threads = 1, int sweep_pu = -1);
 
+// The exact search when a spatial PU's operators share an ADC pool
+// (PuInfo::adc_pool): a branch-and-bound over start-sorted lists of the
+// serial schedule-generation scheme, with each operator's PU chosen as it is
+// placed (exact_shared.cc). No series decomposition: the whole graph is one
+// search, so it proves small and medium graphs and otherwise returns its best
+// schedule (at worst the best list-scheduled heuristic) and the least open
+// bound. Same contract as SolveLatencyBySearch without threads and sweep.
+SearchOutcome SolveSharedAdcsBySearch(const Problem& problem, const std::vector<std::vector<int>>& cand,
+                                      std::chrono::steady_clock::time_point deadline, double relative_gap,
+                                      int64_t node_limit = 0, const std::atomic<bool>* interrupt = nullptr);
+
 // For tests: over the segments of the series decomposition, the sum of each
 // segment's least root bound over its entry/exit PUs, as the first pass
 // bounds a segment (`plain`) and with the Lagrangian bound of the second

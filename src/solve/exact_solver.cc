@@ -64,7 +64,8 @@ class StrongSolve {
         result_.notes.push_back(fmt::format("heuristic schedule ({}) better than the search's so far", warm->label));
       }
     }
-    const bool fallback = out.stats.budget_exhausted && !Proven() && TimeLeft() > 0.05;
+    const bool fallback =
+        out.stats.budget_exhausted && !Proven() && TimeLeft() > 0.05 && !Timed();
     if (fallback) {
       HETPLAN_ASSIGN_OR_RETURN(const bool infeasible, MipFallback());
       if (infeasible) return Infeasible();
@@ -80,6 +81,7 @@ class StrongSolve {
   // One run of the search with `node_limit` nodes (0: none), its statistics
   // added to the result's.
   exact_internal::SearchOutcome Search(int64_t node_limit) {
+    if (Timed()) return SearchShared(node_limit);
     exact_internal::SearchOutcome out = exact_internal::SolveLatencyBySearch(
         pr_, cand_, deadline_.at(), options_.relative_gap, node_limit, options_.interrupt, threads_);
     ExactStats& st = *result_.exact;
@@ -93,6 +95,30 @@ class StrongSolve {
         "strong: {} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes{}", out.stats.segments,
         out.stats.segments == 1 ? "" : "s", out.stats.largest_segment, out.stats.searches, out.stats.nodes,
         out.stats.budget_exhausted ? fmt::format(", stopped at the node limit ({})", node_limit) : ""));
+    return out;
+  }
+
+  // A shared ADC pool or reprogramming: CIM resources over time.
+  bool Timed() const { return pr_.costs->has_shared_adcs() || pr_.costs->has_reprogram(); }
+
+  // The search of exact_shared.cc (one thread; the paper's MIP has neither a
+  // pool nor rewriting, so there is no fallback).
+  exact_internal::SearchOutcome SearchShared(int64_t node_limit) {
+    result_.formulation = pr_.costs->has_reprogram() ? "reprogram" : "shared-adc";
+    exact_internal::SearchOutcome out = exact_internal::SolveSharedAdcsBySearch(
+        pr_, cand_, deadline_.at(), options_.relative_gap, node_limit, options_.interrupt);
+    ExactStats& st = *result_.exact;
+    st.segments = 1;
+    st.largest_segment = out.stats.largest_segment;
+    st.searches += 1;
+    st.nodes += out.stats.nodes;
+    st.node_limit_reached = st.node_limit_reached || out.stats.budget_exhausted;
+    interrupted_ = interrupted_ || out.stats.interrupted;
+    result_.notes.push_back(fmt::format(
+        "{}: branch-and-bound over start-sorted placements, {} pass{}, {} nodes{}; no series decomposition and no "
+        "MIP fallback (the paper's MIP has neither)",
+        pr_.costs->has_reprogram() ? "reprogramming" : "shared ADC pool", out.stats.searches,
+        out.stats.searches == 1 ? "" : "es", out.stats.nodes, out.stats.budget_exhausted ? fmt::format(", stopped at the node limit ({})", node_limit) : ""));
     return out;
   }
 
@@ -204,6 +230,8 @@ class ExactSolver final : public Solver {
     info_.objectives = {Objective::kLatency, Objective::kEnergy};
     info_.proves_optimality = true;
     info_.time_limit = true;
+    info_.shared_adcs = true;
+    info_.reprogram = true;
     info_.docs = "docs/ilp.md";
   }
   const MethodInfo& info() const override { return info_; }
@@ -216,6 +244,12 @@ class ExactSolver final : public Solver {
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options,
                                      const Deadline& deadline) const override {
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
+    if (pr.objective == Objective::kEnergy && (pr.costs->has_shared_adcs() || pr.costs->has_reprogram())) {
+      return Error(ErrorCode::kUnsupported,
+                   "solver 'exact' plans a shared ADC pool or reprogramming for the latency objective only (energy "
+                   "goes through the paper's MIP, which has neither); use --objective latency, a one-request "
+                   "baseline, or remove shared_adcs and reprogram");
+    }
     if (pr.graph->size() == 0) return mip_internal::EmptyProblemResult("strong");
     if (pr.objective == Objective::kLatency) return SolveStrong(pr, options, deadline);
     SolveResult result;

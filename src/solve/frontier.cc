@@ -64,6 +64,19 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
                  "PU {} has no crossbar capacity to sweep; choose a spatial PU (execution: spatial)",
                  pu >= 0 && pu < given.num_pus() ? "'" + given.pu(pu).name + "'" : std::to_string(pu));
   }
+  for (const PuInfo& shared : given.pus()) {
+    if (shared.reprogram) {
+      return Error(ErrorCode::kUnsupported,
+                   "the crossbar frontier does not model PU '{}''s reprogramming; plan each budget with --solver exact "
+                   "and --set {}.crossbars=N, or remove {}.reprogram",
+                   shared.name, shared.name, shared.name);
+    }
+    if (shared.adc_pool == 0) continue;
+    return Error(ErrorCode::kUnsupported,
+                 "the crossbar frontier does not model PU '{}''s shared ADC pool (shared_adcs: {}); plan each budget "
+                 "with --solver exact and --set {}.crossbars=N, or remove {}.shared_adcs",
+                 shared.name, shared.adc_pool, shared.name, shared.name);
+  }
   if (max_crossbars && *max_crossbars < 0) {
     return Error(ErrorCode::kInvalidArgument, "the largest crossbar budget is {}; budgets are ≥ 0", *max_crossbars);
   }

@@ -1,16 +1,74 @@
 #include "hetplan/solve/list_schedule.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace hetplan {
 
-Schedule ListSchedule(const Problem& p, const std::vector<int>& assignment, const std::vector<int>* order) {
+int64_t CumulativeProfile::Held(double t) const {
+  int64_t held = 0;
+  for (const Hold& h : holds_) {
+    if (h.start <= t && t < h.finish) held += h.adcs;
+  }
+  return held;
+}
+
+double CumulativeProfile::EarliestFit(double ready, double dur, int64_t adcs) const {
+  if (adcs <= 0 || dur <= 0) return ready;
+  if (adcs > pool_) return std::numeric_limits<double>::infinity();
+  // What is held only changes where a hold starts or ends: [t, t + dur) fits
+  // when it fits at t and at every start inside; the candidates for t are
+  // ready and the finishes after it.
+  std::vector<double> candidates{ready};
+  for (const Hold& h : holds_) {
+    if (h.finish > ready) candidates.push_back(h.finish);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  for (double t : candidates) {
+    bool fits = Held(t) + adcs <= pool_;
+    for (size_t i = 0; fits && i < holds_.size(); ++i) {
+      if (holds_[i].start > t && holds_[i].start < t + dur) fits = Held(holds_[i].start) + adcs <= pool_;
+    }
+    if (fits) return t;
+  }
+  return std::numeric_limits<double>::infinity();  // unreachable: after the last finish everything is free
+}
+
+double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const CumulativeProfile& adc, int64_t adcs, double ready,
+                       double dur) {
+  double t = ready;
+  for (;;) {
+    double next = crossbars > 0 ? xb.EarliestFit(t, dur, crossbars) : t;
+    if (adcs > 0 && std::isfinite(next)) next = adc.EarliestFit(next, dur, adcs);
+    if (next == t || !std::isfinite(next)) return next;
+    t = next;
+  }
+}
+
+int64_t RewritableCrossbars(const Problem& p, int q, const std::vector<int>& assignment,
+                            const std::vector<char>* rewritten) {
+  int64_t left = p.costs->pu(q).capacity;
+  for (int v = 0; v < static_cast<int>(assignment.size()); ++v) {
+    if (assignment[v] == q && !(rewritten != nullptr && (*rewritten)[v])) left -= p.costs->crossbars(v, q);
+  }
+  return left;
+}
+
+Schedule ListSchedule(const Problem& p, const std::vector<int>& assignment, const std::vector<int>* order,
+                      const std::vector<char>* rewritten) {
   const OpGraph& g = *p.graph;
   const CostModel& c = *p.costs;
   const std::vector<int>& seq = order ? *order : g.topological_order();
   Schedule s;
   s.ops.assign(g.size(), ScheduledOp{});
   std::vector<double> free_at(c.num_pus(), 0.0);
+  std::vector<CumulativeProfile> adcs, crossbars;
+  for (int q = 0; q < c.num_pus(); ++q) {
+    adcs.emplace_back(c.pu(q).adc_pool);
+    crossbars.emplace_back(rewritten != nullptr && c.pu(q).reprogram ? RewritableCrossbars(p, q, assignment, rewritten)
+                                                                     : 0);
+  }
   for (int v : seq) {
     const int dv = assignment[v];
     double ready = 0;
@@ -23,8 +81,16 @@ Schedule ListSchedule(const Problem& p, const std::vector<int>& assignment, cons
     if (!c.pu(dv).spatial) ready = std::max(ready, free_at[dv]);
     ScheduledOp& op = s.ops[v];
     op.device = dv;
+    op.rewritten = rewritten != nullptr && (*rewritten)[v] && c.pu(dv).reprogram;
+    const double dur = ScheduledDuration(c, v, op);
+    const int64_t held = op.rewritten ? c.crossbars(v, dv) : 0;
+    if (held > 0 || c.adcs(v, dv) > 0) {
+      ready = EarliestFitBoth(crossbars[dv], held, adcs[dv], c.adcs(v, dv), ready, dur);
+      if (held > 0) crossbars[dv].Add(ready, ready + dur, held);
+      if (c.adcs(v, dv) > 0) adcs[dv].Add(ready, ready + dur, c.adcs(v, dv));
+    }
     op.start_us = ready;
-    op.finish_us = ready + c.latency_us(v, dv);
+    op.finish_us = ready + dur;
     if (!c.pu(dv).spatial) free_at[dv] = op.finish_us;
     s.makespan_us = std::max(s.makespan_us, op.finish_us);
   }
@@ -32,12 +98,27 @@ Schedule ListSchedule(const Problem& p, const std::vector<int>& assignment, cons
   return s;
 }
 
-bool FitsCapacity(const Problem& p, const std::vector<int>& assignment) {
+bool FitsCapacity(const Problem& p, const std::vector<int>& assignment, const std::vector<char>* rewritten) {
   const CostModel& c = *p.costs;
-  std::vector<int64_t> used(c.num_pus(), 0);
-  for (int v = 0; v < static_cast<int>(assignment.size()); ++v) used[assignment[v]] += c.crossbars(v, assignment[v]);
+  std::vector<int64_t> used(c.num_pus(), 0), largest(c.num_pus(), 0), written(c.num_pus(), 0);
+  for (int v = 0; v < static_cast<int>(assignment.size()); ++v) {
+    const int q = assignment[v];
+    if (rewritten != nullptr && (*rewritten)[v] && c.pu(q).reprogram) {
+      largest[q] = std::max(largest[q], c.crossbars(v, q));
+      written[q] += c.crossbars(v, q);
+    } else {
+      used[q] += c.crossbars(v, q);
+    }
+  }
   for (int q = 0; q < c.num_pus(); ++q) {
-    if (c.pu(q).spatial && used[q] > c.pu(q).capacity) return false;
+    const PuInfo& pu = c.pu(q);
+    if (!pu.spatial) continue;
+    const int64_t free = pu.capacity - used[q];
+    if (free < 0 || largest[q] > free) return false;
+    if (written[q] > 0 && pu.lifetime_inferences * static_cast<double>(written[q]) >
+                              pu.endurance_writes * static_cast<double>(free)) {
+      return false;
+    }
   }
   return true;
 }

@@ -74,6 +74,26 @@ Status CheckSupports(const MethodInfo& info, const Problem& p) {
       }
     }
   }
+  if (!info.reprogram) {
+    for (const PuInfo& pu : p.costs->pus()) {
+      if (pu.reprogram) {
+        return Error(ErrorCode::kUnsupported,
+                     "solver '{}' does not model reprogramming, and PU '{}' reprograms; use --solver exact or a "
+                     "one-request baseline, or remove {}.reprogram",
+                     info.name, pu.name, pu.name);
+      }
+    }
+  }
+  if (!info.shared_adcs) {
+    for (const PuInfo& pu : p.costs->pus()) {
+      if (pu.adc_pool > 0) {
+        return Error(ErrorCode::kUnsupported,
+                     "solver '{}' does not model a shared ADC pool, and PU '{}' has one (shared_adcs: {}); use "
+                     "--solver exact or a one-request baseline, or remove {}.shared_adcs",
+                     info.name, pu.name, pu.adc_pool, pu.name);
+      }
+    }
+  }
   return Status::Ok();
 }
 

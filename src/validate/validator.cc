@@ -30,6 +30,10 @@ struct Device {
   bool spatial = false;
   std::optional<double> capacity;
   std::optional<double> power_w;
+  std::optional<double> shared_adcs;  // a pool its operators share
+  // Reprogramming: ns per row written, pJ per row, the endurance budget.
+  bool reprogram = false;
+  double write_ns_per_row = 0, write_pj_per_row = 0, endurance = 0, lifetime = 0;
 };
 
 // Reads a finite number at j[key]; records a violation otherwise.
@@ -56,6 +60,10 @@ struct Op {
   std::string name, device;
   double start = 0, finish = 0, cost = 0, slowdown = 1;
   std::optional<double> crossbars;
+  std::optional<double> adcs;  // held of its device's shared pool
+  bool rewritten = false;       // has a write: its crossbars are its own from start to finish only
+  std::vector<std::pair<double, double>> ids;  // crossbar_ids ranges
+  bool has_ids = false;
   int request = 0;
   bool ok = false;
 };
@@ -94,11 +102,64 @@ bool ReadDevices(const nlohmann::json& s, Parsed& p, std::vector<std::string>& o
     dev.spatial = exec == "spatial";
     dev.capacity = Num(d, "capacity_crossbars", where, out, /*required=*/dev.spatial);
     dev.power_w = Num(d, "power_w", where, out, /*required=*/false);
+    dev.shared_adcs = Num(d, "shared_adcs", where, out, /*required=*/false);
+    if (d.contains("reprogram") && d["reprogram"].is_object()) {
+      const auto& rp = d["reprogram"];
+      const std::string at = where + " reprogram";
+      dev.reprogram = true;
+      dev.write_ns_per_row = Num(rp, "write_ns_per_row", at, out).value_or(0);
+      dev.write_pj_per_row = Num(rp, "write_energy_pj_per_row", at, out, /*required=*/false).value_or(0);
+      dev.endurance = Num(rp, "endurance_writes", at, out).value_or(0);
+      dev.lifetime = Num(rp, "lifetime_inferences", at, out).value_or(0);
+    }
     if (!devices.emplace(d["name"].get<std::string>(), dev).second) {
       out.push_back(fmt::format("{}: device '{}' is listed twice", where, Short(d["name"].get<std::string>())));
     }
   }
   return true;
+}
+
+// A rewritten operator's write (operators[].write) and, on a reprogramming
+// device, its crossbar_ids: the write starts with the operator, takes
+// rows × write_ns_per_row, costs rows_written × write_energy_pj_per_row, on a
+// device that reprograms. Returns write_us (0 without a write).
+double ReadWrite(const nlohmann::json& o, const Device& dev, Op& op, const std::string& where,
+                 std::vector<std::string>& out) {
+  if (o.contains("crossbar_ids") && o["crossbar_ids"].is_array()) {
+    op.has_ids = true;
+    for (const auto& r : o["crossbar_ids"]) {
+      if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer()) {
+        out.push_back(where + ": crossbar_ids holds an entry that is not [first, last]");
+        continue;
+      }
+      op.ids.push_back({r[0].get<double>(), r[1].get<double>()});
+    }
+  }
+  if (!o.contains("write") || o["write"].is_null()) return 0;
+  const std::string at = where + " write";
+  const auto& w = o["write"];
+  op.rewritten = true;
+  if (!dev.reprogram) {
+    out.push_back(fmt::format("{}: is rewritten on '{}', which does not reprogram", where, Short(op.device)));
+    return 0;
+  }
+  const auto start = Num(w, "start_us", at, out), finish = Num(w, "finish_us", at, out);
+  const auto write_us = Num(w, "write_us", at, out), rows = Num(w, "rows", at, out);
+  const auto rows_written = Num(w, "rows_written", at, out), energy = Num(w, "energy_uj", at, out);
+  if (!start || !finish || !write_us || !rows || !rows_written || !energy) return write_us.value_or(0);
+  if (!Near(*start, op.start) || !Near(*finish, op.start + *write_us)) {
+    out.push_back(fmt::format("{}: the write runs [{}, {}] µs, not from the operator's start {} for write_us {}", where,
+                              *start, *finish, op.start, *write_us));
+  }
+  if (!Near(*write_us, *rows * dev.write_ns_per_row * 1e-3)) {
+    out.push_back(fmt::format("{}: write_us = {}, but {} rows × {} ns = {} µs", where, *write_us, *rows,
+                              dev.write_ns_per_row, *rows * dev.write_ns_per_row * 1e-3));
+  }
+  if (!Near(*energy, *rows_written * dev.write_pj_per_row * 1e-6)) {
+    out.push_back(fmt::format("{}: write energy_uj = {}, but {} rows × {} pJ = {} µJ", where, *energy, *rows_written,
+                              dev.write_pj_per_row, *rows_written * dev.write_pj_per_row * 1e-6));
+  }
+  return *write_us;
 }
 
 // One operator: its device, times, cost, slowdown and crossbars, checked
@@ -154,9 +215,14 @@ void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std:
   }
   op.request = o.contains("request") && o["request"].is_number_integer() ? o["request"].get<int>() : 0;
   op.crossbars = Num(o, "crossbars", where, out, /*required=*/false);
-  if (!Near(op.finish - op.start, op.cost * op.slowdown)) {
-    out.push_back(fmt::format("{}: finish − start = {} µs, but cost × slowdown on '{}' = {} µs", where,
-                              op.finish - op.start, Short(op.device), op.cost * op.slowdown));
+  if (o.contains("adcs") && o["adcs"].is_object() && o["adcs"].contains(op.device)) {
+    op.adcs = Num(o["adcs"], op.device.c_str(), where + " adcs", out);
+  }
+  const double write_us = ReadWrite(o, dev->second, op, where, out);
+  if (!Near(op.finish - op.start, op.cost * op.slowdown + write_us)) {
+    out.push_back(fmt::format("{}: finish − start = {} µs, but {}cost × slowdown on '{}' = {} µs", where,
+                              op.finish - op.start, op.rewritten ? "write_us + " : "", Short(op.device),
+                              op.cost * op.slowdown + write_us));
   }
   // The operator's own energy on its device (op_energy_uj), beyond power × time.
   double own_uj = 0.0;
@@ -166,8 +232,11 @@ void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std:
       if (own_uj < 0) out.push_back(fmt::format("{}: op_energy_uj on '{}' is negative", where, Short(op.device)));
     }
   }
+  if (op.rewritten && o["write"].contains("energy_uj") && o["write"]["energy_uj"].is_number()) {
+    own_uj += o["write"]["energy_uj"].get<double>();
+  }
   if (dev->second.power_w) {
-    p.energy_sum += op.cost * op.slowdown * *dev->second.power_w + own_uj;
+    p.energy_sum += (op.cost * op.slowdown + write_us) * *dev->second.power_w + own_uj;
   } else {
     p.energy_defined = false;
   }
@@ -217,7 +286,92 @@ void CheckEdges(const nlohmann::json& s, const Parsed& p, ValidationReport& r) {
   }
 }
 
-// Serial devices: no overlap. Spatial devices: capacity.
+// A shared ADC pool: at every start of an operator on the device, the ADCs
+// held by the operators running then (start ≤ t < finish; operators that
+// take no time hold nothing) are at most the pool.
+void CheckSharedAdcs(const std::string& name, double pool, const std::vector<const Op*>& list,
+                     std::vector<std::string>& out) {
+  for (const Op* op : list) {
+    if (!op->adcs) {
+      out.push_back(fmt::format("device '{}' shares {} ADCs, but operator '{}' on it has no adcs['{}']", Short(name),
+                                pool, op->name, Short(name)));
+      return;
+    }
+    if (*op->adcs < 0) out.push_back(fmt::format("operator '{}': adcs on '{}' is negative", op->name, Short(name)));
+  }
+  for (const Op* at : list) {
+    if (Near(at->start, at->finish)) continue;
+    const double t = at->start + kValidateTolerance * std::max(1.0, std::fabs(at->start));
+    double held = 0;
+    std::string who;
+    for (const Op* op : list) {
+      if (Near(op->start, op->finish) || op->start > t || op->finish <= t) continue;
+      held += *op->adcs;
+      who += (who.empty() ? "'" : ", '") + op->name + "'";
+    }
+    if (held > pool + 1e-9) {
+      out.push_back(fmt::format("shared ADCs: at {} µs the operators running on '{}' ({}) hold {} ADCs, more than its {}",
+                                at->start, Short(name), who, held, pool));
+      return;  // one line per device
+    }
+  }
+}
+
+// A reprogramming device: every operator on it names as many physical
+// crossbars as it needs, within the capacity; two operators share a crossbar
+// only when both are rewritten and do not run at the same time (a resident
+// one holds its crossbars for the whole inference); and the endurance budget
+// holds: lifetime × Σ rewritten crossbars ≤ endurance × crossbars no resident
+// operator holds.
+void CheckReprogram(const std::string& name, const Device& dev, const std::vector<const Op*>& list,
+                    std::vector<std::string>& out) {
+  double resident = 0, written = 0;
+  for (const Op* op : list) {
+    const double need = op->crossbars.value_or(0);
+    (op->rewritten ? written : resident) += need;
+    double named = 0;
+    for (const auto& [first, last] : op->ids) {
+      named += last - first + 1;
+      if (first < 0 || last < first || (dev.capacity && last >= *dev.capacity)) {
+        out.push_back(fmt::format("crossbars: '{}' names crossbars [{}, {}], outside 0 to {} of '{}'", op->name, first,
+                                  last, dev.capacity.value_or(0) - 1, Short(name)));
+      }
+    }
+    if (!op->has_ids || named != need) {
+      out.push_back(fmt::format("crossbars: '{}' on '{}' needs {} crossbars but crossbar_ids names {}", op->name,
+                                Short(name), need, named));
+    }
+  }
+  // The first crossbar two operators both name, or -1.
+  auto shared = [](const Op& x, const Op& y) {
+    for (const auto& [f1, l1] : x.ids) {
+      for (const auto& [f2, l2] : y.ids) {
+        if (std::max(f1, f2) <= std::min(l1, l2)) return std::max(f1, f2);
+      }
+    }
+    return -1.0;
+  };
+  for (size_t a = 0; a < list.size(); ++a) {
+    for (size_t b = a + 1; b < list.size(); ++b) {
+      const Op& x = *list[a];
+      const Op& y = *list[b];
+      if (x.rewritten && y.rewritten && (Below(x.finish, y.start) || Below(y.finish, x.start))) continue;
+      const double id = shared(x, y);
+      if (id < 0) continue;
+      out.push_back(fmt::format("crossbars: '{}' and '{}' both hold crossbar {} of '{}'{}", x.name, y.name, id,
+                                Short(name), x.rewritten && y.rewritten ? " while both run" : " (a resident operator's)"));
+    }
+  }
+  if (written > 0 && dev.capacity &&
+      dev.lifetime * written > dev.endurance * (*dev.capacity - resident) * (1 + kValidateTolerance)) {
+    out.push_back(fmt::format("endurance: {} inferences × {} crossbars rewritten each = {} crossbar writes, more than "
+                              "{} writes × the {} crossbars no resident operator holds on '{}'",
+                              dev.lifetime, written, dev.lifetime * written, dev.endurance, *dev.capacity - resident,
+                              Short(name)));
+  }
+}
+
+// Serial devices: no overlap. Spatial devices: capacity, and a shared ADC pool.
 void CheckDevices(Parsed& p, std::vector<std::string>& out) {
   std::map<std::string, std::vector<const Op*>> on;
   for (const Op& op : p.ops) {
@@ -229,14 +383,16 @@ void CheckDevices(Parsed& p, std::vector<std::string>& out) {
       double used = 0;
       bool missing = false;
       for (const Op* op : list) {
-        if (op->crossbars) used += *op->crossbars;
-        else missing = true;
+        if (!op->crossbars) missing = true;
+        else if (!op->rewritten) used += *op->crossbars;  // a rewritten operator's crossbars: CheckReprogram
       }
       if (missing) out.push_back(fmt::format("device '{}': an operator on it has no 'crossbars'", Short(name)));
       if (dev.capacity && used > *dev.capacity + 1e-9) {
         out.push_back(fmt::format("capacity: operators on '{}' use {} crossbars, more than its {}", Short(name), used,
                                   *dev.capacity));
       }
+      if (dev.shared_adcs) CheckSharedAdcs(name, *dev.shared_adcs, list, out);
+      if (dev.reprogram) CheckReprogram(name, dev, list, out);
       continue;
     }
     std::sort(list.begin(), list.end(), [](const Op* a, const Op* b) {

@@ -404,6 +404,102 @@ TEST(Cli, ACircuitModelledCimPricesTimeAndEnergy) {
   fs::remove_all(d);
 }
 
+// A shared ADC pool (issue 44, item 4): `platform show` states it, the exact
+// search plans ResNet-18 with it (its status as the search found it), the
+// schedule records the pool and each CIM operator's share, the validator
+// re-checks it from the file, and the paper's MIP refuses it in one line.
+TEST(Cli, ASharedAdcPoolIsPlannedRecordedAndValidated) {
+  CmdResult show = Hetplan("platform show puma --set cim.shared_adcs=16");
+  ASSERT_EQ(show.code, 0) << show.out;
+  EXPECT_NE(show.out.find("ADCs: a pool of 16 shared by the operators running at once; a crossbar's columns take 1"),
+            std::string::npos)
+      << show.out;
+  fs::path d = fs::temp_directory_path() / "hetplan_cli_shared_adcs";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const std::string plan = "partition " + Zoo("resnet18") +
+                           " --platform puma --set cim.crossbars=256 --set cim.shared_adcs=16 --warmup 1 --runs 2 "
+                           "--time-limit 3 --out " + (d / "s.json").string();
+  CmdResult r = Hetplan(plan + " --solver exact");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto s = ReadJson(d / "s.json");
+  EXPECT_EQ(s["devices"][1]["shared_adcs"], 16);
+  EXPECT_EQ(s["solver"]["formulation"], "shared-adc");
+  const std::string status = s["solver"]["status"].get<std::string>();
+  EXPECT_TRUE(status == "optimal" || (status == "feasible" && s["solver"]["gap"].get<double>() > 0)) << status;
+  int on_cim = 0;
+  for (const auto& op : s["operators"]) {
+    if (op["device"] != "cim") continue;
+    ++on_cim;
+    const int64_t held = op["adcs"]["cim"].get<int64_t>();
+    EXPECT_GE(held, 1) << op.dump();
+    EXPECT_LE(held, 16) << op.dump();
+  }
+  EXPECT_GT(on_cim, 0);
+  EXPECT_EQ(Hetplan("validate " + (d / "s.json").string()).code, 0);
+  // One operator holding more than the pool is caught from the file.
+  auto tampered = s;
+  for (auto& op : tampered["operators"]) {
+    if (op["device"] == "cim") {
+      op["adcs"]["cim"] = 17;
+      break;
+    }
+  }
+  std::ofstream(d / "t.json") << tampered.dump();
+  CmdResult v = Hetplan("validate " + (d / "t.json").string());
+  EXPECT_NE(v.code, 0) << v.out;
+  EXPECT_NE(v.out.find("more than its 16"), std::string::npos) << v.out;
+  CmdResult mip = Hetplan(plan + " --solver mip");
+  EXPECT_NE(mip.code, 0);
+  EXPECT_NE(mip.out.find("solver 'mip' does not model a shared ADC pool, and PU 'cim' has one (shared_adcs: 16)"),
+            std::string::npos)
+      << mip.out;
+  fs::remove_all(d);
+}
+
+// Reprogramming (issue 44, item 5): VGG-8 on PUMA with 1,200 crossbars
+// cannot keep its layers resident (6,400 crossbars); rewriting them each
+// inference puts more of them on the CIM and shortens the plan. The
+// schedule shows every write and every operator's physical crossbars, the
+// validator checks them, and an endurance budget too small for the writes is
+// caught from the file.
+TEST(Cli, ReprogrammingRewritesLayersThatDoNotFit) {
+  fs::path d = fs::temp_directory_path() / "hetplan_cli_reprogram";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const std::string base = "partition " + Zoo("vgg8") +
+                           " --platform puma --set cim.crossbars=1200 --warmup 1 --runs 2 --solver exact "
+                           "--time-limit 5 --set cim.write_ns_per_row=100 --set cim.write_energy_pj_per_row=10 "
+                           "--set cim.endurance_writes=1e8 --set cim.lifetime_inferences=1e6";
+  CmdResult fixed = Hetplan(base + " --out " + (d / "fixed.json").string());
+  ASSERT_EQ(fixed.code, 0) << fixed.out;
+  CmdResult r = Hetplan(base + " --set cim.reprogram=true --out " + (d / "s.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto s = ReadJson(d / "s.json");
+  EXPECT_EQ(s["solver"]["formulation"], "reprogram");
+  EXPECT_LT(s["makespan_us"].get<double>(), ReadJson(d / "fixed.json")["makespan_us"].get<double>());
+  int writes = 0;
+  for (const auto& op : s["operators"]) {
+    if (op["device"] != "cim") continue;
+    EXPECT_TRUE(op.contains("crossbar_ids")) << op.dump();
+    if (!op.contains("write")) continue;
+    ++writes;
+    // At most a crossbar's 128 rows in sequence, 100 ns each.
+    const int64_t rows = op["write"]["rows"].get<int64_t>();
+    EXPECT_LE(rows, 128) << op.dump();
+    EXPECT_NEAR(op["write"]["write_us"].get<double>(), rows * 0.1, 1e-9) << op.dump();
+  }
+  EXPECT_GT(writes, 0);
+  EXPECT_EQ(Hetplan("validate " + (d / "s.json").string()).code, 0);
+  auto worn = s;
+  worn["devices"][1]["reprogram"]["endurance_writes"] = 1;
+  std::ofstream(d / "t.json") << worn.dump();
+  CmdResult v = Hetplan("validate " + (d / "t.json").string());
+  EXPECT_NE(v.code, 0);
+  EXPECT_NE(v.out.find("endurance: 1000000 inferences"), std::string::npos) << v.out;
+  fs::remove_all(d);
+}
+
 // VGG-8's crossbars per layer at 128x128 with 8-bit weights equal what
 // NeuroSim's mapping gives (numColPerSynapse = ceil(8 / cell bits); a 3x3
 // layer's nine kernel positions each Cin rows), and the puma preset's equal

@@ -372,6 +372,38 @@ TEST(CimCircuit, TheDerivedMvmLatencyIsPumasAndIsaacs) {
   EXPECT_DOUBLE_EQ(klein->pus[1].cim.MvmLatencyNs(), 50);
 }
 
+// A shared ADC pool on PUMA (one ADC per 128-column crossbar, 0.78125 ns a
+// conversion, 100 ns reads): an operator holds one ADC per crossbar up to the
+// pool, and past it each ADC converts more columns a cycle.
+TEST(CimCircuit, SharedAdcsSetEachOperatorsShareAndSlowTheLargeOnes) {
+  auto puma = LoadPlatform("puma", {"cim.shared_adcs=64"});
+  ASSERT_TRUE(puma.ok()) << puma.status().message();
+  const CimParams& c = puma->pus[1].cim;
+  EXPECT_EQ(c.AdcDemand(8), 8);
+  EXPECT_EQ(c.AdcDemand(64), 64);
+  EXPECT_EQ(c.AdcDemand(200), 64);
+  EXPECT_EQ(c.AdcDemand(0), 0);
+  EXPECT_DOUBLE_EQ(c.MvmLatencyNs(8), 1800);   // 128 × 0.78125 = 100 ns: the read sets the cycle
+  EXPECT_DOUBLE_EQ(c.MvmLatencyNs(64), 1800);
+  // 200 crossbars × 128 columns over 64 ADCs: 400 columns each, 312.5 ns a cycle, 16 cycles + 200 ns.
+  EXPECT_DOUBLE_EQ(c.MvmLatencyNs(200), 16 * 312.5 + 200);
+  // Without the pool nothing changes.
+  auto plain = LoadPlatform("puma");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->pus[1].cim.AdcDemand(200), 0);
+  EXPECT_DOUBLE_EQ(plain->pus[1].cim.MvmLatencyNs(200), 1800);
+  // ResNet-18's conv1 on it: 147 × 64 weights of 16 bits in 2-bit cells, 8 slices in crossbars of their own.
+  const Operator conv1 = ResNetConv1();
+  const int64_t xb = CimCrossbars(conv1, c);
+  EXPECT_EQ(xb, 16);
+  EXPECT_EQ(c.AdcDemand(xb), 16);
+  EXPECT_DOUBLE_EQ(CimLatencyUs(conv1, c), CimLatencyUs(conv1, plain->pus[1].cim));
+  auto tight = LoadPlatform("puma", {"cim.shared_adcs=4"});
+  ASSERT_TRUE(tight.ok());
+  EXPECT_EQ(tight->pus[1].cim.AdcDemand(xb), 4);
+  EXPECT_GT(CimLatencyUs(conv1, tight->pus[1].cim), CimLatencyUs(conv1, c));
+}
+
 // The energy of an operator's MVMs, counted by hand for ResNet-18's conv1
 // (147 x 64 weights, 12,544 MVMs) on 128x128 crossbars, 2-bit cells, 8-bit
 // weights (4 cells a weight), 8-bit inputs through 1-bit DACs.

@@ -599,6 +599,79 @@ TEST(ApplyOverride, InvalidAssignmentsLeaveThePlatformUnchanged) {
   EXPECT_EQ(p.overrides.size(), 0u);
 }
 
+// A shared ADC pool: 1 or more, only with the circuit's T_mvm and cost: cim.
+TEST(ApplyOverride, SharedAdcsNeedTheCircuitAndTheAnalyticalModel) {
+  Platform p = KleinArm();
+  auto fails = [&](const std::string& assignment) {
+    Status s = ApplyOverride(p, assignment);
+    EXPECT_FALSE(s.ok()) << assignment;
+    return s.message();
+  };
+  EXPECT_HAS(fails("cim.shared_adcs=64"), "pus[1].shared_adcs: a shared ADC pool needs T_mvm from the circuit");
+  EXPECT_HAS(fails("cpu.shared_adcs=64"), "shared_adcs");
+  auto puma = LoadPlatform("puma");
+  ASSERT_TRUE(puma.ok()) << puma.status().message();
+  Platform& q = *puma;
+  auto puma_fails = [&](const std::string& assignment) {
+    Status s = ApplyOverride(q, assignment);
+    EXPECT_FALSE(s.ok()) << assignment;
+    return s.message();
+  };
+  EXPECT_HAS(puma_fails("cim.shared_adcs=0"), "pus[1].shared_adcs: must be 1 to 1073741824, got 0");
+  EXPECT_HAS(puma_fails("cim.shared_adcs=many"), "must be a whole number");
+  ASSERT_TRUE(ApplyOverride(q, "cim.shared_adcs=64").ok());
+  EXPECT_EQ(PlatformToJson(q)["cim"]["shared_adcs"], 64);
+  EXPECT_FALSE(PlatformToJson(KleinArm())["cim"].contains("shared_adcs"));
+  // A fixed T_mvm cannot slow down with fewer ADCs.
+  EXPECT_HAS(puma_fails("cim.mvm_latency_ns=50"), "a shared ADC pool needs T_mvm from the circuit");
+  // A simulator's table gives each operator's time: the pool cannot stretch it.
+  auto table = ParsePlatformYaml(R"(name: t
+pus:
+  - {name: cpu, kind: cpu}
+  - {name: cim, kind: cim, cost: table, table: sim.csv, input_bits: 8, array_read_ns: 100, shared_adcs: 8}
+)",
+                                 "t.yaml");
+  ASSERT_FALSE(table.ok());
+  EXPECT_HAS(table.status().message(), "pus[1].shared_adcs: a shared ADC pool needs cost: cim");
+}
+
+// Reprogramming: the write keys in range, given first, then reprogram: true,
+// which needs them, a spatial analytical CIM, and one such PU per platform.
+TEST(ApplyOverride, ReprogrammingNeedsTheWriteKeys) {
+  Platform p = KleinArm();
+  auto fails = [&](const std::string& assignment) {
+    Status s = ApplyOverride(p, assignment);
+    EXPECT_FALSE(s.ok()) << assignment;
+    return s.message();
+  };
+  EXPECT_HAS(fails("cim.reprogram=true"), "pus[1].write_ns_per_row: must be a finite number > 0, got 0; reprogram: "
+                                          "true needs write_ns_per_row, endurance_writes and lifetime_inferences");
+  EXPECT_HAS(fails("cim.write_ns_per_row=-1"), "pus[1].write_ns_per_row: must be a finite number > 0, got -1");
+  EXPECT_HAS(fails("cim.write_energy_pj_per_row=-1"), "pus[1].write_energy_pj_per_row: must be a finite number >= 0");
+  EXPECT_HAS(fails("cpu.reprogram=true"), "reprogram");
+  for (const char* ok : {"cim.write_ns_per_row=100", "cim.write_energy_pj_per_row=3", "cim.endurance_writes=1e6",
+                         "cim.lifetime_inferences=1e5"}) {
+    ASSERT_TRUE(ApplyOverride(p, ok).ok()) << ok;
+  }
+  EXPECT_FALSE(PlatformToJson(p)["cim"].contains("reprogram"));
+  ASSERT_TRUE(ApplyOverride(p, "cim.reprogram=true").ok());
+  const auto j = PlatformToJson(p)["cim"];
+  EXPECT_EQ(j["reprogram"], true);
+  EXPECT_EQ(j["write_ns_per_row"], 100.0);
+  EXPECT_EQ(j["endurance_writes"], 1e6);
+  EXPECT_FALSE(PlatformToJson(KleinArm())["cim"].contains("write_ns_per_row"));
+  EXPECT_HAS(fails("cim.execution=serial"), "pus[1].reprogram: reprogramming needs a spatial PU with cost: cim");
+  auto two = ParsePlatformYaml(R"(name: t
+pus:
+  - {name: cpu, kind: cpu}
+  - {name: a, kind: cim, reprogram: true, write_ns_per_row: 100, endurance_writes: 1e6, lifetime_inferences: 1e6}
+  - {name: b, kind: cim, reprogram: true, write_ns_per_row: 100, endurance_writes: 1e6, lifetime_inferences: 1e6}
+)",
+                               "t.yaml");
+  ASSERT_FALSE(two.ok());
+  EXPECT_HAS(two.status().message(), "pus[2].reprogram: a second PU reprograms (pus[1] does already)");
+}
+
 // The MVM circuit's keys (issue 44): checked, one line each, and only with
 // input_bits; the Klein presets' JSON carries none of them.
 TEST(ApplyOverride, TheMvmCircuitsKeysAreChecked) {

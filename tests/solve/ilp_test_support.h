@@ -104,8 +104,9 @@ inline void ForEachAssignment(const Problem& p, const std::function<void(const s
 // The smallest makespan of any list schedule of `a`, over every topological
 // order. Exact: an optimal schedule's start-time order is a topological
 // order, and list scheduling in it starts no operator later. Only the
-// relative order of operators on serial PUs changes the list schedule, so an
-// operator on a spatial PU is dispatched as soon as it is ready (no branching).
+// relative order of operators on serial PUs, and of those holding ADCs of a
+// shared pool, changes the list schedule, so any other operator on a spatial
+// PU is dispatched as soon as it is ready (no branching).
 inline double MinMakespan(const Problem& p, const std::vector<int>& a) {
   const OpGraph& g = *p.graph;
   const int n = g.size();
@@ -129,7 +130,7 @@ inline double MinMakespan(const Problem& p, const std::vector<int>& a) {
       done[v] = false;
     };
     for (int v = 0; v < n; ++v) {
-      if (!done[v] && indeg[v] == 0 && p.costs->pu(a[v]).spatial) {
+      if (!done[v] && indeg[v] == 0 && p.costs->pu(a[v]).spatial && p.costs->adcs(v, a[v]) == 0) {
         take(v);
         return;
       }
@@ -175,6 +176,7 @@ inline nlohmann::json ToScheduleJson(const Problem& p, const Schedule& s) {
   for (const PuInfo& pu : c.pus()) {
     nlohmann::json d = {{"name", pu.name}, {"kind", pu.kind}, {"execution", pu.spatial ? "spatial" : "serial"}};
     if (pu.spatial) d["capacity_crossbars"] = pu.capacity;
+    if (pu.adc_pool > 0) d["shared_adcs"] = pu.adc_pool;
     d["power_w"] = pu.power_w ? nlohmann::json(*pu.power_w) : nlohmann::json(nullptr);
     j["devices"].push_back(d);
   }
@@ -193,6 +195,7 @@ inline nlohmann::json ToScheduleJson(const Problem& p, const Schedule& s) {
     }
     o["cost_us"] = cost;
     if (c.pu(op.device).spatial) o["crossbars"] = c.crossbars(v, op.device);
+    if (c.pu(op.device).adc_pool > 0) o["adcs"] = {{c.pu(op.device).name, c.adcs(v, op.device)}};
     if (c.op_energy_uj(v, op.device) != 0.0) o["op_energy_uj"] = {{c.pu(op.device).name, c.op_energy_uj(v, op.device)}};
     j["operators"].push_back(o);
   }

@@ -156,7 +156,17 @@ TEST(Simulator, ListSchedulesAreValid) {
     }
     auto g = OpGraph::Create("r", ops, edges);
     ASSERT_TRUE(g.ok());
-    CostModel c(n, {PuInfo{"cpu", PuKind::kCpu, false, -1, 1.0, "synthetic"}, PuInfo{"cim", PuKind::kCim, true, 100, 0.5, "synthetic"}},
+    auto pu = [](const char* name, PuKind kind, bool spatial, int64_t capacity, double power) {
+      PuInfo info;
+      info.name = name;
+      info.kind = kind;
+      info.spatial = spatial;
+      info.capacity = capacity;
+      info.power_w = power;
+      info.cost_label = "synthetic";
+      return info;
+    };
+    CostModel c(n, {pu("cpu", PuKind::kCpu, false, -1, 1.0), pu("cim", PuKind::kCim, true, 100, 0.5)},
                 static_cast<int>(g->edges().size()));
     std::vector<int> assignment(n);
     for (int v = 0; v < n; ++v) {

@@ -59,8 +59,10 @@ double CimLoadBytes(const Operator& op, const CimParams& p);
 double CimStoreBytes(const Operator& op, const CimParams& p);
 
 // Eqs. 2-3: T_acc = load bytes/B_cim + N_mvm*T_mvm + store bytes/B_cim in
-// µs, T_mvm as CimParams::MvmLatencyNs gives it (fixed, or the circuit's). Independent of the crossbar count (the crossbars of one operator work
-// in parallel).
+// µs, T_mvm as CimParams::MvmLatencyNs gives it (fixed, or the circuit's).
+// Independent of the crossbar count (the crossbars of one operator work in
+// parallel), unless a shared ADC pool is smaller than the operator's columns
+// need (CimParams::MvmLatencyNs(crossbars)).
 double CimLatencyUs(const Operator& op, const CimParams& p);
 
 // What one operator's MVMs cost in energy on a CIM PU whose circuit gives
@@ -79,11 +81,23 @@ struct CimEnergy {
 };
 CimEnergy CimOperatorEnergy(const Operator& op, const CimParams& p);
 
+// Rewriting one operator's weights into crossbars (CimParams::reprogram):
+// every crossbar it takes is programmed at once, row by row, so the write
+// takes `rows` (its fullest crossbar's: min(rows, crossbar_rows)) times
+// write_ns_per_row; `rows_written` rows in all (rows × col_tiles × copies)
+// cost write_energy_pj_per_row each. All 0 without a weight.
+struct CimWrite {
+  int64_t rows = 0, rows_written = 0;
+  double write_us = 0, energy_pj = 0;
+};
+CimWrite CimOperatorWrite(const Operator& op, const CimParams& p);
+
 // Every CIM PU of `p` with each operator of `g` it can run, as it holds and
 // runs it (what `hetplan platform layers` prints and Python's
 // Platform.layers returns): {<pu>: {operators: [{id, name, type,
 // weight_rows, weight_cols, rows, cols, row_tiles, col_tiles, copies,
-// crossbars, mvms, latency_us, energy_pj: {adc, dac, array, shift_add,
+// crossbars, mvms, latency_us, with a shared ADC pool adcs and
+// mvm_latency_ns, energy_pj: {adc, dac, array, shift_add,
 // buffer, total} where the circuit gives energies}], crossbars, budget,
 // latency_us, mvm_latency_ns, energy_pj, adc_share}}.
 nlohmann::json CimLayersJson(const Platform& p, const OpGraph& g);

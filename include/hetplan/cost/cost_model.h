@@ -24,8 +24,19 @@ struct PuInfo {
   PuKind kind = PuKind::kCpu;
   bool spatial = false;            // spatial: concurrent operators, capacity in crossbars
   int64_t capacity = -1;           // crossbar budget C of a spatial PU; -1 when serial
+  // ADCs shared by the operators running on the PU at one time (CimParams::
+  // shared_adcs); 0: none shared (each operator has its own).
+  int64_t adc_pool = 0;
   std::optional<double> power_w;
   std::string cost_label = "measured";  // measured | analytical | table | synthetic
+  // Reprogramming (CimParams::reprogram): an operator may be rewritten into
+  // free crossbars every inference (CostModel::write_us) instead of staying
+  // resident, within the endurance budget: lifetime_inferences × Σ crossbars
+  // rewritten ≤ endurance_writes × crossbars no resident operator holds.
+  bool reprogram = false;
+  double write_ns_per_row = 0;
+  std::optional<double> write_energy_pj_per_row;
+  double endurance_writes = 0, lifetime_inferences = 0;
 
   // Every PU but a CPU is an accelerator: BIDENT charges it host↔device copies.
   bool accelerator() const { return kind != PuKind::kCpu; }
@@ -85,6 +96,16 @@ class CostModel {
   // time it takes: a CIM's conversions, reads and buffer accesses.
   double op_energy_uj(int v, int p) const { return op_energy_.empty() ? 0.0 : op_energy_[Idx(v, p)]; }
   bool has_op_energy() const { return !op_energy_.empty(); }
+  // ADCs of p's shared pool that v holds while it runs on p (0 without a pool).
+  int64_t adcs(int v, int p) const { return adcs_.empty() ? 0 : adcs_[Idx(v, p)]; }
+  // True when some PU has a shared ADC pool: operators on it that run at the
+  // same time hold at most adc_pool ADCs together.
+  bool has_shared_adcs() const {
+    for (const PuInfo& pu : pus_) {
+      if (pu.adc_pool > 0) return true;
+    }
+    return false;
+  }
 
   void set_latency(int v, int p, double us) { latency_[Idx(v, p)] = us; }
   void set_unsupported(int v, int p) { latency_[Idx(v, p)] = std::numeric_limits<double>::quiet_NaN(); }
@@ -92,6 +113,31 @@ class CostModel {
   void set_op_energy(int v, int p, double uj) {
     if (op_energy_.empty()) op_energy_.assign(static_cast<size_t>(n_) * k_, 0.0);
     op_energy_[Idx(v, p)] = uj;
+  }
+  // Rewriting v's weights on a reprogramming PU p: rows programmed in
+  // sequence, rows in all, the time (µs) and energy (µJ); all 0 elsewhere.
+  struct Write {
+    int64_t rows = 0, rows_written = 0;
+    double us = 0, uj = 0;
+  };
+  const Write& write(int v, int p) const {
+    static const Write kNone;
+    return writes_.empty() ? kNone : writes_[Idx(v, p)];
+  }
+  double write_us(int v, int p) const { return write(v, p).us; }
+  bool has_reprogram() const {
+    for (const PuInfo& pu : pus_) {
+      if (pu.reprogram) return true;
+    }
+    return false;
+  }
+  void set_write(int v, int p, const Write& w) {
+    if (writes_.empty()) writes_.assign(static_cast<size_t>(n_) * k_, Write{});
+    writes_[Idx(v, p)] = w;
+  }
+  void set_adcs(int v, int p, int64_t n) {
+    if (adcs_.empty()) adcs_.assign(static_cast<size_t>(n_) * k_, 0);
+    adcs_[Idx(v, p)] = n;
   }
   void set_transfer(int e, int p, int q, double us) { transfer_[(static_cast<size_t>(e) * k_ + p) * k_ + q] = us; }
   void set_h2d(int v, int p, double us) { h2d_[Idx(v, p)] = us; }
@@ -121,6 +167,8 @@ class CostModel {
   std::vector<double> latency_;
   std::vector<int64_t> crossbars_;
   std::vector<double> op_energy_;  // empty: none anywhere
+  std::vector<int64_t> adcs_;      // empty: no shared ADC pool anywhere
+  std::vector<Write> writes_;      // empty: no reprogramming PU
   std::vector<double> h2d_, d2h_;
   std::vector<double> transfer_;
   std::vector<double> slowdown_;

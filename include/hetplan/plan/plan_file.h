@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hetplan {
@@ -19,6 +20,7 @@ struct PlanFileDevice {
   std::string name, kind, costs;
   std::string execution = "serial";              // serial | spatial
   std::optional<int64_t> capacity_crossbars;     // spatial PUs
+  std::optional<int64_t> shared_adcs;            // a spatial PU's shared ADC pool
   std::optional<double> power_w;
   // The boundary cost the planner charged per segment on this PU, inside the
   // transfer_us of every edge into it (devices[].boundary_us; 0 if absent).
@@ -36,6 +38,13 @@ struct PlanFileDevice {
   bool executable() const { return kind == "cpu" || costs == "measured"; }
 };
 
+// A rewritten operator's write (operators[].write): its weights programmed
+// into its crossbars from start_us to finish_us, before it runs.
+struct PlanFileWrite {
+  double start_us = 0, finish_us = 0, write_us = 0, energy_uj = 0;
+  int64_t rows = 0, rows_written = 0;
+};
+
 // One entry of operators[], stored at its id.
 struct PlanFileOperator {
   std::string name, type, device;
@@ -45,11 +54,17 @@ struct PlanFileOperator {
   double slowdown = 1;
   std::optional<int64_t> crossbars;
   int request = 0;
-  double predicted_us = 0;  // cost_us[device] × slowdown
+  double predicted_us = 0;  // cost_us[device] × slowdown, plus write_us when rewritten
   // Each PU's cost (cost_us); nullopt where the operator is unsupported.
   std::map<std::string, std::optional<double>> cost_us;
   // Energy beyond power × time by PU (op_energy_uj; a CIM circuit's), µJ.
   std::map<std::string, double> op_energy_uj;
+  // ADCs held of each PU's shared pool while running there (adcs).
+  std::map<std::string, int64_t> adcs;
+  // On a reprogramming device: the physical crossbars it holds, [first, last]
+  // ranges (crossbar_ids), and its write when it is rewritten.
+  std::vector<std::pair<int64_t, int64_t>> crossbar_ids;
+  std::optional<PlanFileWrite> write;
   int64_t output_bytes = 0;
 };
 

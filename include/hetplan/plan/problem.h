@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hetplan/cost/cost_model.h"
@@ -52,7 +53,14 @@ struct ScheduledOp {
   double finish_us = 0;
   double slowdown = 1.0;  // finish − start = cost × slowdown
   int request = 0;        // two requests: which request the operator belongs to
+  // On a reprogramming PU: its weights are written at start_us (write_us of
+  // them), then it runs; it holds its crossbars until finish_us only.
+  bool rewritten = false;
 };
+
+// finish − start of a scheduled operator: its cost × slowdown, after its
+// write when it is rewritten.
+double ScheduledDuration(const CostModel& c, int v, const ScheduledOp& op);
 
 struct Schedule {
   std::vector<ScheduledOp> ops;
@@ -60,10 +68,20 @@ struct Schedule {
   std::optional<double> energy_uj;  // null when a used PU has no power
 };
 
-// One scheduled operator's energy: latency × slowdown × power plus its own
-// energy on its device (CostModel::op_energy_uj); nullopt when the device has
-// no power_w.
+// One scheduled operator's energy: its ScheduledDuration × power plus its own
+// energy on its device (CostModel::op_energy_uj) and its write's when it is
+// rewritten; nullopt when the device has no power_w.
 std::optional<double> OperatorEnergy(const CostModel& c, int v, const ScheduledOp& op);
+
+// Which physical crossbars of spatial PU `q` each operator on it holds, as
+// ranges [first, last] (empty for the others): the resident operators hold
+// consecutive crossbars from 0 in id order for every inference; each
+// rewritten operator, taken in start order, the lowest crossbars above them
+// that no rewritten operator running then holds. Where the plan does not fit
+// (it always does for a planner's schedule) the ids run past the capacity,
+// for the validator to report.
+using CrossbarRanges = std::vector<std::pair<int64_t, int64_t>>;
+std::vector<CrossbarRanges> PhysicalCrossbars(const Problem& p, const Schedule& s, int q);
 
 // Σ OperatorEnergy over operators; nullopt when any used PU lacks power_w.
 std::optional<double> ScheduleEnergy(const Problem& p, const Schedule& s);

@@ -6,7 +6,10 @@
 // name says otherwise (mvm_latency_ns), power in W.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <climits>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -110,6 +113,23 @@ struct CimParams {
   int64_t weight_bits = 8;
   SignedWeights signed_weights = SignedWeights::kOffset;
   SliceMapping slice_mapping = SliceMapping::kColumns;
+  // ADCs the PU's crossbars share (docs/platform-format.md, "Shared ADCs"):
+  // unset, every crossbar has its own (crossbar_cols / columns_per_adc of
+  // them). Set, a pool of this many ADCs serves whichever crossbars read: an
+  // operator holds AdcDemand of them while it runs, and operators that run at
+  // the same time hold at most the pool. Needs the circuit.
+  std::optional<int64_t> shared_adcs;
+  // Reprogramming (docs/platform-format.md, "Reprogramming"): with
+  // `reprogram`, an operator may be rewritten into free crossbars every
+  // inference instead of staying resident: its weights are written row by row
+  // (every crossbar it takes in parallel) when it is dispatched, then it runs,
+  // then its crossbars are free again. The endurance budget: each cell takes
+  // at most `endurance_writes` writes over `lifetime_inferences` inferences.
+  bool reprogram = false;
+  double write_ns_per_row = 0;                    // programming one row of one crossbar
+  std::optional<double> write_energy_pj_per_row;  // per row written
+  double endurance_writes = 0;                    // writes a cell survives
+  double lifetime_inferences = 0;                 // inferences the device must serve
   double MvmLatencyNs() const {
     if (mvm_latency_ns) return *mvm_latency_ns;
     return circuit.given() ? circuit.MvmLatencyNs() : kDefaultMvmLatencyNs;
@@ -118,6 +138,27 @@ struct CimParams {
   int64_t CellsPerWeight() const {
     const int64_t slices = bits_per_cell ? (weight_bits + *bits_per_cell - 1) / *bits_per_cell : 1;
     return slices * (signed_weights == SignedWeights::kDifferential ? 2 : 1);
+  }
+  // The ADCs an operator holding `crossbars` crossbars takes from the shared
+  // pool: one per columns_per_adc columns of its crossbars, at most the pool
+  // (an operator that would need more converts with the whole pool, each ADC
+  // taking more columns in turn: AdcCycleNs). 0 without a pool.
+  int64_t AdcDemand(int64_t crossbars) const {
+    if (!shared_adcs || crossbars <= 0) return 0;
+    const int64_t per_crossbar = (crossbar_cols + circuit.columns_per_adc - 1) / circuit.columns_per_adc;
+    const int64_t want = crossbars > INT64_MAX / per_crossbar ? INT64_MAX : crossbars * per_crossbar;
+    return want < *shared_adcs ? want : *shared_adcs;
+  }
+  // T_mvm of an operator holding `crossbars` crossbars: MvmLatencyNs, unless
+  // the shared pool is smaller than what its columns need; then each ADC
+  // converts ceil(crossbars × crossbar_cols / shared_adcs) columns per cycle.
+  double MvmLatencyNs(int64_t crossbars) const {
+    if (!shared_adcs || !circuit.given() || mvm_latency_ns || crossbars <= 0) return MvmLatencyNs();
+    const double columns = static_cast<double>(crossbars) * static_cast<double>(crossbar_cols);
+    const double per_adc = std::ceil(columns / static_cast<double>(*shared_adcs));
+    if (per_adc <= static_cast<double>(circuit.columns_per_adc)) return MvmLatencyNs();
+    const double cycle = std::max(circuit.array_read_ns, per_adc * circuit.adc_conversion_ns);
+    return static_cast<double>(circuit.InputCycles()) * cycle + circuit.mvm_overhead_ns;
   }
 };
 

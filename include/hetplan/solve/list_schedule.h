@@ -2,10 +2,13 @@
 // into a timed schedule. Operators are taken in priority order (a
 // topological order); each starts as soon as its inputs have arrived
 // (predecessor finish + transfer when on another PU) and, on a serial PU, the
-// PU is free. Spatial PUs run operators concurrently. Baselines, heuristics,
-// warm starts and the reference schedules use it.
+// PU is free. Spatial PUs run operators concurrently; on one with a shared ADC
+// pool (PuInfo::adc_pool) an operator also waits until its ADCs are free for
+// its whole run. Baselines, heuristics, warm starts and the reference
+// schedules use it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -13,13 +16,54 @@
 
 namespace hetplan {
 
+// A cumulative resource (a shared ADC pool, or the crossbars rewritten
+// operators take in turn) held over time by the operators placed so far:
+// operator i holds adcs_i of `pool` over [start_i, finish_i).
+class CumulativeProfile {
+ public:
+  explicit CumulativeProfile(int64_t pool = 0) : pool_(pool) {}
+  // The earliest t ≥ ready at which `adcs` more are free over [t, t + dur):
+  // ready itself or the finish of a placed operator (when adcs exceed the
+  // pool, never: +inf).
+  double EarliestFit(double ready, double dur, int64_t adcs) const;
+  void Add(double start, double finish, int64_t adcs) { holds_.push_back({start, finish, adcs}); }
+  void Pop() { holds_.pop_back(); }
+
+ private:
+  struct Hold {
+    double start, finish;
+    int64_t adcs;
+  };
+  int64_t Held(double t) const;  // Σ adcs over holds with start ≤ t < finish
+  int64_t pool_;
+  std::vector<Hold> holds_;
+};
+
 // `assignment[v]` = PU of v (must be supported). `order`, when given, is a
 // topological order used as the dispatch order; otherwise the graph's.
-Schedule ListSchedule(const Problem& p, const std::vector<int>& assignment,
-                      const std::vector<int>* order = nullptr);
+// `rewritten`, when given, marks the operators rewritten on a reprogramming
+// PU: each takes its write and its run, holding its crossbars only then, and
+// waits until they are free among those no resident operator holds.
+Schedule ListSchedule(const Problem& p, const std::vector<int>& assignment, const std::vector<int>* order = nullptr,
+                      const std::vector<char>* rewritten = nullptr);
 
-// Checks the capacity of spatial PUs for an assignment.
-bool FitsCapacity(const Problem& p, const std::vector<int>& assignment);
+// Checks the capacity of spatial PUs for an assignment: the resident
+// operators' crossbars within the capacity; with `rewritten`, each rewritten
+// operator within what the resident ones leave, and the endurance budget
+// (lifetime_inferences × Σ rewritten crossbars ≤ endurance_writes × that).
+bool FitsCapacity(const Problem& p, const std::vector<int>& assignment,
+                  const std::vector<char>* rewritten = nullptr);
+
+// The crossbars of a reprogramming PU `q` that no resident operator holds:
+// its capacity less the crossbars of the operators assigned to it and not
+// rewritten.
+int64_t RewritableCrossbars(const Problem& p, int q, const std::vector<int>& assignment,
+                            const std::vector<char>* rewritten);
+
+// The earliest t ≥ ready at which both profiles fit an operator of `dur` µs
+// holding `crossbars` of the first and `adcs` of the second (0: no need).
+double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const CumulativeProfile& adc, int64_t adcs, double ready,
+                       double dur);
 
 // Every operator on `pu`, list-scheduled; nullopt when some operator is
 // unsupported there or the whole model exceeds its capacity.

@@ -30,6 +30,8 @@ struct MethodInfo {
   std::vector<Objective> objectives;  // the objectives it plans for
   int requests = 1;                   // 1: one request; 2: two requests at once
   bool spatial_pus = true;            // accepts spatial (crossbar-budget) PUs
+  bool shared_adcs = false;           // accepts a spatial PU whose operators share an ADC pool
+  bool reprogram = false;             // accepts a reprogramming PU (rewrites operators, or never does so)
   bool proves_optimality = false;     // can return status optimal with a proof
   bool time_limit = false;            // honours SolveOptions::time_limit_s and relative_gap
   // The mode written to the schedule file (docs/schedule-format.md).

@@ -1,7 +1,10 @@
 // The independent schedule validator. It reads only the schedule file
 // (docs/schedule-format.md) and checks every constraint from it: supported
 // device, finish − start = cost × slowdown, precedence with transfers, no
-// overlap on serial PUs, capacity on spatial PUs, makespan = latest finish,
+// overlap on serial PUs, capacity on spatial PUs, a spatial PU's shared ADC
+// pool never over-held at any time, on a reprogramming PU every operator's
+// physical crossbars (none shared while both hold them), every write's time
+// and energy and the endurance budget, makespan = latest finish,
 // energy = Σ (cost × slowdown × power + the operator's op_energy_uj on its
 // device). It shares no code with the solvers.
 #pragma once
