@@ -287,10 +287,11 @@ def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
     d: Dict[str, Any] = {}
     if op.adcs:
         d["adcs"] = op.adcs
-    d.update({"cost_us": op.cost_us, "crossbars": op.crossbars, "device": op.device,
-                         "finish_us": op.finish_us, "id": op_id, "name": op.name, "nodes": op.nodes})
+    d["cost_us"] = op.cost_us
     if op.crossbar_ids:
         d["crossbar_ids"] = [list(r) for r in op.crossbar_ids]
+    d.update({"crossbars": op.crossbars, "device": op.device, "finish_us": op.finish_us, "id": op_id,
+              "name": op.name, "nodes": op.nodes})
     if op.op_energy_uj:
         d["op_energy_uj"] = op.op_energy_uj
     d["output_bytes"] = op.output_bytes

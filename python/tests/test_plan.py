@@ -130,6 +130,15 @@ def test_typed_plan_equals_the_schedule_file(resnet18, data, profile_cache):
                              runs=5, cache_dir=profile_cache)
     _assert_typed_plan_is_the_file(puma)
     assert any("op_energy_uj" in op for op in puma.operators)
+    # A reprogramming CIM with a shared ADC pool: each operator's ADCs, physical crossbars and write come through.
+    rp = hetplan.partition(resnet18, "puma", {"cim.crossbars": 700, "cim.shared_adcs": 256,
+                                              "cim.write_ns_per_row": 100, "cim.endurance_writes": 1e8,
+                                              "cim.lifetime_inferences": 1e6, "cim.reprogram": "true"},
+                           time_limit=3, threads=1, warmup=2, runs=5, cache_dir=profile_cache)
+    _assert_typed_plan_is_the_file(rp)
+    on_cim = [op for op in rp.operators if op["device"] == "cim"]
+    assert on_cim and all("crossbar_ids" in op and "adcs" in op for op in on_cim)
+    assert {info.name for info in hetplan.solvers() if info.reprogram and info.shared_adcs} >= {"exact", "greedy"}
     conc = hetplan.map(data / "branchy.onnx", mode="concurrent", second_model=data / "tiny.onnx")
     _assert_typed_plan_is_the_file(conc)
     assert {op.get("request", 0) for op in conc.operators} == {0, 1}

@@ -52,6 +52,17 @@ class StrongSolve {
       result_.notes.push_back("the exported LP/MPS model is the paper's formulation of this instance");
     }
     exact_internal::SearchOutcome out = Search(options_.exact.node_limit);
+    if (Timed() && out.stats.budget_exhausted && !out.complete && TimeLeft() > 0.05 && !interrupted_) {
+      // No MIP to fall back on: the search starts again without the node
+      // budget for the time left, keeping the better of the two.
+      exact_internal::SearchOutcome again = Search(0);
+      if (!again.schedule || (out.schedule && out.schedule->makespan_us < again.schedule->makespan_us)) {
+        again.schedule = out.schedule;
+      }
+      if (again.schedule) again.objective = again.schedule->makespan_us;
+      again.bound = std::max(again.bound, out.bound);
+      out = std::move(again);
+    }
     if (out.infeasible) return Infeasible();
     schedule_ = out.schedule;
     bound_ = std::isfinite(out.bound) ? out.bound : std::numeric_limits<double>::quiet_NaN();
@@ -110,7 +121,7 @@ class StrongSolve {
     ExactStats& st = *result_.exact;
     st.segments = 1;
     st.largest_segment = out.stats.largest_segment;
-    st.searches += 1;
+    st.searches += out.stats.searches;
     st.nodes += out.stats.nodes;
     st.node_limit_reached = st.node_limit_reached || out.stats.budget_exhausted;
     interrupted_ = interrupted_ || out.stats.interrupted;
