@@ -93,6 +93,13 @@ void PrintPu(const ProcessingUnit& pu) {
                   "take %lld of them\n",
                   static_cast<long long>(*c.shared_adcs), static_cast<long long>(d["adcs_per_crossbar"].get<int64_t>()));
     }
+    if (c.reprogram) {
+      std::printf("          reprograms: %g ns a row%s; %g writes a cell over %g inferences (%g writes a cell an "
+                  "inference)\n",
+                  c.write_ns_per_row,
+                  c.write_energy_pj_per_row ? fmt::format(", {:g} pJ a row", *c.write_energy_pj_per_row).c_str() : "",
+                  c.endurance_writes, c.lifetime_inferences, c.endurance_writes / c.lifetime_inferences);
+    }
     if (const nlohmann::json& e = d["crossbar_mvm_energy_pj"]; !e.is_null()) {
       std::printf("          one MVM through a full crossbar: %g pJ (ADC %g, DAC %g, array %g, shift-add %g)\n",
                   e["total"].get<double>(), e["adc"].get<double>(), e["dac"].get<double>(), e["array"].get<double>(),

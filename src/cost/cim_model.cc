@@ -158,6 +158,12 @@ nlohmann::json LayerRow(const Operator& op, const CimParams& c) {
     row["adcs"] = c.AdcDemand(CimCrossbars(op, c));
     row["mvm_latency_ns"] = c.MvmLatencyNs(CimCrossbars(op, c));
   }
+  if (c.reprogram) {
+    // Rewriting it each inference, as the planner may choose.
+    const CimWrite w = CimOperatorWrite(op, c);
+    row["write"] = {{"rows", w.rows}, {"rows_written", w.rows_written}, {"write_us", w.write_us},
+                    {"energy_pj", w.energy_pj}};
+  }
   if (c.circuit.given() && c.circuit.HasEnergy()) {
     const CimEnergy e = CimOperatorEnergy(op, c);
     row["energy_pj"] = {{"adc", e.adc_pj},          {"dac", e.dac_pj},       {"array", e.array_pj},

@@ -471,6 +471,12 @@ TEST(Cli, ReprogrammingRewritesLayersThatDoNotFit) {
                            " --platform puma --set cim.crossbars=1200 --warmup 1 --runs 2 --solver exact "
                            "--time-limit 5 --set cim.write_ns_per_row=100 --set cim.write_energy_pj_per_row=10 "
                            "--set cim.endurance_writes=1e8 --set cim.lifetime_inferences=1e6";
+  CmdResult show = Hetplan("platform show puma --set cim.write_ns_per_row=100 --set cim.endurance_writes=1e8 "
+                           "--set cim.lifetime_inferences=1e6 --set cim.reprogram=true");
+  EXPECT_NE(show.out.find("reprograms: 100 ns a row; 1e+08 writes a cell over 1e+06 inferences (100 writes a cell an "
+                          "inference)"),
+            std::string::npos)
+      << show.out;
   CmdResult fixed = Hetplan(base + " --out " + (d / "fixed.json").string());
   ASSERT_EQ(fixed.code, 0) << fixed.out;
   CmdResult r = Hetplan(base + " --set cim.reprogram=true --out " + (d / "s.json").string());

@@ -97,7 +97,8 @@ CimWrite CimOperatorWrite(const Operator& op, const CimParams& p);
 // Platform.layers returns): {<pu>: {operators: [{id, name, type,
 // weight_rows, weight_cols, rows, cols, row_tiles, col_tiles, copies,
 // crossbars, mvms, latency_us, with a shared ADC pool adcs and
-// mvm_latency_ns, energy_pj: {adc, dac, array, shift_add,
+// mvm_latency_ns, on a reprogramming PU write: {rows, rows_written,
+// write_us, energy_pj}, energy_pj: {adc, dac, array, shift_add,
 // buffer, total} where the circuit gives energies}], crossbars, budget,
 // latency_us, mvm_latency_ns, energy_pj, adc_share}}.
 nlohmann::json CimLayersJson(const Platform& p, const OpGraph& g);
