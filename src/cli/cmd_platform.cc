@@ -124,14 +124,19 @@ void PrintLayers(const nlohmann::json& pus) {
     for (const auto& r : u["operators"]) {
       const std::string energy =
           r.contains("energy_pj") ? fmt::format("{:.4g}", r["energy_pj"]["total"].get<double>() * 1e-6) : "-";
-      std::printf("  %4d  %-28.28s %-8.8s %15s %16s %9lld %9lld %11.2f %12s\n", r["id"].get<int>(),
+      // A shared pool's ADCs and a reprogramming PU's write, where the PU has them.
+      std::string extra;
+      if (r.contains("adcs")) extra += fmt::format("  adcs {}", r["adcs"].get<int64_t>());
+      if (r.contains("write")) extra += fmt::format("  write {:.2f} µs", r["write"]["write_us"].get<double>());
+      std::printf("  %4d  %-28.28s %-8.8s %15s %16s %9lld %9lld %11.2f %12s%s\n", r["id"].get<int>(),
                   r["name"].get<std::string>().c_str(), r["type"].get<std::string>().c_str(),
                   fmt::format("{} x {}", r["rows"].get<int64_t>(), r["cols"].get<int64_t>()).c_str(),
                   fmt::format("{} x {} x {}", r["row_tiles"].get<int64_t>(), r["col_tiles"].get<int64_t>(),
                               r["copies"].get<int64_t>())
                       .c_str(),
                   static_cast<long long>(r["crossbars"].get<int64_t>()),
-                  static_cast<long long>(r["mvms"].get<int64_t>()), r["latency_us"].get<double>(), energy.c_str());
+                  static_cast<long long>(r["mvms"].get<int64_t>()), r["latency_us"].get<double>(), energy.c_str(),
+                  extra.c_str());
     }
     std::printf("  total %lld crossbars (budget %lld), T_acc %.2f µs", static_cast<long long>(u["crossbars"].get<int64_t>()),
                 static_cast<long long>(u["budget"].get<int64_t>()), u["latency_us"].get<double>());

@@ -411,6 +411,10 @@ TEST(Cli, ACircuitModelledCimPricesTimeAndEnergy) {
 TEST(Cli, ASharedAdcPoolIsPlannedRecordedAndValidated) {
   CmdResult show = Hetplan("platform show puma --set cim.shared_adcs=16");
   ASSERT_EQ(show.code, 0) << show.out;
+  // platform layers gives each operator's share: conv1's 16 crossbars take 16 ADCs of 16.
+  CmdResult layers = Hetplan("platform layers puma " + Zoo("resnet18") + " --set cim.shared_adcs=16");
+  ASSERT_EQ(layers.code, 0) << layers.out;
+  EXPECT_NE(layers.out.find("  adcs 16"), std::string::npos) << layers.out;
   EXPECT_NE(show.out.find("ADCs: a pool of 16 shared by the operators running at once; a crossbar's columns take 1"),
             std::string::npos)
       << show.out;
