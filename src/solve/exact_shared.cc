@@ -192,10 +192,7 @@ class SharedAdcSearch {
     const int64_t xb = c_.crossbars(v, q);
     if (rewrite) {
       const int64_t free = pu.capacity - resident_budget_;
-      if (xb > free || pu.lifetime_inferences * static_cast<double>(written_ + xb) >
-                           pu.endurance_writes * static_cast<double>(free)) {
-        return false;
-      }
+      if (xb > free || !WithinEndurance(pu, written_ + xb, free)) return false;
     } else if (pu.spatial && used_[q] + xb > std::min(pu.capacity, q == rw_pu_ ? resident_budget_ : pu.capacity)) {
       return false;
     }

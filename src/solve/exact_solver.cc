@@ -28,6 +28,10 @@ using mip_internal::IlpModel;
 using mip_internal::WriteModels;
 using warm_start::BestHeuristic;
 
+// A shared ADC pool or reprogramming: CIM resources over time, which the
+// series decomposition and the paper's MIP do not model.
+bool TimedResources(const CostModel& c) { return c.has_shared_adcs() || c.has_reprogram(); }
+
 
 // The exact search for the latency objective (exact_search.h: series
 // decomposition, assignment-first branch-and-bound, sequencing search). No
@@ -90,11 +94,16 @@ class StrongSolve {
 
  private:
   // One run of the search with `node_limit` nodes (0: none), its statistics
-  // added to the result's.
+  // added to the result's. CIM resources over time (Timed) take the search of
+  // exact_shared.cc: one thread, and no MIP fallback (the paper's MIP has
+  // neither a pool nor rewriting).
   exact_internal::SearchOutcome Search(int64_t node_limit) {
-    if (Timed()) return SearchShared(node_limit);
-    exact_internal::SearchOutcome out = exact_internal::SolveLatencyBySearch(
-        pr_, cand_, deadline_.at(), options_.relative_gap, node_limit, options_.interrupt, threads_);
+    const bool timed = Timed();
+    exact_internal::SearchOutcome out =
+        timed ? exact_internal::SolveSharedAdcsBySearch(pr_, cand_, deadline_.at(), options_.relative_gap, node_limit,
+                                                        options_.interrupt)
+              : exact_internal::SolveLatencyBySearch(pr_, cand_, deadline_.at(), options_.relative_gap, node_limit,
+                                                     options_.interrupt, threads_);
     ExactStats& st = *result_.exact;
     st.segments = out.stats.segments;
     st.largest_segment = out.stats.largest_segment;
@@ -102,36 +111,26 @@ class StrongSolve {
     st.nodes += out.stats.nodes;
     st.node_limit_reached = st.node_limit_reached || out.stats.budget_exhausted;
     interrupted_ = interrupted_ || out.stats.interrupted;
-    result_.notes.push_back(fmt::format(
-        "strong: {} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes{}", out.stats.segments,
-        out.stats.segments == 1 ? "" : "s", out.stats.largest_segment, out.stats.searches, out.stats.nodes,
-        out.stats.budget_exhausted ? fmt::format(", stopped at the node limit ({})", node_limit) : ""));
+    const std::string stopped =
+        out.stats.budget_exhausted ? fmt::format(", stopped at the node limit ({})", node_limit) : "";
+    if (timed) {
+      const bool reprogram = pr_.costs->has_reprogram();
+      result_.formulation = reprogram ? "reprogram" : "shared-adc";
+      result_.notes.push_back(fmt::format(
+          "{}: branch-and-bound over start-sorted placements, {} pass{}, {} nodes{}; no series decomposition and no "
+          "MIP fallback (the paper's MIP has neither)",
+          reprogram ? "reprogramming" : "shared ADC pool", out.stats.searches, out.stats.searches == 1 ? "" : "es",
+          out.stats.nodes, stopped));
+    } else {
+      result_.notes.push_back(fmt::format("strong: {} segment{} (largest {} operators), {} searches, {} "
+                                          "branch-and-bound nodes{}",
+                                          out.stats.segments, out.stats.segments == 1 ? "" : "s",
+                                          out.stats.largest_segment, out.stats.searches, out.stats.nodes, stopped));
+    }
     return out;
   }
 
-  // A shared ADC pool or reprogramming: CIM resources over time.
-  bool Timed() const { return pr_.costs->has_shared_adcs() || pr_.costs->has_reprogram(); }
-
-  // The search of exact_shared.cc (one thread; the paper's MIP has neither a
-  // pool nor rewriting, so there is no fallback).
-  exact_internal::SearchOutcome SearchShared(int64_t node_limit) {
-    result_.formulation = pr_.costs->has_reprogram() ? "reprogram" : "shared-adc";
-    exact_internal::SearchOutcome out = exact_internal::SolveSharedAdcsBySearch(
-        pr_, cand_, deadline_.at(), options_.relative_gap, node_limit, options_.interrupt);
-    ExactStats& st = *result_.exact;
-    st.segments = 1;
-    st.largest_segment = out.stats.largest_segment;
-    st.searches += out.stats.searches;
-    st.nodes += out.stats.nodes;
-    st.node_limit_reached = st.node_limit_reached || out.stats.budget_exhausted;
-    interrupted_ = interrupted_ || out.stats.interrupted;
-    result_.notes.push_back(fmt::format(
-        "{}: branch-and-bound over start-sorted placements, {} pass{}, {} nodes{}; no series decomposition and no "
-        "MIP fallback (the paper's MIP has neither)",
-        pr_.costs->has_reprogram() ? "reprogramming" : "shared ADC pool", out.stats.searches,
-        out.stats.searches == 1 ? "" : "es", out.stats.nodes, out.stats.budget_exhausted ? fmt::format(", stopped at the node limit ({})", node_limit) : ""));
-    return out;
-  }
+  bool Timed() const { return TimedResources(*pr_.costs); }
 
   bool Proven() const {
     if (!schedule_ || std::isnan(bound_)) return false;
@@ -255,7 +254,7 @@ class ExactSolver final : public Solver {
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options,
                                      const Deadline& deadline) const override {
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
-    if (pr.objective == Objective::kEnergy && (pr.costs->has_shared_adcs() || pr.costs->has_reprogram())) {
+    if (pr.objective == Objective::kEnergy && TimedResources(*pr.costs)) {
       return Error(ErrorCode::kUnsupported,
                    "solver 'exact' plans a shared ADC pool or reprogramming for the latency objective only (energy "
                    "goes through the paper's MIP, which has neither); use --objective latency, a one-request "

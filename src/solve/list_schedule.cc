@@ -9,14 +9,14 @@ namespace hetplan {
 int64_t CumulativeProfile::Held(double t) const {
   int64_t held = 0;
   for (const Hold& h : holds_) {
-    if (h.start <= t && t < h.finish) held += h.adcs;
+    if (h.start <= t && t < h.finish) held += h.amount;
   }
   return held;
 }
 
-double CumulativeProfile::EarliestFit(double ready, double dur, int64_t adcs) const {
-  if (adcs <= 0 || dur <= 0) return ready;
-  if (adcs > pool_) return std::numeric_limits<double>::infinity();
+double CumulativeProfile::EarliestFit(double ready, double dur, int64_t amount) const {
+  if (amount <= 0 || dur <= 0) return ready;
+  if (amount > pool_) return std::numeric_limits<double>::infinity();
   // What is held only changes where a hold starts or ends: [t, t + dur) fits
   // when it fits at t and at every start inside; the candidates for t are
   // ready and the finishes after it.
@@ -26,17 +26,17 @@ double CumulativeProfile::EarliestFit(double ready, double dur, int64_t adcs) co
   }
   std::sort(candidates.begin(), candidates.end());
   for (double t : candidates) {
-    bool fits = Held(t) + adcs <= pool_;
+    bool fits = Held(t) + amount <= pool_;
     for (size_t i = 0; fits && i < holds_.size(); ++i) {
-      if (holds_[i].start > t && holds_[i].start < t + dur) fits = Held(holds_[i].start) + adcs <= pool_;
+      if (holds_[i].start > t && holds_[i].start < t + dur) fits = Held(holds_[i].start) + amount <= pool_;
     }
     if (fits) return t;
   }
   return std::numeric_limits<double>::infinity();  // unreachable: after the last finish everything is free
 }
 
-double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const CumulativeProfile& adc, int64_t adcs, double ready,
-                       double dur) {
+double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const CumulativeProfile& adc, int64_t adcs,
+                       double ready, double dur) {
   double t = ready;
   for (;;) {
     double next = crossbars > 0 ? xb.EarliestFit(t, dur, crossbars) : t;
@@ -44,6 +44,10 @@ double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const Cum
     if (next == t || !std::isfinite(next)) return next;
     t = next;
   }
+}
+
+bool WithinEndurance(const PuInfo& pu, int64_t written, int64_t free) {
+  return pu.lifetime_inferences * static_cast<double>(written) <= pu.endurance_writes * static_cast<double>(free);
 }
 
 int64_t RewritableCrossbars(const Problem& p, int q, const std::vector<int>& assignment,
@@ -115,10 +119,7 @@ bool FitsCapacity(const Problem& p, const std::vector<int>& assignment, const st
     if (!pu.spatial) continue;
     const int64_t free = pu.capacity - used[q];
     if (free < 0 || largest[q] > free) return false;
-    if (written[q] > 0 && pu.lifetime_inferences * static_cast<double>(written[q]) >
-                              pu.endurance_writes * static_cast<double>(free)) {
-      return false;
-    }
+    if (written[q] > 0 && !WithinEndurance(pu, written[q], free)) return false;
   }
   return true;
 }

@@ -18,23 +18,23 @@ namespace hetplan {
 
 // A cumulative resource (a shared ADC pool, or the crossbars rewritten
 // operators take in turn) held over time by the operators placed so far:
-// operator i holds adcs_i of `pool` over [start_i, finish_i).
+// operator i holds amount_i of `pool` over [start_i, finish_i).
 class CumulativeProfile {
  public:
   explicit CumulativeProfile(int64_t pool = 0) : pool_(pool) {}
-  // The earliest t ≥ ready at which `adcs` more are free over [t, t + dur):
-  // ready itself or the finish of a placed operator (when adcs exceed the
-  // pool, never: +inf).
-  double EarliestFit(double ready, double dur, int64_t adcs) const;
-  void Add(double start, double finish, int64_t adcs) { holds_.push_back({start, finish, adcs}); }
+  // The earliest t ≥ ready at which `amount` more are free over
+  // [t, t + dur): ready itself or the finish of a placed operator (when
+  // amount exceeds the pool, never: +inf).
+  double EarliestFit(double ready, double dur, int64_t amount) const;
+  void Add(double start, double finish, int64_t amount) { holds_.push_back({start, finish, amount}); }
   void Pop() { holds_.pop_back(); }
 
  private:
   struct Hold {
     double start, finish;
-    int64_t adcs;
+    int64_t amount;
   };
-  int64_t Held(double t) const;  // Σ adcs over holds with start ≤ t < finish
+  int64_t Held(double t) const;  // Σ amount over holds with start ≤ t < finish
   int64_t pool_;
   std::vector<Hold> holds_;
 };
@@ -62,8 +62,13 @@ int64_t RewritableCrossbars(const Problem& p, int q, const std::vector<int>& ass
 
 // The earliest t ≥ ready at which both profiles fit an operator of `dur` µs
 // holding `crossbars` of the first and `adcs` of the second (0: no need).
-double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const CumulativeProfile& adc, int64_t adcs, double ready,
-                       double dur);
+double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const CumulativeProfile& adc, int64_t adcs,
+                       double ready, double dur);
+
+// The endurance budget of reprogramming PU `pu`: `written` crossbars
+// rewritten every inference, wear-levelled over the `free` ones no resident
+// operator holds, within endurance_writes over lifetime_inferences.
+bool WithinEndurance(const PuInfo& pu, int64_t written, int64_t free);
 
 // Every operator on `pu`, list-scheduled; nullopt when some operator is
 // unsupported there or the whole model exceeds its capacity.
