@@ -223,7 +223,7 @@ def test_solvers_describe_themselves():
     exact = hetplan.solvers()[0]
     assert isinstance(exact, hetplan.MethodInfo)
     assert exact.family == "exact" and exact.proves_optimality and exact.time_limit and exact.docs == "docs/ilp.md"
-    assert set(exact.objectives) == {"latency", "energy"}
+    assert set(exact.objectives) == {"latency", "energy", "throughput"}
 
 
 def test_plan_options_reach_the_method(data, tmp_path):

@@ -133,6 +133,8 @@ bool SetAnalyticalCosts(const OpGraph& g, const ProcessingUnit& pu, int p, CostM
       if (!CimSupports(op, pu.cim)) continue;
       c->set_latency(op.id, p, CimLatencyUs(op, pu.cim));
       c->set_crossbars(op.id, p, CimCrossbars(op, pu.cim));
+      const int64_t mvms = CimMvmCount(op, pu.cim);
+      c->set_mvms(op.id, p, mvms, static_cast<double>(mvms) * pu.cim.MvmLatencyNs(CimCrossbars(op, pu.cim)) * 1e-3);
       if (c->pu(p).adc_pool > 0) c->set_adcs(op.id, p, pu.cim.AdcDemand(CimCrossbars(op, pu.cim)));
       if (pu.cim.reprogram) {
         const CimWrite w = CimOperatorWrite(op, pu.cim);

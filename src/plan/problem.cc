@@ -52,7 +52,8 @@ Result<Objective> ParseObjective(std::string_view text) {
   const std::string t = LowerAscii(text);
   if (t == "latency") return Objective::kLatency;
   if (t == "energy") return Objective::kEnergy;
-  return Error(ErrorCode::kInvalidArgument, "objective '{}': unknown; use 'latency' or 'energy'", text);
+  if (t == "throughput") return Objective::kThroughput;
+  return Error(ErrorCode::kInvalidArgument, "objective '{}': unknown; use 'latency', 'energy' or 'throughput'", text);
 }
 
 std::string ToString(Objective o) {
@@ -61,6 +62,8 @@ std::string ToString(Objective o) {
       return "latency";
     case Objective::kEnergy:
       return "energy";
+    case Objective::kThroughput:
+      return "throughput";
   }
   return "unknown";
 }
@@ -214,7 +217,8 @@ Status ValidateProblem(const Problem& p) {
 }
 
 double ScheduledDuration(const CostModel& c, int v, const ScheduledOp& op) {
-  return c.latency_us(v, op.device) * op.slowdown + (op.rewritten ? c.write_us(v, op.device) : 0.0);
+  return c.replicated_latency_us(v, op.device, op.replicas) * op.slowdown +
+         (op.rewritten ? c.write_us(v, op.device) : 0.0);
 }
 
 std::optional<double> OperatorEnergy(const CostModel& c, int v, const ScheduledOp& op) {

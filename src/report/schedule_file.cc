@@ -7,6 +7,7 @@
 #include <set>
 
 #include "hetplan/graph/dtype.h"
+#include "hetplan/solve/throughput.h"
 #include "hetplan/util/io.h"
 
 namespace hetplan {
@@ -200,7 +201,8 @@ nlohmann::json DeviceJson(const CostModel& c, int p) {
 
 // One entry of operators[]; `ids`: the physical crossbars it holds on a
 // reprogramming device (nullptr elsewhere).
-nlohmann::json OperatorJson(const Operator& op, const CostModel& c, const ScheduledOp& so, const CrossbarRanges* ids) {
+nlohmann::json OperatorJson(const Operator& op, const CostModel& c, const ScheduledOp& so, const CrossbarRanges* ids,
+                            bool stream) {
   const int k = c.num_pus();
   nlohmann::json o;
   o["id"] = op.id;
@@ -215,6 +217,22 @@ nlohmann::json OperatorJson(const Operator& op, const CostModel& c, const Schedu
   }
   o["cost_us"] = std::move(cost);
   o["crossbars"] = crossbars;
+  // A stream's plan: what the validator needs to time a replicated operator
+  // (CostModel::replicated_latency_us) on each spatial device that counts
+  // its MVMs.
+  if (stream) {
+    nlohmann::json mvms = nlohmann::json::object(), mvm_us = nlohmann::json::object();
+    for (int p = 0; p < k; ++p) {
+      if (c.pu(p).spatial && c.supported(op.id, p) && c.mvms(op.id, p) > 0) {
+        mvms[c.pu(p).name] = c.mvms(op.id, p);
+        mvm_us[c.pu(p).name] = c.mvm_us(op.id, p);
+      }
+    }
+    if (!mvms.empty()) {
+      o["mvms"] = std::move(mvms);
+      o["mvm_us"] = std::move(mvm_us);
+    }
+  }
   // Energy beyond power × time (a CIM circuit's conversions, reads, buffer
   // accesses), on each PU that prices it; absent elsewhere.
   if (c.has_op_energy()) {
@@ -240,6 +258,10 @@ nlohmann::json OperatorJson(const Operator& op, const CostModel& c, const Schedu
   o["finish_us"] = so.finish_us;
   if (so.slowdown != 1.0) o["slowdown"] = so.slowdown;
   if (so.request != 0) o["request"] = so.request;
+  if (stream) {
+    o["replicas"] = so.replicas;
+    o["stage"] = so.stage;
+  }
   if (ids != nullptr) {
     nlohmann::json ranges = nlohmann::json::array();
     for (const auto& [first, last] : *ids) ranges.push_back({first, last});
@@ -286,7 +308,8 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
   auto& ops = j["operators"] = nlohmann::json::array();
   for (const Operator& op : g.operators()) {
     const ScheduledOp& so = s.ops[op.id];
-    ops.push_back(OperatorJson(op, c, so, ids[so.device].empty() ? nullptr : &ids[so.device][op.id]));
+    ops.push_back(OperatorJson(op, c, so, ids[so.device].empty() ? nullptr : &ids[so.device][op.id],
+                               s.initiation_interval_us.has_value()));
   }
   auto& edges = j["edges"] = nlohmann::json::array();
   for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
@@ -295,10 +318,23 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
     nlohmann::json transfer = nullptr;
     if (du != dv) transfer = c.transfer_us(e, du, dv);
     else if (k == 2) transfer = c.transfer_us(e, du, 1 - du);
-    edges.push_back({{"from", edge.from}, {"to", edge.to}, {"elements", edge.elements}, {"bytes", edge.bytes},
-                     {"transfer_us", transfer}});
+    nlohmann::json row = {{"from", edge.from}, {"to", edge.to},       {"elements", edge.elements},
+                          {"bytes", edge.bytes}, {"transfer_us", transfer}};
+    // A stream's transfer holds the link between its devices from then.
+    if (s.initiation_interval_us && du != dv) row["transfer_start_us"] = s.transfer_start_us[e];
+    edges.push_back(std::move(row));
   }
   j["makespan_us"] = s.makespan_us;
+  if (s.initiation_interval_us) {
+    j["initiation_interval_us"] = *s.initiation_interval_us;
+    j["inputs_per_s"] = *s.initiation_interval_us > 0 ? nlohmann::json(1e6 / *s.initiation_interval_us)
+                                                      : nlohmann::json(nullptr);
+  } else if (ctx.request_models.size() <= 1) {
+    // What the plan would sustain with inputs pipelined (throughput.h).
+    std::vector<int> a(s.ops.size());
+    for (size_t v = 0; v < a.size(); ++v) a[v] = s.ops[v].device;
+    j["pipelined_ii_us"] = ComputeStreamLoads(*ctx.problem, a).interval_us();
+  }
   j["energy_uj"] = NumOrNull(s.energy_uj);
   const SolveResult& r = *ctx.result;
   j["solver"] = {{"name", r.solver},
@@ -325,8 +361,10 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
   j["baselines"] = nlohmann::json::object();
   for (const auto& [key, value] : ctx.baselines) j["baselines"][key] = value;
   auto cpu = ctx.baselines.find("cpu_only_us");
-  j["speedup"] = cpu != ctx.baselines.end() && s.makespan_us > 0 ? nlohmann::json(cpu->second / s.makespan_us)
-                                                                  : nlohmann::json(nullptr);
+  // For a stream: inputs per second against the host running one after another.
+  const double per_input = s.initiation_interval_us.value_or(s.makespan_us);
+  j["speedup"] = cpu != ctx.baselines.end() && per_input > 0 ? nlohmann::json(cpu->second / per_input)
+                                                             : nlohmann::json(nullptr);
   std::vector<std::string> notes = ctx.notes;
   notes.insert(notes.end(), r.notes.begin(), r.notes.end());
   for (auto& line : PlanAssumptionLines(ctx.model->assumptions)) notes.push_back(std::move(line));

@@ -13,6 +13,8 @@
 namespace hetplan::backends {
 
 std::unique_ptr<Solver> MakeExactSolver();  // exact_solver.cc
+// The exact method's throughput objective (throughput_solver.cc).
+Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& options, const Deadline& deadline);
 std::unique_ptr<Solver> MakeMipSolver();    // mip_solver.cc
 // map, map_parallel, map_concurrent (mapping_solvers.cc).
 std::vector<std::unique_ptr<Solver>> MakeMappingSolvers();

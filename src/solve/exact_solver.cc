@@ -237,7 +237,7 @@ class ExactSolver final : public Solver {
     info_.summary =
         "exact search: series decomposition, branch-and-bound, sequencing search (energy: the paper's MIP on CBC)";
     info_.family = MethodFamily::kExact;
-    info_.objectives = {Objective::kLatency, Objective::kEnergy};
+    info_.objectives = {Objective::kLatency, Objective::kEnergy, Objective::kThroughput};
     info_.proves_optimality = true;
     info_.time_limit = true;
     info_.shared_adcs = true;
@@ -249,7 +249,7 @@ class ExactSolver final : public Solver {
   // search spends a node limit without a proof (options.exact.node_limit 0:
   // the search alone).
   bool UsesCbc(Objective objective, const SolveOptions& options) const override {
-    return objective == Objective::kEnergy || options.exact.node_limit > 0;
+    return objective == Objective::kEnergy || (objective == Objective::kLatency && options.exact.node_limit > 0);
   }
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options,
                                      const Deadline& deadline) const override {
@@ -261,6 +261,7 @@ class ExactSolver final : public Solver {
                    "baseline, or remove shared_adcs and reprogram");
     }
     if (pr.graph->size() == 0) return mip_internal::EmptyProblemResult("strong");
+    if (pr.objective == Objective::kThroughput) return backends::SolveThroughput(pr, options, deadline);
     if (pr.objective == Objective::kLatency) return SolveStrong(pr, options, deadline);
     SolveResult result;
     result.notes.push_back("the strong formulation covers the latency objective; energy is solved with the paper's");

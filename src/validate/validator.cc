@@ -26,6 +26,7 @@ std::string Short(const std::string& name) {
 }
 
 struct Device {
+  int index = 0;  // in devices[]
   std::string kind;
   bool spatial = false;
   std::optional<double> capacity;
@@ -65,6 +66,7 @@ struct Op {
   std::vector<std::pair<double, double>> ids;  // crossbar_ids ranges
   bool has_ids = false;
   int request = 0;
+  double replicas = 1;  // a stream's: copies of its weights on a spatial device
   bool ok = false;
 };
 
@@ -77,7 +79,84 @@ struct Parsed {
   double latest = 0;
   double energy_sum = 0.0;
   bool energy_defined = true;
+  // A stream's cyclic schedule: every input runs each operator and transfer
+  // at its time + i × II; and the transfers as they hold the link between
+  // their devices (by "a|b", a < b).
+  std::optional<double> ii;
+  struct Slot {
+    std::string name;
+    double start, length;
+  };
+  std::map<std::string, std::vector<Slot>> links;
 };
+
+// A stream's resource is used at most once at any moment of the cycle: the
+// slots [start, start + length) taken modulo the II are at most II long and
+// pairwise disjoint.
+void CheckModulo(const std::string& what, double ii, const std::vector<Parsed::Slot>& slots,
+                 std::vector<std::string>& out) {
+  std::vector<std::pair<double, const Parsed::Slot*>> on;
+  for (const Parsed::Slot& s : slots) {
+    if (Near(s.length, 0)) continue;
+    if (!Below(s.length, ii)) {
+      out.push_back(fmt::format("stream: '{}' takes {} µs of {}, longer than the II ({} µs)", s.name, s.length, what, ii));
+      return;
+    }
+    double r = std::fmod(std::max(s.start, 0.0), ii);
+    if (Near(r, ii)) r = 0;
+    on.emplace_back(r, &s);
+  }
+  std::sort(on.begin(), on.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (on.size() < 2) return;
+  for (size_t i = 0; i < on.size(); ++i) {
+    const size_t j = (i + 1) % on.size();
+    const double next = j == 0 ? on[0].first + ii : on[j].first;
+    if (!Below(on[i].first + on[i].second->length, next)) {
+      out.push_back(fmt::format("stream: '{}' and '{}' overlap on {} within one II of {} µs ({} µs into the cycle "
+                                "for {} µs, and {} µs into it)",
+                                on[i].second->name, on[j].second->name, what, ii, on[i].first,
+                                on[i].second->length, on[j].first));
+      return;  // one line per resource
+    }
+  }
+}
+
+// A stream operator's replicas and stage, and its time with its copies:
+// cost − mvm_us + ceil(mvms / replicas) × mvm_us / mvms (the copies share its
+// MVMs). Returns the cost to check finish − start against.
+double ReadStreamOperator(const nlohmann::json& o, const Device& dev, double ii, Op& op, const std::string& where,
+                          std::vector<std::string>& out) {
+  if (!o.contains("replicas") || !o["replicas"].is_number_integer() || o["replicas"].get<int64_t>() < 1) {
+    out.push_back(where + ": a stream's operator needs an integer 'replicas' ≥ 1");
+    return op.cost;
+  }
+  op.replicas = static_cast<double>(o["replicas"].get<int64_t>());
+  if (!o.contains("stage") || !o["stage"].is_number_integer() ||
+      o["stage"].get<int64_t>() != static_cast<int64_t>(std::floor(op.start / ii + 1e-9))) {
+    out.push_back(fmt::format("{}: 'stage' must be floor(start_us / II) = {}", where,
+                              static_cast<int64_t>(std::floor(op.start / ii + 1e-9))));
+  }
+  if (op.replicas == 1) return op.cost;
+  if (!dev.spatial) {
+    out.push_back(fmt::format("{}: {} replicas on serial '{}'; only a spatial device holds copies", where, op.replicas,
+                              Short(op.device)));
+    return op.cost;
+  }
+  const bool counted = o.contains("mvms") && o["mvms"].is_object() && o["mvms"].contains(op.device) &&
+                       o.contains("mvm_us") && o["mvm_us"].is_object() && o["mvm_us"].contains(op.device);
+  if (!counted) {
+    out.push_back(fmt::format("{}: {} replicas on '{}' but no mvms and mvm_us there to time them", where, op.replicas,
+                              Short(op.device)));
+    return op.cost;
+  }
+  auto n = Num(o["mvms"], op.device.c_str(), where + " mvms", out);
+  auto us = Num(o["mvm_us"], op.device.c_str(), where + " mvm_us", out);
+  if (!n || !us || *n < 1 || *us < 0 || *us > op.cost * (1 + kValidateTolerance)) {
+    out.push_back(where + ": mvms must be ≥ 1 and mvm_us within cost_us");
+    return op.cost;
+  }
+  return op.cost - *us + std::ceil(*n / op.replicas) * *us / *n;
+}
 
 // The devices (false when there are none to check against).
 bool ReadDevices(const nlohmann::json& s, Parsed& p, std::vector<std::string>& out) {
@@ -94,6 +173,7 @@ bool ReadDevices(const nlohmann::json& s, Parsed& p, std::vector<std::string>& o
       continue;
     }
     Device dev;
+    dev.index = static_cast<int>(i);
     dev.kind = d.contains("kind") && d["kind"].is_string() ? d["kind"].get<std::string>() : "";
     std::string exec = d.contains("execution") && d["execution"].is_string() ? d["execution"].get<std::string>() : "";
     if (exec != "serial" && exec != "spatial") {
@@ -218,6 +298,7 @@ void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std:
   if (o.contains("adcs") && o["adcs"].is_object() && o["adcs"].contains(op.device)) {
     op.adcs = Num(o["adcs"], op.device.c_str(), where + " adcs", out);
   }
+  if (p.ii) op.cost = ReadStreamOperator(o, dev->second, *p.ii, op, where, out);
   const double write_us = ReadWrite(o, dev->second, op, where, out);
   if (!Near(op.finish - op.start, op.cost * op.slowdown + write_us)) {
     out.push_back(fmt::format("{}: finish − start = {} µs, but {}cost × slowdown on '{}' = {} µs", where,
@@ -245,7 +326,7 @@ void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std:
 }
 
 // Edges: precedence with transfers.
-void CheckEdges(const nlohmann::json& s, const Parsed& p, ValidationReport& r) {
+void CheckEdges(const nlohmann::json& s, Parsed& p, ValidationReport& r) {
   auto& out = r.violations;
   if (s.contains("edges") && s["edges"].is_array()) {
     r.edges = static_cast<int>(s["edges"].size());
@@ -275,10 +356,25 @@ void CheckEdges(const nlohmann::json& s, const Parsed& p, ValidationReport& r) {
         transfer = *t;
         if (transfer < 0) out.push_back(fmt::format("{}: negative transfer_us", where));
       }
-      if (!Below(u.finish + transfer, v.start)) {
+      // A stream's transfer holds the link between the two devices from its start.
+      double sent = u.finish;
+      if (p.ii && u.device != v.device) {
+        auto ts = Num(e, "transfer_start_us", where, out);
+        if (!ts) continue;
+        if (!Below(u.finish, *ts)) {
+          out.push_back(fmt::format("{}: the transfer from '{}' starts at {} µs, before it finishes at {} µs", where,
+                                    u.name, *ts, u.finish));
+        }
+        sent = std::max(sent, *ts);
+        const bool ordered = p.devices[u.device].index < p.devices[v.device].index;
+        const std::string& a = ordered ? u.device : v.device;
+        const std::string& b = ordered ? v.device : u.device;
+        p.links[Short(a) + "-" + Short(b)].push_back({fmt::format("transfer {} -> {}", u.name, v.name), *ts, transfer});
+      }
+      if (!Below(sent + transfer, v.start)) {
         out.push_back(fmt::format("precedence: '{}' starts at {} µs before its input from '{}' arrives at {} µs "
                                   "(finish {} + transfer {})",
-                                  v.name, v.start, u.name, u.finish + transfer, u.finish, transfer));
+                                  v.name, v.start, u.name, sent + transfer, u.finish, transfer));
       }
     }
   } else {
@@ -371,7 +467,9 @@ void CheckReprogram(const std::string& name, const Device& dev, const std::vecto
   }
 }
 
-// Serial devices: no overlap. Spatial devices: capacity, and a shared ADC pool.
+// Serial devices: no overlap (a stream's: none within one II). Spatial devices:
+// capacity (a stream's: with replicas, and no operator longer than the II),
+// and a shared ADC pool.
 void CheckDevices(Parsed& p, std::vector<std::string>& out) {
   std::map<std::string, std::vector<const Op*>> on;
   for (const Op& op : p.ops) {
@@ -384,7 +482,16 @@ void CheckDevices(Parsed& p, std::vector<std::string>& out) {
       bool missing = false;
       for (const Op* op : list) {
         if (!op->crossbars) missing = true;
-        else if (!op->rewritten) used += *op->crossbars;  // a rewritten operator's crossbars: CheckReprogram
+        else if (!op->rewritten) used += op->replicas * *op->crossbars;  // rewritten: CheckReprogram
+        // A stream: each operator's crossbars serve one input at a time.
+        if (p.ii && !Below(op->finish - op->start, *p.ii)) {
+          out.push_back(fmt::format("stream: '{}' runs {} µs on '{}', longer than the II ({} µs)", op->name,
+                                    op->finish - op->start, Short(name), *p.ii));
+        }
+      }
+      if (p.ii && (dev.shared_adcs || dev.reprogram)) {
+        out.push_back(fmt::format("stream: '{}' shares ADCs or reprograms, which a stream's schedule does not model",
+                                  Short(name)));
       }
       if (missing) out.push_back(fmt::format("device '{}': an operator on it has no 'crossbars'", Short(name)));
       if (dev.capacity && used > *dev.capacity + 1e-9) {
@@ -393,6 +500,12 @@ void CheckDevices(Parsed& p, std::vector<std::string>& out) {
       }
       if (dev.shared_adcs) CheckSharedAdcs(name, *dev.shared_adcs, list, out);
       if (dev.reprogram) CheckReprogram(name, dev, list, out);
+      continue;
+    }
+    if (p.ii) {
+      std::vector<Parsed::Slot> slots;
+      for (const Op* op : list) slots.push_back({op->name, op->start, op->finish - op->start});
+      CheckModulo(fmt::format("serial '{}'", Short(name)), *p.ii, slots, out);
       continue;
     }
     std::sort(list.begin(), list.end(), [](const Op* a, const Op* b) {
@@ -444,6 +557,17 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
   }
   Parsed p;
   if (!ReadDevices(s, p, out)) return r;
+  if (s.contains("initiation_interval_us") && !s["initiation_interval_us"].is_null()) {
+    p.ii = Num(s, "initiation_interval_us", "schedule", out);
+    if (p.ii && *p.ii <= 0) {
+      out.push_back("initiation_interval_us must be > 0");
+      p.ii.reset();
+    }
+    auto rate = Num(s, "inputs_per_s", "schedule", out, /*required=*/false);
+    if (p.ii && rate && !Near(*rate, 1e6 / *p.ii)) {
+      out.push_back(fmt::format("inputs_per_s = {} but 10^6 / initiation_interval_us = {}", *rate, 1e6 / *p.ii));
+    }
+  }
   // Operators.
   if (!s.contains("operators") || !s["operators"].is_array()) {
     out.push_back("'operators' is missing");
@@ -455,6 +579,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
   for (size_t i = 0; i < ops.size(); ++i) ReadOperator(ops[i], i, p, out);
   CheckEdges(s, p, r);
   CheckDevices(p, out);
+  for (const auto& [link, slots] : p.links) CheckModulo("link " + link, *p.ii, slots, out);
   CheckTotals(s, p, out);
   return r;
 }

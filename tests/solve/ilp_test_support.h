@@ -238,6 +238,16 @@ struct TestOptions : SolveOptions {
   std::string solver = "exact";
 };
 
+// The exact method on one thread, to a zero gap, with a minute to prove it.
+inline TestOptions ExactToZeroGap() {
+  TestOptions o;
+  o.solver = "exact";
+  o.threads = 1;
+  o.relative_gap = 0;
+  o.time_limit_s = 60;
+  return o;
+}
+
 inline SolveResult MustSolve(const Problem& p, const TestOptions& o) {
   auto r = Solve(o.solver, p, o);
   EXPECT_TRUE(r.ok()) << r.status().message();

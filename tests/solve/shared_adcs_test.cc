@@ -21,14 +21,7 @@ namespace {
 
 using namespace ilp_test;  // NOLINT(google-build-using-namespace): the shared test helpers
 
-TestOptions Exact() {
-  TestOptions o;
-  o.solver = "exact";
-  o.threads = 1;
-  o.relative_gap = 0;
-  o.time_limit_s = 60;
-  return o;
-}
+TestOptions Exact() { return ExactToZeroGap(); }
 
 // The same instance with a pool of `pool` ADCs on the spatial PU, every
 // operator there holding 1..pool of them, or with `crowded` more than half

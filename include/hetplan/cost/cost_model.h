@@ -6,6 +6,7 @@
 // solvers see only this.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -135,6 +136,32 @@ class CostModel {
     if (writes_.empty()) writes_.assign(static_cast<size_t>(n_) * k_, Write{});
     writes_[Idx(v, p)] = w;
   }
+  // v's matrix-vector products on spatial p (the analytical CIM model's
+  // N_mvm and their N_mvm × T_mvm); 0 where the costs do not say (a cost
+  // table), so v cannot be replicated there.
+  int64_t mvms(int v, int p) const { return mvms_.empty() ? 0 : mvms_[Idx(v, p)]; }
+  double mvm_us(int v, int p) const { return mvm_us_.empty() ? 0.0 : mvm_us_[Idx(v, p)]; }
+  void set_mvms(int v, int p, int64_t count, double us) {
+    if (mvms_.empty()) {
+      mvms_.assign(static_cast<size_t>(n_) * k_, 0);
+      mvm_us_.assign(static_cast<size_t>(n_) * k_, 0.0);
+    }
+    mvms_[Idx(v, p)] = count;
+    mvm_us_[Idx(v, p)] = us;
+  }
+  // The most copies of v's weights worth holding on p: one per MVM (more
+  // would idle), 1 where v's MVMs are unknown or p is not spatial.
+  int64_t max_replicas(int v, int p) const { return pus_[p].spatial ? std::max<int64_t>(1, mvms(v, p)) : 1; }
+  // v's time on spatial p with its weights held `replicas` times (weight
+  // duplication): the copies share its MVMs, ceil(N_mvm / replicas) each in
+  // turn, while its loads and stores over the CIM's bandwidth take as long
+  // as before. latency_us(v, p) for one copy.
+  double replicated_latency_us(int v, int p, int64_t replicas) const {
+    const int64_t n = mvms(v, p);
+    if (replicas <= 1 || n <= 1) return latency_us(v, p);
+    const int64_t each = (n + replicas - 1) / replicas;
+    return latency_us(v, p) - mvm_us(v, p) + mvm_us(v, p) * static_cast<double>(each) / static_cast<double>(n);
+  }
   void set_adcs(int v, int p, int64_t n) {
     if (adcs_.empty()) adcs_.assign(static_cast<size_t>(n_) * k_, 0);
     adcs_[Idx(v, p)] = n;
@@ -168,6 +195,8 @@ class CostModel {
   std::vector<int64_t> crossbars_;
   std::vector<double> op_energy_;  // empty: none anywhere
   std::vector<int64_t> adcs_;      // empty: no shared ADC pool anywhere
+  std::vector<int64_t> mvms_;      // empty: no MVM counts anywhere
+  std::vector<double> mvm_us_;
   std::vector<Write> writes_;      // empty: no reprogramming PU
   std::vector<double> h2d_, d2h_;
   std::vector<double> transfer_;

@@ -17,7 +17,8 @@
 
 namespace hetplan {
 
-enum class Objective { kLatency, kEnergy };
+// kThroughput: the initiation interval of a stream of inputs (docs/throughput.md).
+enum class Objective { kLatency, kEnergy, kThroughput };
 Result<Objective> ParseObjective(std::string_view text);
 std::string ToString(Objective o);
 
@@ -34,7 +35,8 @@ struct Problem {
   const OpGraph* graph = nullptr;
   const CostModel* costs = nullptr;
   Objective objective = Objective::kLatency;
-  // With the energy objective: makespan ≤ cap.
+  // With the energy objective: makespan ≤ cap; with throughput, one input's
+  // latency ≤ cap (--max-latency).
   std::optional<double> latency_cap_us;
   // Null: one request. Otherwise the graph holds two (see RequestSet).
   const RequestSet* requests = nullptr;
@@ -56,6 +58,11 @@ struct ScheduledOp {
   // On a reprogramming PU: its weights are written at start_us (write_us of
   // them), then it runs; it holds its crossbars until finish_us only.
   bool rewritten = false;
+  // A stream's schedule (Schedule::initiation_interval_us): the copies of its
+  // weights on a spatial PU (CostModel::replicated_latency_us), and its stage,
+  // floor(start_us / II).
+  int64_t replicas = 1;
+  int stage = 0;
 };
 
 // finish − start of a scheduled operator: its cost × slowdown, after its
@@ -64,8 +71,14 @@ double ScheduledDuration(const CostModel& c, int v, const ScheduledOp& op);
 
 struct Schedule {
   std::vector<ScheduledOp> ops;
-  double makespan_us = 0;
+  double makespan_us = 0;           // one input's latency: the latest finish
   std::optional<double> energy_uj;  // null when a used PU has no power
+  // A cyclic schedule of a stream: input i runs every operator (and transfer)
+  // at its time + i × II. Null for one inference.
+  std::optional<double> initiation_interval_us;
+  // With an II: per edge, when its transfer starts on the link between its
+  // ends' PUs (NaN when both ends share a PU).
+  std::vector<double> transfer_start_us;
 };
 
 // One scheduled operator's energy: its ScheduledDuration × power plus its own

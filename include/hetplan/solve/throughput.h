@@ -1,0 +1,69 @@
+// Streams of inputs: the initiation interval (II) a plan sustains when
+// successive inputs overlap, the cyclic schedule that realises it, and the
+// exact search for the smallest II (the throughput objective; docs/throughput.md
+// states the model). In steady state every resource serves each input once
+// per II: a serial PU its operators one after another, a link the transfers
+// between its two PUs one after another, and each operator on a spatial PU its
+// own crossbars (held `replicas` times, CostModel::replicated_latency_us).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetplan/plan/problem.h"
+
+namespace hetplan {
+
+// What one input keeps each resource busy for under a plan.
+struct StreamLoads {
+  std::vector<double> serial_us;  // per PU: Σ its operators' time (0 for spatial PUs)
+  std::vector<double> link_us;    // per PU pair p < q at p × k + q: Σ the transfers between them
+  double spatial_us = 0;          // the longest operator on a spatial PU, after replication
+  int spatial_op = -1;            // which operator that is
+  std::vector<int64_t> crossbars; // per PU: Σ replicas × crossbars
+  // max of all the above: the smallest II the plan can run at.
+  double interval_us() const;
+  // Which resource sets it: "pu cpu", "link cpu-cim", "operator 12 on cim".
+  std::string Bottleneck(const CostModel& c) const;
+};
+
+// `replicas` null: one copy of every operator.
+StreamLoads ComputeStreamLoads(const Problem& p, const std::vector<int>& assignment,
+                               const std::vector<int64_t>* replicas = nullptr);
+
+// A cyclic schedule of `assignment` at interval `ii` (≥ the plan's
+// StreamLoads::interval_us()): operators and transfers are placed in the
+// order of the assignment's list schedule, each as early as its inputs and a
+// free slot of its resource modulo `ii` allow (a modulo list scheduler); if
+// a resource's free time is too fragmented, every resource's slots are laid
+// end to end instead. The result has initiation_interval_us, each operator's
+// replicas and stage, and transfer_start_us.
+Schedule CyclicSchedule(const Problem& p, const std::vector<int>& assignment, const std::vector<int64_t>& replicas,
+                        double ii);
+
+struct ThroughputSearchResult {
+  std::vector<int> assignment;      // empty when none was found
+  std::vector<int64_t> replicas;
+  double interval_us = 0;           // its II
+  double bound_us = 0;              // proven: no plan runs at a smaller II
+  bool complete = false;            // the search proved interval_us optimal
+  bool infeasible = false;          // proven: no plan fits
+  int thresholds = 0;               // spatial-time thresholds tried
+  int64_t nodes = 0;                // branch-and-bound nodes over all of them
+  bool interrupted = false;
+};
+
+// The smallest II over every assignment and replication that fits the
+// crossbar budgets: a search over the spatial operators' time threshold T
+// (each operator on a spatial PU takes the fewest copies that bring it
+// within T), each step a branch-and-bound over the assignment minimising the
+// largest serial PU's and link's load with a fractional-knapsack bound.
+// Stops at `deadline` with what it proved; `relative_gap` as SolveOptions'.
+ThroughputSearchResult SolveThroughputBySearch(const Problem& p, std::chrono::steady_clock::time_point deadline,
+                                               double relative_gap, const std::atomic<bool>* interrupt);
+
+}  // namespace hetplan

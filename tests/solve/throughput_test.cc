@@ -1,0 +1,287 @@
+// The throughput objective: the exact search's initiation interval equals
+// brute force over every assignment and every replication that fits the
+// budgets; its cyclic schedule passes the independent validator, which
+// catches a resource used twice within one II, a wrong stage, a transfer
+// that leaves early and a budget exceeded by copies, from the file alone.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hetplan/solve/solver.h"
+#include "hetplan/solve/throughput.h"
+#include "hetplan/validate/validator.h"
+#include "solve/ilp_test_support.h"
+
+namespace hetplan {
+namespace {
+
+using namespace ilp_test;  // NOLINT(google-build-using-namespace): the shared test helpers
+
+TestOptions Exact() { return ExactToZeroGap(); }
+
+// Gives every operator a spatial PU runs 1..4 MVMs taking part of its time,
+// so that copies of its weights shorten it.
+void AddMvms(Instance* inst, std::mt19937& rng) {
+  CostModel& c = inst->costs;
+  for (int v = 0; v < c.num_ops(); ++v) {
+    for (int q = 0; q < c.num_pus(); ++q) {
+      if (!c.pu(q).spatial || !c.supported(v, q)) continue;
+      const int64_t n = 1 + static_cast<int64_t>(rng() % 4);
+      const double share = 0.5 + 0.5 * static_cast<double>(rng() % 3) / 2.0;  // 50, 75 or 100 %
+      c.set_mvms(v, q, n, c.latency_us(v, q) * share);
+    }
+  }
+}
+
+// The stream's schedule in the file format: ToScheduleJson's plus the II,
+// each operator's replicas, stage and MVMs, and each transfer's start.
+nlohmann::json StreamJson(const Problem& p, const Schedule& s) {
+  const CostModel& c = *p.costs;
+  nlohmann::json j = ToScheduleJson(p, s);
+  j["initiation_interval_us"] = *s.initiation_interval_us;
+  for (int v = 0; v < c.num_ops(); ++v) {
+    nlohmann::json& o = j["operators"][v];
+    o["replicas"] = s.ops[v].replicas;
+    o["stage"] = s.ops[v].stage;
+    const int q = s.ops[v].device;
+    if (c.mvms(v, q) > 0) {
+      o["mvms"] = {{c.pu(q).name, c.mvms(v, q)}};
+      o["mvm_us"] = {{c.pu(q).name, c.mvm_us(v, q)}};
+    }
+  }
+  const OpGraph& g = *p.graph;
+  for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+    if (s.ops[g.edges()[e].from].device != s.ops[g.edges()[e].to].device) {
+      j["edges"][e]["transfer_start_us"] = s.transfer_start_us[e];
+    }
+  }
+  return j;
+}
+
+std::string Violations(const nlohmann::json& j) {
+  std::string all;
+  for (const std::string& v : ValidateScheduleJson(j).violations) all += v + "\n";
+  return all;
+}
+
+// The II by brute force, written apart from the planner: every assignment,
+// every number of copies 1..N_mvm of each spatial operator within the
+// budgets; II = max(Σ time on each serial PU, Σ transfers between each pair
+// of PUs, each spatial operator's time with its copies).
+// `copies_allowed` false: one copy of every operator.
+double BruteForceInterval(const Problem& p, bool copies_allowed = true) {
+  const CostModel& c = *p.costs;
+  const OpGraph& g = *p.graph;
+  const int n = c.num_ops(), k = c.num_pus();
+  std::vector<int> a(n);
+  std::vector<int64_t> copies(n, 1);
+  double best = std::numeric_limits<double>::infinity();
+  auto time_of = [&](int v) {
+    const int q = a[v];
+    const int64_t m = c.mvms(v, q);
+    if (!c.pu(q).spatial || m == 0) return c.latency_us(v, q);
+    const double each = std::ceil(static_cast<double>(m) / static_cast<double>(copies[v]));
+    return c.latency_us(v, q) - c.mvm_us(v, q) + c.mvm_us(v, q) * each / static_cast<double>(m);
+  };
+  std::function<void(int)> rec = [&](int v) {
+    if (v == n) {
+      std::vector<double> load(static_cast<size_t>(k) * k + k, 0.0);
+      std::vector<int64_t> used(k, 0);
+      double ii = 0;
+      for (int u = 0; u < n; ++u) {
+        if (c.pu(a[u]).spatial) {
+          used[a[u]] += copies[u] * c.crossbars(u, a[u]);
+          ii = std::max(ii, time_of(u));
+        } else {
+          load[a[u]] += time_of(u);
+        }
+      }
+      for (int q = 0; q < k; ++q) {
+        if (c.pu(q).spatial && used[q] > c.pu(q).capacity) return;
+      }
+      for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+        const int x = a[g.edges()[e].from], y = a[g.edges()[e].to];
+        if (x != y) load[k + std::min(x, y) * k + std::max(x, y)] += c.transfer_us(e, x, y);
+      }
+      for (double l : load) ii = std::max(ii, l);
+      best = std::min(best, ii);
+      return;
+    }
+    for (int q = 0; q < k; ++q) {
+      if (!c.supported(v, q)) continue;
+      a[v] = q;
+      const int64_t most = c.pu(q).spatial && copies_allowed ? std::max<int64_t>(1, c.mvms(v, q)) : 1;
+      for (copies[v] = 1; copies[v] <= most; ++copies[v]) rec(v + 1);
+      copies[v] = 1;
+    }
+  };
+  rec(0);
+  return best;
+}
+
+TEST(Throughput, ExactMatchesBruteForceWithReplicas) {
+  std::mt19937 rng(20261206);
+  int replicated = 0, infeasible = 0, copies_help = 0;
+  for (int i = 0; i < 400; ++i) {
+    const int n = 1 + static_cast<int>(rng() % 7);
+    const int64_t capacity = 2 + static_cast<int64_t>(rng() % 16);
+    const std::vector<PuInfo> pus =
+        i % 3 == 0 ? TwoPus(capacity) : i % 3 == 1 ? ThreePus(capacity) : FourPus(capacity, 1 + capacity / 2);
+    Instance inst = RandomInstance(rng, n, pus, i % 2 == 0);
+    AddMvms(&inst, rng);
+    const Problem p = inst.problem(Objective::kThroughput);
+    const double brute = BruteForceInterval(p);
+    const SolveResult r = MustSolve(p, Exact());
+    if (!std::isfinite(brute)) {
+      EXPECT_EQ(r.status, SolveStatus::kInfeasible) << "instance " << i << "\n" << Describe(inst);
+      ++infeasible;
+      continue;
+    }
+    ASSERT_EQ(r.status, SolveStatus::kOptimal) << "instance " << i << ": " << Notes(r) << "\n" << Describe(inst);
+    EXPECT_TRUE(Near(r.objective, brute)) << "instance " << i << ": exact " << r.objective << " brute force "
+                                          << brute << "\n"
+                                          << Describe(inst);
+    EXPECT_TRUE(Near(r.bound, r.objective)) << "instance " << i;
+    ASSERT_TRUE(r.schedule && r.schedule->initiation_interval_us);
+    EXPECT_TRUE(Near(*r.schedule->initiation_interval_us, r.objective)) << "instance " << i;
+    const std::string bad = Violations(StreamJson(p, *r.schedule));
+    EXPECT_TRUE(bad.empty()) << "instance " << i << ":\n" << bad << Describe(inst);
+    for (const ScheduledOp& op : r.schedule->ops) replicated += op.replicas > 1;
+    copies_help += brute < BruteForceInterval(p, false) - 1e-9;
+  }
+  // Copies change the optimum often enough for the comparison to mean something.
+  EXPECT_GT(copies_help, 30);
+  RecordProperty("replicated_operators", replicated);
+  RecordProperty("copies_help", copies_help);
+  RecordProperty("infeasible", infeasible);
+}
+
+// cpu → cim → cpu, the cim operator 4 MVMs of 10 µs: with 2 crossbars of
+// budget 4 it takes two copies and 20 µs; the cpu's 25 µs set the II.
+Instance Sandwich() {
+  Instance inst{MakeGraph(3, {{0, 1}, {1, 2}}), CostModel()};
+  inst.costs = CostModel(3, {Serial("cpu"), Spatial("cim", 4)}, 2);
+  CostModel& c = inst.costs;
+  c.set_latency(0, 0, 10);
+  c.set_latency(1, 0, 90);
+  c.set_latency(2, 0, 15);
+  c.set_latency(1, 1, 40);
+  c.set_crossbars(1, 1, 2);
+  c.set_mvms(1, 1, 4, 40);
+  for (int e = 0; e < 2; ++e) {
+    c.set_transfer(e, 0, 1, 1);
+    c.set_transfer(e, 1, 0, 1);
+  }
+  return inst;
+}
+
+TEST(Throughput, CopiesShortenTheBottleneckOperator) {
+  const Instance inst = Sandwich();
+  const Problem p = inst.problem(Objective::kThroughput);
+  const SolveResult r = MustSolve(p, Exact());
+  ASSERT_EQ(r.status, SolveStatus::kOptimal) << Notes(r);
+  EXPECT_DOUBLE_EQ(r.objective, 25);
+  EXPECT_EQ(r.schedule->ops[1].device, 1);
+  EXPECT_EQ(r.schedule->ops[1].replicas, 2);
+  EXPECT_DOUBLE_EQ(r.schedule->ops[1].finish_us - r.schedule->ops[1].start_us, 20);
+  const StreamLoads loads = ComputeStreamLoads(p, {0, 1, 0}, nullptr);
+  EXPECT_DOUBLE_EQ(loads.interval_us(), 40);  // one copy: the cim operator's 40 µs
+  EXPECT_EQ(loads.Bottleneck(inst.costs), "operator 1 on a spatial PU");
+  EXPECT_EQ(Violations(StreamJson(p, *r.schedule)), "");
+}
+
+TEST(Throughput, ValidatorCatchesAStreamsViolationsFromTheFile) {
+  const Instance inst = Sandwich();
+  const Problem p = inst.problem(Objective::kThroughput);
+  const SolveResult r = MustSolve(p, Exact());
+  ASSERT_TRUE(r.schedule);
+  const nlohmann::json good = StreamJson(p, *r.schedule);
+  ASSERT_EQ(Violations(good), "");
+  auto expect = [&](nlohmann::json j, const std::string& what) {
+    const std::string bad = Violations(j);
+    EXPECT_NE(bad.find(what), std::string::npos) << "expected '" << what << "' in:\n" << bad;
+  };
+  // A II shorter than the cpu's 25 µs of work: its two operators overlap in the cycle.
+  nlohmann::json j = good;
+  j["initiation_interval_us"] = 20;
+  for (auto& o : j["operators"]) o["stage"] = static_cast<int>(std::floor(o["start_us"].get<double>() / 20 + 1e-9));
+  expect(j, "overlap on serial 'cpu' within one II");
+  // A stage that is not floor(start / II).
+  j = good;
+  j["operators"][2]["stage"] = j["operators"][2]["stage"].get<int>() + 1;
+  expect(j, "'stage' must be floor(start_us / II)");
+  // Three copies of 2 crossbars in a budget of 4.
+  j = good;
+  j["operators"][1]["replicas"] = 3;
+  j["operators"][1]["finish_us"] = j["operators"][1]["start_us"].get<double>() + 20;
+  expect(j, "use 6 crossbars, more than its 4");
+  // One copy: the cim operator's 40 µs do not fit the 25 µs II.
+  j = good;
+  j["operators"][1]["replicas"] = 1;
+  expect(j, "finish − start");
+  // A transfer that leaves before its producer finishes.
+  j = good;
+  j["edges"][0]["transfer_start_us"] = j["operators"][0]["finish_us"].get<double>() - 5;
+  expect(j, "before it finishes");
+  // A file without the transfer's start.
+  j = good;
+  j["edges"][1].erase("transfer_start_us");
+  expect(j, "missing 'transfer_start_us'");
+}
+
+TEST(Throughput, TransfersShareTheirLinkWithinTheInterval) {
+  // Two independent cpu → cim pairs whose transfers of 30 µs each exceed
+  // the cpu's and the cim's work: the link sets the II at 60 µs, or the
+  // plan keeps one pair on the cpu.
+  Instance inst{MakeGraph(4, {{0, 1}, {2, 3}}), CostModel()};
+  inst.costs = CostModel(4, {Serial("cpu"), Spatial("cim", 10)}, 2);
+  CostModel& c = inst.costs;
+  for (int v = 0; v < 4; ++v) c.set_latency(v, 0, v % 2 == 0 ? 5 : 50);
+  for (int v : {1, 3}) {
+    c.set_latency(v, 1, 5);
+    c.set_crossbars(v, 1, 1);
+  }
+  for (int e = 0; e < 2; ++e) {
+    c.set_transfer(e, 0, 1, 30);
+    c.set_transfer(e, 1, 0, 30);
+  }
+  const Problem p = inst.problem(Objective::kThroughput);
+  const SolveResult r = MustSolve(p, Exact());
+  ASSERT_EQ(r.status, SolveStatus::kOptimal) << Notes(r);
+  EXPECT_DOUBLE_EQ(r.objective, BruteForceInterval(p));
+  EXPECT_DOUBLE_EQ(r.objective, 60);  // both on the cim (link 60) or one on the cpu (cpu 60)
+  EXPECT_EQ(Violations(StreamJson(p, *r.schedule)), "");
+  // Both transfers at the same moment of the cycle are caught.
+  const std::vector<int> a = {0, 1, 0, 1};
+  Schedule s = CyclicSchedule(p, a, {1, 1, 1, 1}, 60);
+  nlohmann::json j = StreamJson(p, s);
+  ASSERT_EQ(Violations(j), "");
+  j["edges"][1]["transfer_start_us"] = j["edges"][0]["transfer_start_us"];
+  j["operators"][3]["start_us"] = j["edges"][0]["transfer_start_us"].get<double>() + 30;
+  j["operators"][3]["finish_us"] = j["operators"][3]["start_us"].get<double>() + 5;
+  j["operators"][3]["stage"] = static_cast<int>(std::floor(j["operators"][3]["start_us"].get<double>() / 60 + 1e-9));
+  j["makespan_us"] = std::max(j["makespan_us"].get<double>(), j["operators"][3]["finish_us"].get<double>());
+  EXPECT_NE(Violations(j).find("overlap on link cpu-cim"), std::string::npos) << Violations(j);
+}
+
+TEST(Throughput, OnlyTheExactMethodPlansForIt) {
+  const Instance inst = Sandwich();
+  const Problem p = inst.problem(Objective::kThroughput);
+  for (const MethodInfo& m : ListSolvers()) {
+    const bool supports =
+        std::find(m.objectives.begin(), m.objectives.end(), Objective::kThroughput) != m.objectives.end();
+    EXPECT_EQ(supports, m.name == "exact") << m.name;
+    if (supports || m.name.find('<') != std::string::npos) continue;
+    auto r = Solve(m.name, p, SolveOptions{});
+    ASSERT_FALSE(r.ok()) << m.name;
+    EXPECT_NE(r.status().message().find("throughput"), std::string::npos) << r.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace hetplan
