@@ -167,6 +167,11 @@ class Schedule:
         return self._r.energy_uj
 
     @property
+    def initiation_interval_us(self) -> Optional[float]:
+        """A stream's II (objective="throughput"; then makespan_us is one input's latency); None otherwise."""
+        return self._plan().initiation_interval_us if self.has_schedule else None
+
+    @property
     def references(self) -> Dict[str, float]:
         """The problem's reference schedules: cpu_only_us, <pu>_only_us, best_single_us, ..."""
         return self._r.references
@@ -178,9 +183,9 @@ class Schedule:
 
     @property
     def speedup(self) -> Optional[float]:
-        """cpu_only_us / makespan_us, as the CLI prints it; None where either is missing."""
+        """cpu_only_us / makespan_us (a stream's: / its II), as the CLI prints it; None where either is missing."""
         cpu = self.baselines.get("cpu_only_us")
-        ms = self.makespan_us
+        ms = self.initiation_interval_us or self.makespan_us
         return cpu / ms if cpu is not None and ms else None
 
     def _need(self, what: str) -> None:
@@ -290,15 +295,22 @@ def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
     d["cost_us"] = op.cost_us
     if op.crossbar_ids:
         d["crossbar_ids"] = [list(r) for r in op.crossbar_ids]
-    d.update({"crossbars": op.crossbars, "device": op.device, "finish_us": op.finish_us, "id": op_id,
-              "name": op.name, "nodes": op.nodes})
+    d.update({"crossbars": op.crossbars, "device": op.device, "finish_us": op.finish_us, "id": op_id})
+    if op.mvms:
+        d["mvm_us"] = op.mvm_us
+        d["mvms"] = op.mvms
+    d.update({"name": op.name, "nodes": op.nodes})
     if op.op_energy_uj:
         d["op_energy_uj"] = op.op_energy_uj
     d["output_bytes"] = op.output_bytes
+    if op.stage is not None:
+        d["replicas"] = op.replicas
     if op.request != 0:
         d["request"] = op.request
     if op.slowdown != 1:
         d["slowdown"] = op.slowdown
+    if op.stage is not None:
+        d["stage"] = op.stage
     d["start_us"] = op.start_us
     d["type"] = op.type
     if op.write is not None:

@@ -599,13 +599,18 @@ void Bind(py::module_& m) {
       .def_readonly("adcs", &PlanFileOperator::adcs)
       .def_readonly("crossbar_ids", &PlanFileOperator::crossbar_ids)
       .def_readonly("write", &PlanFileOperator::write)
-      .def_readonly("output_bytes", &PlanFileOperator::output_bytes);
+      .def_readonly("output_bytes", &PlanFileOperator::output_bytes)
+      .def_readonly("replicas", &PlanFileOperator::replicas)
+      .def_readonly("stage", &PlanFileOperator::stage)
+      .def_readonly("mvms", &PlanFileOperator::mvms)
+      .def_readonly("mvm_us", &PlanFileOperator::mvm_us);
   py::class_<PlanFileEdge>(m, "PlanFileEdge")
       .def_readonly("from_", &PlanFileEdge::from)
       .def_readonly("to", &PlanFileEdge::to)
       .def_readonly("bytes", &PlanFileEdge::bytes)
       .def_readonly("transfer_us", &PlanFileEdge::transfer_us)
-      .def_readonly("elements", &PlanFileEdge::elements);
+      .def_readonly("elements", &PlanFileEdge::elements)
+      .def_readonly("transfer_start_us", &PlanFileEdge::transfer_start_us);
   py::class_<PlanFileRequest>(m, "PlanFileRequest")
       .def_readonly("file", &PlanFileRequest::file)
       .def_readonly("sha256", &PlanFileRequest::sha256)
@@ -624,6 +629,8 @@ void Bind(py::module_& m) {
       .def_readonly("edges", &PlanFile::edges)
       .def_readonly("makespan_us", &PlanFile::makespan_us)
       .def_readonly("energy_uj", &PlanFile::energy_uj)
+      .def_readonly("initiation_interval_us", &PlanFile::initiation_interval_us)
+      .def_readonly("pipelined_ii_us", &PlanFile::pipelined_ii_us)
       .def_readonly("solver", &PlanFile::solver)
       .def_readonly("solver_status", &PlanFile::solver_status)
       .def_readonly("baselines", &PlanFile::baselines)

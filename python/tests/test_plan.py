@@ -139,6 +139,16 @@ def test_typed_plan_equals_the_schedule_file(resnet18, data, profile_cache):
     on_cim = [op for op in rp.operators if op["device"] == "cim"]
     assert on_cim and all("crossbar_ids" in op and "adcs" in op for op in on_cim)
     assert {info.name for info in hetplan.solvers() if info.reprogram and info.shared_adcs} >= {"exact", "greedy"}
+    # A stream (objective="throughput"): each operator's copies and stage, the II, latency_cap as --max-latency.
+    st = hetplan.partition(resnet18, "klein-arm", {"cim.crossbars": 200}, objective="throughput", threads=1, warmup=2,
+                           runs=5, cache_dir=profile_cache)
+    _assert_typed_plan_is_the_file(st)
+    assert st.initiation_interval_us == st.to_dict()["initiation_interval_us"] > 0
+    assert all(op["replicas"] >= 1 and op["stage"] >= 0 for op in st.operators)
+    assert st.speedup == pytest.approx(st.baselines["cpu_only_us"] / st.initiation_interval_us)
+    one = hetplan.partition(resnet18, "klein-arm", {"cim.crossbars": 200}, threads=1, warmup=2, runs=5,
+                            cache_dir=profile_cache)
+    assert one.initiation_interval_us is None and one.to_dict()["pipelined_ii_us"] >= st.initiation_interval_us * 0.9999
     conc = hetplan.map(data / "branchy.onnx", mode="concurrent", second_model=data / "tiny.onnx")
     _assert_typed_plan_is_the_file(conc)
     assert {op.get("request", 0) for op in conc.operators} == {0, 1}

@@ -62,7 +62,7 @@ void RegisterPartition(CLI::App& app) {
     std::string platform = "klein-arm";
     std::vector<std::string> sets;
     std::string costs, solver = "exact", objective = "latency", out, csv, trace;
-    std::optional<double> latency_cap;
+    std::optional<double> latency_cap, max_latency;
     RefineFlags refine;
   };
   auto o = std::make_shared<Opts>();
@@ -74,6 +74,7 @@ void RegisterPartition(CLI::App& app) {
   sub->add_option("--solver", o->solver, "Planning method (hetplan solvers lists them)")->default_val("exact");
   sub->add_option("--objective", o->objective, "latency | energy | throughput (a stream's II: docs/throughput.md)")->default_val("latency");
   sub->add_option("--latency-cap", o->latency_cap, "With --objective energy: makespan ≤ this (µs)");
+  sub->add_option("--max-latency", o->max_latency, "With --objective throughput: one input's latency ≤ this (µs)");
   AddSolveFlags(sub, &o->solve, /*lp_export=*/true);
   sub->add_option("--out", o->out, "Schedule file (JSON, docs/schedule-format.md)");
   sub->add_option("--csv", o->csv, "CSV summary, one row per operator");
@@ -91,12 +92,17 @@ void RegisterPartition(CLI::App& app) {
     const PlanInputs in = MakePlanInputs(o->model.path, *io, o->platform, o->sets, o->costs, o->profiling);
     auto objective = ParseObjective(o->objective);
     if (!objective.ok()) return ReportError(objective.status());
+    if (o->max_latency && *objective != Objective::kThroughput) {
+      return ReportError(Error(ErrorCode::kInvalidArgument,
+                               "--max-latency bounds one input of a stream: use it with --objective throughput (for "
+                               "the energy objective, --latency-cap)"));
+    }
     auto pp = PrepareProblem(in);
     if (!pp.ok()) return ReportError(pp.status());
     PlanSpec spec;
     spec.solver = *solver;
     spec.objective = *objective;
-    spec.latency_cap_us = o->latency_cap;
+    spec.latency_cap_us = o->max_latency ? o->max_latency : o->latency_cap;
     spec.options = MakeSolveOptions(o->solve);
     std::vector<std::string> refine_lines;
     auto plan = o->refine.rounds ? PlanRefined(*pp, spec, o->refine, &refine_lines) : Plan(pp->subject(), spec);

@@ -421,28 +421,47 @@ nlohmann::json ScheduleJsonToChromeTrace(const nlohmann::json& s) {
     events.push_back({{"name", "process_labels"}, {"ph", "M"}, {"pid", 1},
                       {"args", {{"labels", fmt::format("{}", fmt::join(labels, ", "))}}}});
   }
+  // A stream (initiation_interval_us): several inputs, input i at + i × II,
+  // enough of them for the steady state to show (the deepest stage + 3, at
+  // most 16); one inference otherwise.
+  const double ii = s.contains("initiation_interval_us") && s["initiation_interval_us"].is_number()
+                        ? s["initiation_interval_us"].get<double>()
+                        : 0.0;
+  int inputs = 1;
+  if (ii > 0) {
+    for (const auto& o : s["operators"]) inputs = std::max(inputs, o.value("stage", 0) + 4);
+    inputs = std::min(inputs, 16);
+  }
+  auto named = [&](const std::string& name, int i) { return ii > 0 ? fmt::format("{} #{}", name, i) : name; };
   std::vector<const nlohmann::json*> by_id;
   for (const auto& o : s["operators"]) {
     size_t id = o["id"].get<size_t>();
     if (by_id.size() <= id) by_id.resize(id + 1, nullptr);
     by_id[id] = &o;
-    double start = o["start_us"].get<double>(), finish = o["finish_us"].get<double>();
-    nlohmann::json args = {{"id", o["id"]}, {"type", o["type"]}, {"nodes", o["nodes"]}};
-    if (o.contains("request")) args["request"] = o["request"];
-    events.push_back({{"name", o["name"]}, {"cat", o["type"]}, {"ph", "X"}, {"pid", 1},
-                      {"tid", tid[o["device"].get<std::string>()]}, {"ts", start}, {"dur", finish - start},
-                      {"args", args}});
   }
-  for (const auto& e : s["edges"]) {
-    const auto* u = by_id.at(e["from"].get<size_t>());
-    const auto* v = by_id.at(e["to"].get<size_t>());
-    if ((*u)["device"] == (*v)["device"] || e["transfer_us"].is_null()) continue;
-    double t = e["transfer_us"].get<double>();
-    if (t <= 0) continue;
-    events.push_back({{"name", (*u)["name"].get<std::string>() + " → " + (*v)["name"].get<std::string>()},
-                      {"cat", "transfer"}, {"ph", "X"}, {"pid", 1}, {"tid", transfer_tid},
-                      {"ts", (*u)["finish_us"]}, {"dur", t},
-                      {"args", {{"bytes", e["bytes"]}, {"from", (*u)["device"]}, {"to", (*v)["device"]}}}});
+  for (int i = 0; i < inputs; ++i) {
+    for (const auto& o : s["operators"]) {
+      double start = o["start_us"].get<double>(), finish = o["finish_us"].get<double>();
+      nlohmann::json args = {{"id", o["id"]}, {"type", o["type"]}, {"nodes", o["nodes"]}};
+      if (o.contains("request")) args["request"] = o["request"];
+      if (ii > 0) args["input"] = i;
+      events.push_back({{"name", named(o["name"].get<std::string>(), i)}, {"cat", o["type"]}, {"ph", "X"},
+                        {"pid", 1}, {"tid", tid[o["device"].get<std::string>()]}, {"ts", start + i * ii},
+                        {"dur", finish - start}, {"args", args}});
+    }
+    for (const auto& e : s["edges"]) {
+      const auto* u = by_id.at(e["from"].get<size_t>());
+      const auto* v = by_id.at(e["to"].get<size_t>());
+      if ((*u)["device"] == (*v)["device"] || e["transfer_us"].is_null()) continue;
+      double t = e["transfer_us"].get<double>();
+      if (t <= 0) continue;
+      const double at = e.contains("transfer_start_us") ? e["transfer_start_us"].get<double>()
+                                                        : (*u)["finish_us"].get<double>();
+      events.push_back({{"name", named((*u)["name"].get<std::string>() + " → " + (*v)["name"].get<std::string>(), i)},
+                        {"cat", "transfer"}, {"ph", "X"}, {"pid", 1}, {"tid", transfer_tid},
+                        {"ts", at + i * ii}, {"dur", t},
+                        {"args", {{"bytes", e["bytes"]}, {"from", (*u)["device"]}, {"to", (*v)["device"]}}}});
+    }
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
 }
@@ -523,6 +542,27 @@ void ReadOperatorDetails(const nlohmann::json& o, PlanFileOperator* op) {
 }
 
 // operators[], each stored at its id (every id once, 0 to n−1).
+// A stream operator's copies, stage and MVMs; its predicted time with the
+// copies sharing its MVMs (CostModel::replicated_latency_us).
+void ReadStreamOperator(const nlohmann::json& o, PlanFileOperator* op) {
+  if (o.contains("replicas") && o["replicas"].is_number_integer()) op->replicas = o["replicas"].get<int64_t>();
+  if (o.contains("stage") && o["stage"].is_number_integer()) op->stage = o["stage"].get<int>();
+  for (const char* key : {"mvms", "mvm_us"}) {
+    if (!o.contains(key) || !o[key].is_object()) continue;
+    for (const auto& [pu, v] : o[key].items()) {
+      if (!v.is_number()) continue;
+      if (std::string(key) == "mvms") op->mvms[pu] = v.get<int64_t>();
+      else op->mvm_us[pu] = v.get<double>();
+    }
+  }
+  auto n = op->mvms.find(op->device);
+  auto us = op->mvm_us.find(op->device);
+  if (op->replicas > 1 && n != op->mvms.end() && us != op->mvm_us.end() && n->second > 0) {
+    const double each = std::ceil(static_cast<double>(n->second) / static_cast<double>(op->replicas));
+    op->predicted_us -= (us->second - us->second * each / static_cast<double>(n->second)) * op->slowdown;
+  }
+}
+
 Status ReadOperators(const nlohmann::json& s, const PlanFileError& bad, PlanFile* p) {
   if (!s.contains("operators") || !s["operators"].is_array()) return bad("operators", "missing");
   const auto& ops = s["operators"];
@@ -588,6 +628,7 @@ Status ReadOperators(const nlohmann::json& s, const PlanFileError& bad, PlanFile
     }
     if (o.contains("request") && o["request"].is_number_integer()) op.request = o["request"].get<int>();
     ReadOperatorDetails(o, &op);
+    ReadStreamOperator(o, &op);
   }
   return Status::Ok();
 }
@@ -607,11 +648,18 @@ void ReadEdgesAndSummary(const nlohmann::json& s, PlanFile* p) {
       if (e.contains("bytes") && e["bytes"].is_number_integer()) edge.bytes = e["bytes"].get<int64_t>();
       if (e.contains("elements") && e["elements"].is_number_integer()) edge.elements = e["elements"].get<int64_t>();
       if (e.contains("transfer_us") && e["transfer_us"].is_number()) edge.transfer_us = e["transfer_us"].get<double>();
+      if (e.contains("transfer_start_us") && e["transfer_start_us"].is_number()) {
+        edge.transfer_start_us = e["transfer_start_us"].get<double>();
+      }
       p->edges.push_back(edge);
     }
   }
   if (s.contains("makespan_us") && s["makespan_us"].is_number()) p->makespan_us = s["makespan_us"].get<double>();
   if (s.contains("energy_uj") && s["energy_uj"].is_number()) p->energy_uj = s["energy_uj"].get<double>();
+  for (auto [key, field] : {std::pair{"initiation_interval_us", &p->initiation_interval_us},
+                            std::pair{"pipelined_ii_us", &p->pipelined_ii_us}}) {
+    if (s.contains(key) && s[key].is_number()) *field = s[key].get<double>();
+  }
   if (s.contains("solver") && s["solver"].is_object()) {
     p->solver = s["solver"].value("name", std::string());
     p->solver_status = s["solver"].value("status", std::string());

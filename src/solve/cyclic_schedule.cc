@@ -310,7 +310,8 @@ StreamLoads ComputeStreamLoads(const Problem& p, const std::vector<int>& a, cons
   return l;
 }
 
-Schedule CyclicSchedule(const Problem& p, const std::vector<int>& a, const std::vector<int64_t>& replicas, double ii) {
+Schedule CyclicSchedule(const Problem& p, const std::vector<int>& a, const std::vector<int64_t>& replicas, double ii,
+                        bool improve) {
   const OpGraph& g = *p.graph;
   if (ii <= 0) ii = 1e-9;
   // Placement orders: the plan's own list schedule (one input, one copy),
@@ -337,6 +338,7 @@ Schedule CyclicSchedule(const Problem& p, const std::vector<int>& a, const std::
   if (auto s = PlaceByResidue(p, a, replicas, ii, by_start, residue)) {
     if (!best || s->makespan_us < best->makespan_us) best = std::move(s);
   }
+  if (!improve) return *best;
   if (auto s = ImproveOrders(p, a, replicas, ii, by_start, *best)) {
     if (s->makespan_us < best->makespan_us) best = std::move(s);
   }

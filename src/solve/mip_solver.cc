@@ -280,7 +280,7 @@ class MipSolver final : public Solver {
     info_.name = "mip";
     info_.summary = "the CIM paper's MIP (Klein et al. eqs. 5-14) on COIN-OR CBC, warm-started";
     info_.family = MethodFamily::kMip;
-    info_.objectives = {Objective::kLatency, Objective::kEnergy};
+    info_.objectives = {Objective::kLatency, Objective::kEnergy, Objective::kThroughput};
     info_.proves_optimality = true;
     info_.time_limit = true;
     info_.docs = "docs/ilp.md";
@@ -291,6 +291,7 @@ class MipSolver final : public Solver {
                                      const Deadline& deadline) const override {
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
     if (pr.graph->size() == 0) return mip_internal::EmptyProblemResult("paper");
+    if (pr.objective == Objective::kThroughput) return mip_internal::SolveThroughputMip(pr, options, deadline);
     return mip_internal::SolvePaperMip(pr, options, deadline, SolveResult{}, nullptr);
   }
 

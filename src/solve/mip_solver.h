@@ -21,6 +21,9 @@ Status CheckPowers(const Problem& pr);
 // returned schedule is CBC's, or the same assignment and order re-timed by
 // the list scheduler when that is no longer. Status optimal only when CBC
 // finished within the gap; the bound never exceeds the returned objective.
+// The throughput objective's MIP (mip_throughput.cc).
+Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline);
+
 Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
                                   SolveResult result, const Schedule* incumbent);
 

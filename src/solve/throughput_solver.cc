@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "hetplan/solve/list_schedule.h"
+#include "hetplan/solve/solver.h"
 #include "hetplan/solve/throughput.h"
 #include "solve/backends.h"
 
@@ -33,6 +35,85 @@ std::optional<std::vector<int>> OneSerialPu(const Problem& pr) {
   return best;
 }
 
+// A plan at interval `ii` (≥ its loads' II) whose one input finishes within
+// the cap: the smallest such `ii` a binary search over [lo, hi] finds, the
+// cyclic schedule's latency being the quick placements' (not monotone in the
+// II, so a heuristic); nullopt when not even `hi` meets the cap.
+std::optional<Schedule> SmallestIntervalWithin(const Problem& pr, const std::vector<int>& a,
+                                               const std::vector<int64_t>& replicas, double lo, double hi,
+                                               double cap) {
+  auto at = [&](double ii, bool improve) -> std::optional<Schedule> {
+    Schedule s = CyclicSchedule(pr, a, replicas, ii, improve);
+    if (s.makespan_us > cap * (1 + 1e-9)) return std::nullopt;
+    return s;
+  };
+  std::optional<Schedule> best = at(lo, true);
+  if (best) return best;
+  best = at(hi, false);
+  if (!best) return std::nullopt;
+  for (int step = 0; step < 24 && hi - lo > 1e-6 * hi; ++step) {
+    const double mid = 0.5 * (lo + hi);
+    if (auto s = at(mid, false)) {
+      best = std::move(s);
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return best;
+}
+
+// --max-latency: the II-optimal plan's one input takes longer than the cap.
+// The unconstrained optimum stays a valid bound; the plans tried are the
+// II-optimal assignment and the latency-optimal one (the exact latency
+// search, in the time left), each at the smallest interval the binary search
+// finds within the cap. No optimality claim unless one reaches the bound.
+Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
+                                  const ThroughputSearchResult& r, SolveResult result) {
+  const double cap = *pr.latency_cap_us;
+  const double bound = ComputeStreamLoads(pr, r.assignment, &r.replicas).interval_us();
+  std::optional<Schedule> best;
+  auto consider = [&](const std::vector<int>& a, const std::vector<int64_t>& replicas) {
+    const double lo = ComputeStreamLoads(pr, a, &replicas).interval_us();
+    // At an II no shorter than one input's list schedule, inputs need not overlap.
+    const double hi = std::max(lo, ListSchedule(pr, a).makespan_us);
+    auto s = SmallestIntervalWithin(pr, a, replicas, lo, hi, cap);
+    if (s && (!best || *s->initiation_interval_us < *best->initiation_interval_us)) best = std::move(s);
+  };
+  consider(r.assignment, r.replicas);
+  Problem latency = pr;
+  latency.objective = Objective::kLatency;
+  latency.latency_cap_us.reset();
+  SolveOptions left = options;
+  left.time_limit_s = std::max(0.01, deadline.SecondsLeft());
+  auto fastest = Solve("exact", latency, left);
+  if (fastest.ok() && fastest->schedule) {
+    std::vector<int> a(pr.graph->size());
+    for (int v = 0; v < pr.graph->size(); ++v) a[v] = fastest->schedule->ops[v].device;
+    consider(a, std::vector<int64_t>(a.size(), 1));
+    result.notes.push_back(fmt::format("--max-latency: the latency-optimal plan ({}) takes {:.6g} µs",
+                                       ToString(fastest->status), fastest->schedule->makespan_us));
+  }
+  result.bound = bound;
+  if (!best) {
+    result.status = SolveStatus::kNoSolution;
+    result.termination = Termination::kHeuristic;
+    result.notes.push_back(fmt::format("--max-latency {:.6g} µs: no plan tried meets it", cap));
+    return result;
+  }
+  result.objective = *best->initiation_interval_us;
+  result.gap = result.objective > 0 ? (result.objective - bound) / result.objective : 0.0;
+  const bool proven = result.gap <= options.relative_gap + 1e-12;
+  result.status = proven ? SolveStatus::kOptimal : SolveStatus::kHeuristic;
+  result.termination = proven ? Termination::kOptimal : Termination::kHeuristic;
+  result.notes.push_back(fmt::format(
+      "--max-latency {:.6g} µs: II {:.6g} µs with one input in {:.6g} µs; the II without the cap, {:.6g} µs, is the "
+      "bound{}",
+      cap, result.objective, best->makespan_us, bound, proven ? "" : " (the plans tried are heuristic)"));
+  result.schedule = std::move(best);
+  return result;
+}
+
 }  // namespace
 
 namespace backends {
@@ -43,11 +124,6 @@ Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& optio
     return Error(ErrorCode::kUnsupported,
                  "the throughput objective keeps every CIM operator's weights resident with crossbars and ADCs of "
                  "its own; remove shared_adcs and reprogram, or use --objective latency");
-  }
-  if (pr.latency_cap_us) {
-    return Error(ErrorCode::kUnsupported,
-                 "--max-latency with the throughput objective is not built yet; plan without it (the II is "
-                 "optimal and the latency of one input is reported)");
   }
   SolveResult result;
   result.formulation = "throughput";
@@ -81,6 +157,9 @@ Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& optio
   }
   const StreamLoads loads = ComputeStreamLoads(pr, r.assignment, &r.replicas);
   result.schedule = CyclicSchedule(pr, r.assignment, r.replicas, loads.interval_us());
+  if (pr.latency_cap_us && result.schedule->makespan_us > *pr.latency_cap_us * (1 + 1e-9)) {
+    return WithinLatency(pr, options, deadline, r, std::move(result));
+  }
   result.status = r.complete ? SolveStatus::kOptimal : SolveStatus::kFeasible;
   result.objective = loads.interval_us();
   result.bound = std::min(r.bound_us, result.objective);

@@ -66,6 +66,13 @@ struct PlanFileOperator {
   std::vector<std::pair<int64_t, int64_t>> crossbar_ids;
   std::optional<PlanFileWrite> write;
   int64_t output_bytes = 0;
+  // A stream's plan (PlanFile::initiation_interval_us): the copies of its
+  // weights, its stage, and its MVMs by spatial PU (mvms, mvm_us) that time
+  // the copies; predicted_us counts them.
+  int64_t replicas = 1;
+  std::optional<int> stage;
+  std::map<std::string, int64_t> mvms;
+  std::map<std::string, double> mvm_us;
 };
 
 // One entry of edges[].
@@ -74,6 +81,7 @@ struct PlanFileEdge {
   int64_t bytes = 0;
   std::optional<double> transfer_us;
   int64_t elements = 0;
+  std::optional<double> transfer_start_us;  // a stream's: when it takes the link
 };
 
 // One entry of requests[] (two-request plans).
@@ -92,6 +100,9 @@ struct PlanFile {
   std::vector<PlanFileEdge> edges;
   double makespan_us = 0;
   std::optional<double> energy_uj;
+  // A stream's initiation interval (then makespan_us is one input's
+  // latency); a one-inference plan's II when pipelined.
+  std::optional<double> initiation_interval_us, pipelined_ii_us;
   std::string solver, solver_status;
   std::map<std::string, double> baselines;
   std::vector<PlanFileRequest> requests;  // empty for one request

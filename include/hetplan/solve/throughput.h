@@ -41,9 +41,10 @@ StreamLoads ComputeStreamLoads(const Problem& p, const std::vector<int>& assignm
 // free slot of its resource modulo `ii` allow (a modulo list scheduler); if
 // a resource's free time is too fragmented, every resource's slots are laid
 // end to end instead. The result has initiation_interval_us, each operator's
-// replicas and stage, and transfer_start_us.
+// replicas and stage, and transfer_start_us. `improve` false: without the
+// local search over slot orders (quicker, for trying many intervals).
 Schedule CyclicSchedule(const Problem& p, const std::vector<int>& assignment, const std::vector<int64_t>& replicas,
-                        double ii);
+                        double ii, bool improve = true);
 
 struct ThroughputSearchResult {
   std::vector<int> assignment;      // empty when none was found
