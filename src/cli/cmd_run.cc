@@ -16,6 +16,25 @@ std::string Percent(const std::optional<double>& v) {
 std::string Us(const std::optional<double>& v) { return v ? fmt::format("{:.1f} µs", *v) : std::string("n/a"); }
 
 // Per PU, per request and the makespan, measured against the plan.
+// `run --stream N`: the stream's rate and latency against the plan.
+void PrintStream(const StreamReport& st) {
+  const std::string predicted =
+      st.predicted_ii_us ? fmt::format("predicted II {:.1f} µs", *st.predicted_ii_us)
+                         : fmt::format("a plan for one inference (makespan {:.1f} µs)", st.predicted_latency_us);
+  std::printf("stream     %d inputs, up to %d in flight, %.1f ms: II %.1f µs measured (%.1f inputs/s) vs %s, %s\n",
+              st.inputs, st.in_flight, st.wall_ms, st.measured_ii_us, st.inputs_per_s, predicted.c_str(),
+              Percent(st.relative_error).c_str());
+  std::printf("stream     latency per input median %.1f µs, p95 %.1f µs (planned %.1f µs); one input at a time %s "
+              "inputs/s, unsplit model %s inputs/s\n",
+              st.latency_median_us, st.latency_p95_us, st.predicted_latency_us,
+              st.one_at_a_time_per_s ? fmt::format("{:.1f}", *st.one_at_a_time_per_s).c_str() : "-",
+              st.unsplit_per_s ? fmt::format("{:.1f}", *st.unsplit_per_s).c_str() : "-");
+  if (st.outputs_checked > 0) {
+    std::printf("stream     outputs of %d inputs checked against the unsplit model: %d differ\n", st.outputs_checked,
+                st.outputs_mismatched);
+  }
+}
+
 void PrintPuThreads(const PuThreadReport& p) {
   for (const PuRun& pu : p.pus) {
     const std::string cores = pu.cores.empty() ? std::string("unpinned") : fmt::format("cores {}", fmt::join(pu.cores, ","));
@@ -114,12 +133,19 @@ void RegisterRun(CLI::App& app) {
   sub->add_option("--atol", o->run.atol,
                   "Absolute tolerance of the output check (default: by each output's type, float32 1e-5, "
                   "float16 1e-2, bfloat16 5e-2)");
+  sub->add_option("--stream", o->run.stream,
+                  "Then stream N different inputs through the plan, PUs on their own threads and several inputs in "
+                  "flight: inputs per second and latency against the plan (docs/throughput.md)")
+      ->default_val(0);
   sub->add_option("--json", o->json, "Write the report as JSON");
   sub->add_option("--costs", o->run.costs_path,
                   "The host profile the plan was made from (hetplan profile --json, or the profile cache's "
                   ".json): explain each segment's error by operator and boundary costs");
   Register(sub, [o]() -> int {
     RunOptions ro = o->run;
+    if (ro.stream > 0 && o->no_reference) {
+      std::printf("note       --no-reference: the stream's outputs are not checked either\n");
+    }
     ro.model_path = o->model;
     ro.reference = !o->no_reference;
     ro.pu_threads = !o->sequential;
@@ -179,7 +205,8 @@ void RegisterRun(CLI::App& app) {
                   static_cast<long long>(c.mismatches), static_cast<long long>(c.elements), c.dtype.c_str(),
                   ToleranceText(c).c_str());
     }
-    if (!r->outputs_match) {
+    if (r->stream) PrintStream(*r->stream);
+    if (!r->outputs_match || (r->stream && r->stream->outputs_mismatched > 0)) {
       std::fprintf(stderr,
                    "hetplan: error: %s: the split outputs differ from the unsplit model beyond %s; give "
                    "--rtol and --atol to judge with other tolerances\n",

@@ -158,6 +158,7 @@ nlohmann::json ManifestToJson(const Manifest& m) {
   const ManifestSchedule& s = m.schedule;
   j["schedule"] = {{"file", s.file},     {"platform", s.platform},       {"solver", s.solver},
                    {"status", s.status}, {"makespan_us", s.makespan_us}, {"violations", s.violations}};
+  if (s.initiation_interval_us) j["schedule"]["initiation_interval_us"] = *s.initiation_interval_us;
   j["runtime"] = {{"threads", m.threads}, {"graph_optimization", m.graph_optimization}};
   auto& devices = j["devices"] = nlohmann::json::array();
   for (const ManifestDevice& d : m.devices) {
@@ -373,7 +374,11 @@ Result<Manifest> LoadManifest(const std::string& dir) {
   HETPLAN_ASSIGN_OR_RETURN(m.assumptions, ReadPlanAssumptions(model, path));
   if (const auto s = j.find("schedule"); s != j.end() && s->is_object()) {
     m.schedule = {StrOr(*s, "file"),   StrOr(*s, "platform"),         StrOr(*s, "solver"),
-                  StrOr(*s, "status"), NumOr(*s, "makespan_us", 0.0), static_cast<int>(IntOr(*s, "violations", 0))};
+                  StrOr(*s, "status"), NumOr(*s, "makespan_us", 0.0), static_cast<int>(IntOr(*s, "violations", 0)),
+                  std::nullopt};
+    if (const auto ii = s->find("initiation_interval_us"); ii != s->end() && ii->is_number() && ii->get<double>() > 0) {
+      m.schedule.initiation_interval_us = ii->get<double>();
+    }
   }
   const auto& runtime = j.value("runtime", nlohmann::json::object());
   m.threads = runtime.is_object() ? runtime.value("threads", 1) : 1;

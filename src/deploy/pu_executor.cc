@@ -30,7 +30,8 @@ using Clock = std::chrono::steady_clock;
 double Us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
 using ort::Median;
 
-// The ONNX Runtime configuration a device's segments run with.
+}  // namespace
+
 ort::PuRuntime RuntimeOf(const Manifest& m, const std::string& device, int threads_override) {
   ort::PuRuntime rt;
   rt.threads = m.threads;
@@ -45,7 +46,22 @@ ort::PuRuntime RuntimeOf(const Manifest& m, const std::string& device, int threa
   return rt;
 }
 
-// The PUs the segments use, in order of first use, and each segment's PU.
+Status StartPuWorkers(const Manifest& m, const std::vector<std::string>& used, int threads_override,
+                      std::vector<std::unique_ptr<ort::PinnedWorker>>* workers,
+                      std::vector<Ort::SessionOptions>* options) {
+  for (const std::string& device : used) {
+    const ort::PuRuntime rt = RuntimeOf(m, device, threads_override);
+    const std::string where = fmt::format("{}: device {}", m.path, device);
+    HETPLAN_RETURN_IF_ERROR(ort::CheckProvider(rt.provider, where));
+    HETPLAN_RETURN_IF_ERROR(ort::CheckCores(rt.cores, where + ": cores"));
+    HETPLAN_ASSIGN_OR_RETURN(auto worker, ort::PinnedWorker::Start(rt.cores));
+    workers->push_back(std::move(worker));
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, ort::MakePuSessionOptions(rt, m.graph_optimization));
+    options->push_back(std::move(so));
+  }
+  return Status::Ok();
+}
+
 std::vector<std::string> UsedDevices(const Manifest& m, std::vector<int>* device_of) {
   std::vector<std::string> used;
   for (const ManifestSegment& seg : m.segments) {
@@ -55,6 +71,8 @@ std::vector<std::string> UsedDevices(const Manifest& m, std::vector<int>* device
   }
   return used;
 }
+
+namespace {
 
 Ort::Value Copy(const Ort::Value& v) {
   Ort::AllocatorWithDefaultOptions alloc;
@@ -75,16 +93,7 @@ class PuThreadExecutor : public Executor {
     auto x = std::unique_ptr<PuThreadExecutor>(new PuThreadExecutor(m));
     const std::vector<std::string> used = UsedDevices(m, &x->worker_of_);
     std::vector<Ort::SessionOptions> options;
-    for (const std::string& device : used) {
-      const ort::PuRuntime rt = RuntimeOf(m, device, o.threads);
-      const std::string where = fmt::format("{}: device {}", m.path, device);
-      HETPLAN_RETURN_IF_ERROR(ort::CheckProvider(rt.provider, where));
-      HETPLAN_RETURN_IF_ERROR(ort::CheckCores(rt.cores, where + ": cores"));
-      HETPLAN_ASSIGN_OR_RETURN(auto worker, ort::PinnedWorker::Start(rt.cores));
-      x->workers_.push_back(std::move(worker));
-      HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, ort::MakePuSessionOptions(rt, m.graph_optimization));
-      options.push_back(std::move(so));
-    }
+    HETPLAN_RETURN_IF_ERROR(StartPuWorkers(m, used, o.threads, &x->workers_, &options));
     x->segments_of_.resize(used.size());
     const size_t k = m.segments.size();
     for (size_t s = 0; s < k; ++s) x->segments_of_[static_cast<size_t>(x->worker_of_[s])].push_back(static_cast<int>(s));

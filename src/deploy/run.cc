@@ -510,10 +510,73 @@ void CheckOutputs(const Manifest& m, const RunOptions& o, const std::map<std::st
   }
 }
 
-Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
+// `--stream N`: N different inputs through the plan at once (RunStream),
+// each input's outputs against the unsplit model's on the same input, and
+// the rates beside the one-input passes and the unsplit model already timed.
+Status StreamPart(Ort::Env& env, const Manifest& m, const std::vector<std::string>& bytes, const RunOptions& o,
+                  Reference* ref, RunReport* r) {
+  const int n = o.stream;
+  std::vector<std::vector<Ort::Value>> values(static_cast<size_t>(n));
+  std::vector<std::map<std::string, const Ort::Value*>> inputs(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    std::mt19937_64 rng(o.seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1));
+    auto& v = values[static_cast<size_t>(i)];
+    v.reserve(m.inputs.size() + m.assumptions.fixed_inputs.size());
+    for (const auto& t : m.inputs) v.push_back(ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
+    for (size_t j = 0; j < m.inputs.size(); ++j) inputs[static_cast<size_t>(i)].emplace(m.inputs[j].name, &v[j]);
+    for (const auto& f : m.assumptions.fixed_inputs) {
+      v.push_back(ort::ValueTensor(static_cast<ONNXTensorElementDataType>(f.elem_type), f.shape, f.values));
+    }
+  }
+  HETPLAN_ASSIGN_OR_RETURN(StreamTimes t, RunStream(env, m, bytes, o, inputs));
+  StreamReport st;
+  st.inputs = n;
+  st.in_flight = t.in_flight;
+  st.predicted_ii_us = m.schedule.initiation_interval_us;
+  st.predicted_latency_us = m.schedule.makespan_us;
+  st.wall_ms = t.wall_us / 1000.0;
+  // Steady state: completions after the first fifth of the inputs.
+  std::vector<double> done = t.last_end_us;
+  std::sort(done.begin(), done.end());
+  const int w = n / 5;
+  st.measured_ii_us = n - 1 - w >= 1 ? (done.back() - done[static_cast<size_t>(w)]) / (n - 1 - w) : t.wall_us / n;
+  st.inputs_per_s = st.measured_ii_us > 0 ? 1e6 / st.measured_ii_us : 0.0;
+  std::vector<double> latency;
+  for (int i = 0; i < n; ++i) latency.push_back(t.last_end_us[static_cast<size_t>(i)] - t.first_start_us[static_cast<size_t>(i)]);
+  st.latency_median_us = ort::Median(latency);
+  st.latency_p95_us = ort::Quantile(latency, 0.95);
+  const double one = r->pu_threads ? r->pu_threads->makespan_us : r->split_wall_us;
+  if (one > 0) st.one_at_a_time_per_s = 1e6 / one;
+  if (r->unsplit_wall_us && *r->unsplit_wall_us > 0) st.unsplit_per_s = 1e6 / *r->unsplit_wall_us;
+  const double predicted = st.predicted_ii_us.value_or(m.schedule.makespan_us);
+  if (predicted > 0) st.relative_error = st.measured_ii_us / predicted - 1;
+  if (ref != nullptr) {
+    std::map<std::string, Buffer> want;
+    for (int i = 0; i < n; ++i) {
+      ref->Run(values[static_cast<size_t>(i)], &want);
+      ++st.outputs_checked;
+      bool ok = true;
+      for (const auto& out : m.outputs) {
+        auto got = t.outputs[static_cast<size_t>(i)].find(out.name);
+        auto exp = want.find(out.name);
+        ok = ok && got != t.outputs[static_cast<size_t>(i)].end() && exp != want.end() &&
+             Compare(out.name, got->second, exp->second, o).match;
+      }
+      st.outputs_mismatched += ok ? 0 : 1;
+    }
+  }
+  r->stream = st;
+  return Status::Ok();
+}
+
+// The options' ranges, each refused in one line.
+Status CheckRunOptions(const RunOptions& o) {
   if (o.runs < 1 || o.warmup < 0) {
     return Error(ErrorCode::kInvalidArgument, "run: runs {} and warmup {}: give --runs ≥ 1 and --warmup ≥ 0", o.runs,
                  o.warmup);
+  }
+  if (o.stream < 0 || o.stream > 100000) {
+    return Error(ErrorCode::kInvalidArgument, "run: --stream {} is not in 1..100000", o.stream);
   }
   if (o.threads < 0 || o.threads > 1024) {
     return Error(ErrorCode::kInvalidArgument, "run: threads {} is not in 0..1024", o.threads);
@@ -522,6 +585,11 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
     return Error(ErrorCode::kInvalidArgument, "run: --rtol {} and --atol {} must be ≥ 0", o.rtol.value_or(0),
                  o.atol.value_or(0));
   }
+  return Status::Ok();
+}
+
+Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
+  HETPLAN_RETURN_IF_ERROR(CheckRunOptions(o));
   HETPLAN_ASSIGN_OR_RETURN(Manifest m, LoadManifest(dir));
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const int threads = o.threads > 0 ? o.threads : m.threads;
@@ -621,6 +689,13 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   if (pu_threads) r.pu_threads = SummarisePuThreads(m, timelines, o.threads);
 
   if (ref) CheckOutputs(m, o, split_outputs, ref_outputs, &r);
+  if (o.stream > 0) {
+    try {
+      HETPLAN_RETURN_IF_ERROR(StreamPart(*env, m, bytes, o, ref.get(), &r));
+    } catch (const std::exception& e) {
+      return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime failed while streaming: {}", m.path, OneLine(e.what()));
+    }
+  }
   return r;
 }
 

@@ -16,6 +16,8 @@
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/deploy/run.h"
 #include "hetplan/util/status.h"
+#include "ort/pinning.h"
+#include "ort/session.h"
 
 namespace hetplan::deploy_internal {
 
@@ -72,6 +74,17 @@ Status ExplainErrors(const Manifest& m, const std::string& path, RunReport* r);
 
 // --- the PU-thread executor (pu_executor.cc) ------------------------------------
 
+// The ONNX Runtime configuration a device's segments run with (the
+// manifest's, `threads_override` > 0 replacing its threads).
+ort::PuRuntime RuntimeOf(const Manifest& m, const std::string& device, int threads_override);
+// One pinned worker thread per PU in `used` and its session options, the
+// provider and cores checked first (each refused in one line).
+Status StartPuWorkers(const Manifest& m, const std::vector<std::string>& used, int threads_override,
+                      std::vector<std::unique_ptr<ort::PinnedWorker>>* workers,
+                      std::vector<Ort::SessionOptions>* options);
+// The PUs the segments use, in order of first use, and each segment's PU.
+std::vector<std::string> UsedDevices(const Manifest& m, std::vector<int>* device_of);
+
 // Whether `m` runs on PU threads: every segment runs here, and the plan has
 // two requests, uses two or more PUs, or names a PU configuration (cores,
 // provider) to honour.
@@ -91,5 +104,21 @@ Result<std::unique_ptr<Executor>> CreatePuThreadExecutor(Ort::Env& env, const Ma
 // The PU-thread part of the report from the timed passes.
 PuThreadReport SummarisePuThreads(const Manifest& m, const std::vector<Timeline>& timelines, int threads_override);
 nlohmann::json PuThreadReportToJson(const PuThreadReport& r);
+
+// --- streams (stream_executor.cc) -------------------------------------------------
+
+// One stream: `inputs[i]` are input i's model inputs by name. Each PU's
+// segments run on its pinned thread in the order of their planned times
+// shifted by one II per input; hand-off tensors have `in_flight` buffers
+// each. Returns each input's outputs and, per input, its first segment's
+// start and last segment's end (µs from the stream's start).
+struct StreamTimes {
+  std::vector<std::map<std::string, Buffer>> outputs;
+  std::vector<double> first_start_us, last_end_us;
+  double wall_us = 0;
+  int in_flight = 0;
+};
+Result<StreamTimes> RunStream(Ort::Env& env, const Manifest& m, const std::vector<std::string>& bytes,
+                              const RunOptions& o, const std::vector<std::map<std::string, const Ort::Value*>>& inputs);
 
 }  // namespace hetplan::deploy_internal

@@ -234,6 +234,24 @@ nlohmann::json RunReportToJson(const RunReport& r) {
                     {"transfer_measured_us", b.transfer_measured_us}};
   }
   if (r.pu_threads) j["pu_threads"] = deploy_internal::PuThreadReportToJson(*r.pu_threads);
+  if (r.stream) {
+    const StreamReport& st = *r.stream;
+    auto num = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    j["stream"] = {{"inputs", st.inputs},
+                   {"in_flight", st.in_flight},
+                   {"predicted_ii_us", num(st.predicted_ii_us)},
+                   {"predicted_latency_us", st.predicted_latency_us},
+                   {"measured_ii_us", st.measured_ii_us},
+                   {"inputs_per_s", st.inputs_per_s},
+                   {"relative_error", num(st.relative_error)},
+                   {"latency_median_us", st.latency_median_us},
+                   {"latency_p95_us", st.latency_p95_us},
+                   {"wall_ms", st.wall_ms},
+                   {"one_at_a_time_per_s", num(st.one_at_a_time_per_s)},
+                   {"unsplit_per_s", num(st.unsplit_per_s)},
+                   {"outputs_checked", st.outputs_checked},
+                   {"outputs_mismatched", st.outputs_mismatched}};
+  }
   j["boundaries"] = r.boundaries;
   j["transitions"] = r.transitions;
   j["host"] = {{"predicted_us", r.predicted_host_us},

@@ -531,7 +531,8 @@ Manifest ManifestHeader(const LoadedModel& model, const PlanFile& ps, int violat
   mf.fusion = ToString(model.fusion);
   mf.model_operators = g.size();
   mf.assumptions = model.assumptions;
-  mf.schedule = {schedule_label, ps.platform, ps.solver, ps.solver_status, ps.makespan_us, violations};
+  mf.schedule = {schedule_label, ps.platform, ps.solver, ps.solver_status, ps.makespan_us, violations,
+                 ps.initiation_interval_us};
   int threads = 0;
   for (const auto& d : ps.devices) {
     if (d.kind == "cpu" && d.threads > 0 && threads == 0) threads = d.threads;

@@ -61,7 +61,7 @@ Manifest TwoSegments() {
   m.assumptions.fixed_inputs = {{"sr", onnx::TensorProto::INT64, {}, {"16000"}},
                                 {"gains", onnx::TensorProto::FLOAT, {2}, {"0.5", "-2"}}};
   m.assumptions.branches = {{"gate", true, true, "wake"}, {"sr_if", false, false, "is16k"}};
-  m.schedule = {"plan.json", "klein-arm", "ilp", "optimal", 12.5, 0};
+  m.schedule = {"plan.json", "klein-arm", "ilp", "optimal", 12.5, 0, 3.5};
   m.threads = 2;
   m.graph_optimization = "all";
   m.devices = {{"cpu", "cpu", "serial", "measured", true}, {"cim", "cim", "spatial", "analytical", false}};
@@ -127,6 +127,7 @@ TEST(Manifest, WritesEveryKeyAndReadsItBack) {
   EXPECT_EQ(j["segments"][1]["inputs"][0]["from"], 0);
   EXPECT_FALSE(j["segments"][0].contains("unused_outputs"));
   EXPECT_EQ(j["segments"][1]["unused_outputs"], true);
+  EXPECT_EQ(j["schedule"]["initiation_interval_us"], 3.5);
 
   const fs::path dir = WriteWithSegments("roundtrip", j);
   const std::string text = ReadFile((dir / kManifestFileName).string()).value();

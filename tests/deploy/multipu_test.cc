@@ -361,16 +361,23 @@ TEST_F(TwoPus, TwoRequestsNeedThePuThreads) {
 // The whole path as a user runs it: measured profiles of both pinned PUs and
 // their co-run costs, a parallel plan, split, run. Few profiler and co-run
 // runs (--corun-runs, --corun-rounds): the path is tested, not the numbers.
-TEST(MultiPuCli, MapSplitRunOnTwoMeasuredPus) {
-  const fs::path dir = fs::temp_directory_path() / ("hetplan_multipu_cli_" + std::to_string(::getpid()));
+// A fresh folder holding two.onnx (a two-branch model); the platform of this
+// host's two cores (one core twice on a one-core machine).
+std::string TwoBranchFolder(const std::string& name, std::string* platform) {
+  const fs::path dir = fs::temp_directory_path() / ("hetplan_multipu_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string bytes;
-  ASSERT_TRUE(test_util::TwoBranchModel(32, 128, 2).SerializeToString(&bytes));
-  ASSERT_TRUE(WriteFileAtomic((dir / "two.onnx").string(), bytes).ok());
-  const std::vector<int>& cores = ort::AvailableCores();
-  const std::string platform = cores.size() >= 2 ? std::string("host-2core") : std::string("host-2core --set cpu1.cores=0");
-  const std::string d = dir.string();
+  EXPECT_TRUE(test_util::TwoBranchModel(32, 128, 2).SerializeToString(&bytes));
+  EXPECT_TRUE(WriteFileAtomic((dir / "two.onnx").string(), bytes).ok());
+  *platform = ort::AvailableCores().size() >= 2 ? "host-2core" : "host-2core --set cpu1.cores=0";
+  return dir.string();
+}
+
+TEST(MultiPuCli, MapSplitRunOnTwoMeasuredPus) {
+  std::string platform;
+  const std::string d = TwoBranchFolder("cli", &platform);
+  const fs::path dir = d;
   auto map = test_util::Hetplan("map " + d + "/two.onnx --platform " + platform + " --mode parallel --warmup 1 --runs 3 "
                                 "--corun-runs 3 --corun-rounds 1 --cache-dir " + d + "/cache --out " + d + "/s.json");
   ASSERT_EQ(map.code, 0) << map.out;
@@ -387,6 +394,43 @@ TEST(MultiPuCli, MapSplitRunOnTwoMeasuredPus) {
   EXPECT_EQ(j["executor"], "pu-threads");
   EXPECT_TRUE(j["pu_threads"]["makespan"]["measured_us"].is_number());
   fs::remove_all(dir);
+}
+
+// A stream (docs/throughput.md): the throughput plan on both measured PUs,
+// split, and `run --stream` with every input different: each input's
+// outputs equal the unsplit model's on it, the report gives the measured II
+// against the planned one, and a plan with a segment this machine cannot run
+// (a CIM) is refused in one line.
+TEST(MultiPuCli, AStreamRunsSeveralInputsAtOnceWithTheUnsplitOutputs) {
+  std::string platform;
+  const std::string d = TwoBranchFolder("stream", &platform);
+  const fs::path dir = d;
+  auto plan = test_util::Hetplan("partition " + d + "/two.onnx --platform " + platform + " --objective throughput "
+                                 "--warmup 1 --runs 3 --cache-dir " + d + "/cache --out " + d + "/s.json");
+  ASSERT_EQ(plan.code, 0) << plan.out;
+  ASSERT_EQ(test_util::Hetplan("split " + d + "/s.json --out " + d + "/split").code, 0);
+  auto run = test_util::Hetplan("run " + d + "/split --runs 2 --warmup 1 --stream 12 --json " + d + "/run.json");
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find("stream     12 inputs"), std::string::npos) << run.out;
+  auto report = ReadFile(d + "/run.json", 1 << 24);
+  ASSERT_TRUE(report.ok());
+  const nlohmann::json j = nlohmann::json::parse(*report)["stream"];
+  EXPECT_EQ(j["inputs"], 12);
+  EXPECT_EQ(j["outputs_checked"], 12);
+  EXPECT_EQ(j["outputs_mismatched"], 0);
+  EXPECT_GE(j["in_flight"].get<int>(), 2);
+  EXPECT_GT(j["inputs_per_s"].get<double>(), 0);
+  EXPECT_TRUE(j["predicted_ii_us"].is_number());
+  EXPECT_LE(j["latency_median_us"].get<double>(), j["latency_p95_us"].get<double>());
+  // A CIM segment cannot stream here.
+  auto cim = test_util::Hetplan("partition " + d + "/two.onnx --platform klein-arm --objective throughput "
+                                "--warmup 1 --runs 3 --cache-dir " + d + "/cache --out " + d + "/c.json");
+  ASSERT_EQ(cim.code, 0) << cim.out;
+  ASSERT_EQ(test_util::Hetplan("split " + d + "/c.json --out " + d + "/csplit").code, 0);
+  auto refused = test_util::Hetplan("run " + d + "/csplit --runs 1 --warmup 0 --stream 4");
+  fs::remove_all(dir);
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE(refused.out.find("--stream runs every segment here"), std::string::npos) << refused.out;
 }
 
 // A provider this ONNX Runtime lacks stops planning with one line naming it

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,8 @@ struct ManifestSchedule {
   std::string file, platform, solver, status;
   double makespan_us = 0;
   int violations = 0;  // what `hetplan validate` would report
+  // A stream's plan (--objective throughput): its initiation interval.
+  std::optional<double> initiation_interval_us;
 };
 
 struct ManifestSegment {

@@ -52,6 +52,30 @@ struct RunOptions {
   // profile cache's file): with it the report explains each measured
   // segment's error by operator costs and the PU's boundary cost.
   std::string costs_path;
+  // > 0: afterwards, stream this many inputs through the plan (docs/throughput.md):
+  // each PU's segments on its own pinned thread, several inputs in flight,
+  // every input different, each input's outputs checked against the unsplit
+  // model's. Every segment must run here (a plan on PUs this machine has).
+  int stream = 0;
+};
+
+// `run --stream N`: inputs per second and per-input latency, measured, against
+// the plan's prediction, the same plan one input at a time and the unsplit
+// model.
+struct StreamReport {
+  int inputs = 0;
+  int in_flight = 0;                   // buffers per hand-off tensor: inputs that may be in flight at once
+  std::optional<double> predicted_ii_us;  // the schedule's II (a stream's plan); else the makespan
+  double predicted_latency_us = 0;     // the schedule's makespan (one input)
+  double measured_ii_us = 0;           // steady state: between completions, after the first fifth
+  double inputs_per_s = 0;             // 10^6 / measured_ii_us
+  double latency_median_us = 0, latency_p95_us = 0;  // first segment's start to last segment's end
+  double wall_ms = 0;                  // the whole stream
+  std::optional<double> one_at_a_time_per_s;  // the same plan, one input per pass (PU-thread executor)
+  std::optional<double> unsplit_per_s;        // the unsplit model, one input after another
+  std::optional<double> relative_error;       // measured_ii / predicted_ii − 1
+  int outputs_checked = 0;             // inputs whose outputs were compared with the unsplit model's
+  int outputs_mismatched = 0;
 };
 
 struct SegmentRun {
@@ -200,6 +224,7 @@ struct RunReport {
   // Set when the PU-thread executor ran the plan.
   std::optional<PuThreadReport> pu_threads;
   std::optional<ErrorBreakdown> breakdown;  // with RunOptions::costs_path
+  std::optional<StreamReport> stream;       // with RunOptions::stream
   int requests = 1;
 
   bool reference_checked = false;
