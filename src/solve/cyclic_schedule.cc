@@ -306,6 +306,9 @@ StreamLoads ComputeStreamLoads(const Problem& p, const std::vector<int>& a, cons
     const int pu = a[g.edges()[e].from], pv = a[g.edges()[e].to];
     if (pu == pv) continue;
     l.link_us[static_cast<size_t>(std::min(pu, pv)) * k + std::max(pu, pv)] += c.transfer_us(e, pu, pv);
+    // A segment-boundary cost (--boundary-cost fitted) is the receiving
+    // serial PU's own time: its thread starts the segment.
+    if (!c.pu(pv).spatial) l.serial_us[pv] += c.boundary_us(pv);
   }
   return l;
 }

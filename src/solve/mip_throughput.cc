@@ -56,7 +56,10 @@ std::vector<MipOption> OptionsOf(const CostModel& c, int v) {
 
 // The links' rows: per edge and ordered PU pair with a positive transfer,
 // y ≥ X_{u,p} + X_{v,q} − 1; per unordered pair, II ≥ Σ transfers × y.
-void AddLinks(const Problem& pr, const std::vector<std::vector<MipOption>>& opt, int ii, ModelBuilder* mb_) {
+// A segment-boundary cost (--boundary-cost fitted) is also the receiving
+// serial PU's time: b_q × y joins `serial[q]`.
+void AddLinks(const Problem& pr, const std::vector<std::vector<MipOption>>& opt, int ii, ModelBuilder* mb_,
+              std::vector<std::vector<Term>>* serial) {
   ModelBuilder& mb = *mb_;
   const CostModel& c = *pr.costs;
   const OpGraph& g = *pr.graph;
@@ -78,6 +81,7 @@ void AddLinks(const Problem& pr, const std::vector<std::vector<MipOption>>& opt,
         }
         mb.AddRow(fmt::format("cut_{}_{}_{}", e, p, q), row, -1, kLpInf);
         link[{std::min(p, q), std::max(p, q)}].push_back({y, us});
+        if (!c.pu(q).spatial && c.boundary_us(q) > 0) (*serial)[q].push_back({y, c.boundary_us(q)});
       }
     }
   }
@@ -119,6 +123,7 @@ Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& op
     }
     mb.AddRow(fmt::format("assign_{}", v), one, 1, 1);
   }
+  AddLinks(pr, opt, ii, &mb, &serial);
   for (int p = 0; p < k; ++p) {
     if (!serial[p].empty()) {
       serial[p].push_back({ii, -1});
@@ -126,7 +131,6 @@ Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& op
     }
     if (!budget[p].empty()) mb.AddRow(fmt::format("budget_{}", p), budget[p], -kLpInf, static_cast<double>(c.pu(p).capacity));
   }
-  AddLinks(pr, opt, ii, &mb);
   result.mip = MipStats{mb.num_cols(), mb.num_rows(), 0};
   // Nothing to choose: every operator has one option (CBC's presolve would
   // remove every row, which its crunch step does not survive).

@@ -231,6 +231,7 @@ class MinMaxSearch {
       const int pa = assignment_[from], pb = assignment_[to];
       if (pa < 0 || pb < 0 || pa == pb) return;
       link_[static_cast<size_t>(std::min(pa, pb)) * k_ + std::max(pa, pb)] += sign * c_.transfer_us(e, pa, pb);
+      if (!c_.pu(pb).spatial) serial_[pb] += sign * c_.boundary_us(pb);  // the receiving PU starts the segment
     };
     for (int e : g_.in_edges(v)) charge(e, g_.edges()[e].from, v);
     for (int e : g_.out_edges(v)) charge(e, v, g_.edges()[e].to);

@@ -72,8 +72,9 @@ std::string Violations(const nlohmann::json& j) {
 
 // The II by brute force, written apart from the planner: every assignment,
 // every number of copies 1..N_mvm of each spatial operator within the
-// budgets; II = max(Σ time on each serial PU, Σ transfers between each pair
-// of PUs, each spatial operator's time with its copies).
+// budgets; II = max(Σ time on each serial PU (with a segment-boundary cost
+// per edge it receives from another PU), Σ transfers between each pair of
+// PUs, each spatial operator's time with its copies).
 // `copies_allowed` false: one copy of every operator.
 double BruteForceInterval(const Problem& p, bool copies_allowed = true) {
   const CostModel& c = *p.costs;
@@ -107,7 +108,9 @@ double BruteForceInterval(const Problem& p, bool copies_allowed = true) {
       }
       for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
         const int x = a[g.edges()[e].from], y = a[g.edges()[e].to];
-        if (x != y) load[k + std::min(x, y) * k + std::max(x, y)] += c.transfer_us(e, x, y);
+        if (x == y) continue;
+        load[k + std::min(x, y) * k + std::max(x, y)] += c.transfer_us(e, x, y);
+        if (!c.pu(y).spatial) load[y] += c.boundary_us(y);  // the receiving PU starts the segment
       }
       for (double l : load) ii = std::max(ii, l);
       best = std::min(best, ii);
@@ -135,6 +138,7 @@ TEST(Throughput, ExactMatchesBruteForceWithReplicas) {
         i % 3 == 0 ? TwoPus(capacity) : i % 3 == 1 ? ThreePus(capacity) : FourPus(capacity, 1 + capacity / 2);
     Instance inst = RandomInstance(rng, n, pus, i % 2 == 0);
     AddMvms(&inst, rng);
+    if (i % 4 == 1) inst.costs.ChargeBoundary(0, static_cast<double>(1 + rng() % 20));  // --boundary-cost fitted
     const Problem p = inst.problem(Objective::kThroughput);
     const double brute = BruteForceInterval(p);
     const SolveResult r = MustSolve(p, Exact());
@@ -280,6 +284,7 @@ TEST(Throughput, MipMatchesBruteForce) {
     const int64_t capacity = 2 + static_cast<int64_t>(rng() % 16);
     Instance inst = RandomInstance(rng, n, i % 2 == 0 ? TwoPus(capacity) : ThreePus(capacity), i % 3 == 0);
     AddMvms(&inst, rng);
+    if (i % 4 == 1) inst.costs.ChargeBoundary(0, static_cast<double>(1 + rng() % 20));
     const Problem p = inst.problem(Objective::kThroughput);
     const double brute = BruteForceInterval(p);
     const SolveResult r = MustSolve(p, mip);
