@@ -70,6 +70,19 @@ class Stream {
         for (int b = 0; b < in_flight_; ++b) slots.push_back(NewValue(t));
       }
     }
+    // One binding per segment and buffer, hand-offs and outputs bound once
+    // (the model's inputs are bound per input, in RunItem).
+    bindings_.resize(k);
+    for (size_t s = 0; s < k; ++s) {
+      for (int b = 0; b < in_flight_; ++b) {
+        Ort::IoBinding binding(sessions_[s]);
+        for (const auto& t : m_.segments[s].inputs) {
+          if (auto v = values_.find(t.name); v != values_.end()) binding.BindInput(t.name.c_str(), v->second[b]);
+        }
+        for (const auto& t : m_.segments[s].outputs) binding.BindOutput(t.name.c_str(), values_.at(t.name)[b]);
+        bindings_[s].push_back(std::move(binding));
+      }
+    }
     // Who reads each segment's outputs.
     readers_.resize(k);
     for (size_t s = 0; s < k; ++s) {
@@ -135,15 +148,10 @@ class Stream {
     start_[Item(s, i)] = Clock::now();
     if (!failed_.load(std::memory_order_relaxed)) {
       try {
-        Ort::IoBinding binding(sessions_[s]);
+        Ort::IoBinding& binding = bindings_[s][slot];
         for (const auto& t : seg.inputs) {
-          if (auto v = values_.find(t.name); v != values_.end()) {
-            binding.BindInput(t.name.c_str(), v->second[slot]);
-          } else {
-            binding.BindInput(t.name.c_str(), *(*inputs_)[static_cast<size_t>(i)].at(t.name));
-          }
+          if (!values_.count(t.name)) binding.BindInput(t.name.c_str(), *(*inputs_)[static_cast<size_t>(i)].at(t.name));
         }
-        for (const auto& t : seg.outputs) binding.BindOutput(t.name.c_str(), values_.at(t.name)[slot]);
         sessions_[s].Run(run_options_, binding);
         // The model's outputs this segment makes, kept per input.
         for (const auto& t : m_.outputs) {
@@ -173,6 +181,7 @@ class Stream {
   std::vector<int> worker_of_;
   std::vector<std::vector<int>> readers_;
   std::vector<Ort::Session> sessions_;
+  std::vector<std::vector<Ort::IoBinding>> bindings_;      // per segment and buffer
   std::map<std::string, std::vector<Ort::Value>> values_;  // hand-off and output tensors: in_flight buffers each
   const std::vector<std::map<std::string, const Ort::Value*>>* inputs_ = nullptr;
   std::unique_ptr<ort::Generation[]> done_;  // per segment: inputs finished
