@@ -576,7 +576,7 @@ Status CheckRunOptions(const RunOptions& o) {
                  o.warmup);
   }
   if (o.stream < 0 || o.stream > 100000) {
-    return Error(ErrorCode::kInvalidArgument, "run: --stream {} is not in 1..100000", o.stream);
+    return Error(ErrorCode::kInvalidArgument, "run: --stream {}: give a number of inputs from 1 to 100000", o.stream);
   }
   if (o.threads < 0 || o.threads > 1024) {
     return Error(ErrorCode::kInvalidArgument, "run: threads {} is not in 0..1024", o.threads);

@@ -96,6 +96,8 @@ Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options
   }
   result.bound = bound;
   if (!best) {
+    result.schedule.reset();
+    result.objective = result.gap = std::numeric_limits<double>::quiet_NaN();
     result.status = SolveStatus::kNoSolution;
     result.termination = Termination::kHeuristic;
     result.notes.push_back(fmt::format("--max-latency {:.6g} µs: no plan tried meets it", cap));

@@ -96,6 +96,11 @@ TEST(CliStream, MaxLatencyBoundsOneInput) {
   const std::string status = s["solver"]["status"].get<std::string>();
   EXPECT_TRUE(status == "heuristic" || status == "optimal") << status;
   EXPECT_EQ(Hetplan("validate " + (d / "cap.json").string()).code, 0);
+  // A cap no plan meets: no schedule, nothing written.
+  CmdResult none = Hetplan(Plan(d / "none.json", "--objective throughput --max-latency 1"));
+  EXPECT_EQ(none.code, 3) << none.out;
+  EXPECT_NE(none.out.find("no_solution"), std::string::npos) << none.out;
+  EXPECT_FALSE(fs::exists(d / "none.json"));
   // Where it does not apply: one line, nothing written.
   CmdResult bad = Hetplan(Plan(d / "no.json", "--objective latency --max-latency 100"));
   EXPECT_NE(bad.code, 0);
