@@ -510,23 +510,38 @@ void CheckOutputs(const Manifest& m, const RunOptions& o, const std::map<std::st
   }
 }
 
+// One input's values from `seed`: the model's inputs (random), then, for
+// the unsplit model only, the --value inputs.
+std::vector<Ort::Value> MakeInputs(const Manifest& m, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Ort::Value> v;
+  v.reserve(m.inputs.size() + m.assumptions.fixed_inputs.size());
+  for (const auto& t : m.inputs) v.push_back(ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
+  for (const auto& f : m.assumptions.fixed_inputs) {
+    v.push_back(ort::ValueTensor(static_cast<ONNXTensorElementDataType>(f.elem_type), f.shape, f.values));
+  }
+  return v;
+}
+
+// What the segments read of MakeInputs' values: the model's inputs by name.
+std::map<std::string, const Ort::Value*> SplitInputs(const Manifest& m, const std::vector<Ort::Value>& values) {
+  std::map<std::string, const Ort::Value*> inputs;
+  for (size_t j = 0; j < m.inputs.size(); ++j) inputs.emplace(m.inputs[j].name, &values[j]);
+  return inputs;
+}
+
 // `--stream N`: N different inputs through the plan at once (RunStream),
 // each input's outputs against the unsplit model's on the same input, and
 // the rates beside the one-input passes and the unsplit model already timed.
 Status StreamPart(Ort::Env& env, const Manifest& m, const std::vector<std::string>& bytes, const RunOptions& o,
                   Reference* ref, RunReport* r) {
   const int n = o.stream;
-  std::vector<std::vector<Ort::Value>> values(static_cast<size_t>(n));
-  std::vector<std::map<std::string, const Ort::Value*>> inputs(static_cast<size_t>(n));
+  std::vector<std::vector<Ort::Value>> values;
+  std::vector<std::map<std::string, const Ort::Value*>> inputs;
+  values.reserve(static_cast<size_t>(n));  // `inputs` points into it
   for (int i = 0; i < n; ++i) {
-    std::mt19937_64 rng(o.seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1));
-    auto& v = values[static_cast<size_t>(i)];
-    v.reserve(m.inputs.size() + m.assumptions.fixed_inputs.size());
-    for (const auto& t : m.inputs) v.push_back(ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
-    for (size_t j = 0; j < m.inputs.size(); ++j) inputs[static_cast<size_t>(i)].emplace(m.inputs[j].name, &v[j]);
-    for (const auto& f : m.assumptions.fixed_inputs) {
-      v.push_back(ort::ValueTensor(static_cast<ONNXTensorElementDataType>(f.elem_type), f.shape, f.values));
-    }
+    values.push_back(MakeInputs(m, o.seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1)));
+    inputs.push_back(SplitInputs(m, values.back()));
   }
   HETPLAN_ASSIGN_OR_RETURN(StreamTimes t, RunStream(env, m, bytes, o, inputs));
   StreamReport st;
@@ -608,16 +623,8 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   }
 
   // Inputs, made once: the same values feed the split and the unsplit model.
-  std::mt19937_64 rng(o.seed);
-  std::vector<Ort::Value> input_list;
-  input_list.reserve(m.inputs.size() + m.assumptions.fixed_inputs.size());  // `inputs` points into it
-  for (const auto& t : m.inputs) input_list.push_back(ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
-  std::map<std::string, const Ort::Value*> inputs;
-  for (size_t i = 0; i < m.inputs.size(); ++i) inputs.emplace(m.inputs[i].name, &input_list[i]);
-  // After them, for the unsplit model only: the --value inputs.
-  for (const auto& f : m.assumptions.fixed_inputs) {
-    input_list.push_back(ort::ValueTensor(static_cast<ONNXTensorElementDataType>(f.elem_type), f.shape, f.values));
-  }
+  const std::vector<Ort::Value> input_list = MakeInputs(m, o.seed);
+  const std::map<std::string, const Ort::Value*> inputs = SplitInputs(m, input_list);
 
   RunReport r;
   r.dir = dir;

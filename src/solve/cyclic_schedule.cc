@@ -142,6 +142,18 @@ std::optional<Schedule> PlaceCyclic(const Problem& p, const std::vector<int>& a,
   return s;
 }
 
+// Serial operators at fixed `slots`; transfers in the earliest free slot of
+// their link, or laid end to end where the link's free time is too fragmented.
+std::optional<Schedule> PlaceAtSlots(const Problem& p, const std::vector<int>& a,
+                                     const std::vector<int64_t>& replicas, double ii, const std::vector<int>& order,
+                                     const std::vector<double>& slots) {
+  Policy policy;
+  policy.slots = &slots;
+  if (auto s = PlaceCyclic(p, a, replicas, ii, order, policy)) return s;
+  policy.link_modulo = false;
+  return PlaceCyclic(p, a, replicas, ii, order, policy);
+}
+
 // Slots by residue: each resource's operators and transfers in the order of
 // `residue` (where in the cycle an input reaches them), each as near its
 // residue as the cycle allows.
@@ -181,12 +193,7 @@ std::optional<Schedule> PlaceByResidue(const Problem& p, const std::vector<int>&
     }
     for (size_t i = lo; i < hi; ++i) slots[items[i].id] = o[i - lo];
   }
-  Policy policy;
-  policy.slots = &slots;
-  auto s = PlaceCyclic(p, a, replicas, ii, order, policy);
-  if (s) return s;
-  policy.link_modulo = false;
-  return PlaceCyclic(p, a, replicas, ii, order, policy);
+  return PlaceAtSlots(p, a, replicas, ii, order, slots);
 }
 
 // Local search over each serial PU's cyclic order of its operators, the
@@ -223,11 +230,7 @@ std::optional<Schedule> ImproveOrders(const Problem& p, const std::vector<int>& 
         at += c.latency_us(v, q);
       }
     }
-    Policy policy;
-    policy.slots = &slots;
-    if (auto s = PlaceCyclic(p, a, replicas, ii, order, policy)) return s;
-    policy.link_modulo = false;
-    return PlaceCyclic(p, a, replicas, ii, order, policy);
+    return PlaceAtSlots(p, a, replicas, ii, order, slots);
   };
   std::optional<Schedule> best = evaluate();
   for (bool improved = true; improved && work > 0;) {

@@ -350,7 +350,6 @@ ThroughputSearchResult SolveThroughputBySearch(const Problem& p, std::chrono::st
   }
   r.complete = complete;
   r.bound_us = complete ? r.interval_us * (1 - relative_gap) : proven_below;
-  if (complete && relative_gap == 0) r.bound_us = r.interval_us;
   return r;
 }
 

@@ -39,17 +39,19 @@ std::optional<std::vector<int>> OneSerialPu(const Problem& pr) {
 // the cap: the smallest such `ii` a binary search over [lo, hi] finds, the
 // cyclic schedule's latency being the quick placements' (not monotone in the
 // II, so a heuristic); nullopt when not even `hi` meets the cap.
+// `lo_misses`: the caller already knows the schedule at `lo` misses it.
 std::optional<Schedule> SmallestIntervalWithin(const Problem& pr, const std::vector<int>& a,
                                                const std::vector<int64_t>& replicas, double lo, double hi,
-                                               double cap) {
+                                               double cap, bool lo_misses) {
   auto at = [&](double ii, bool improve) -> std::optional<Schedule> {
     Schedule s = CyclicSchedule(pr, a, replicas, ii, improve);
     if (s.makespan_us > cap * (1 + 1e-9)) return std::nullopt;
     return s;
   };
-  std::optional<Schedule> best = at(lo, true);
-  if (best) return best;
-  best = at(hi, false);
+  if (!lo_misses) {
+    if (auto s = at(lo, true)) return s;
+  }
+  std::optional<Schedule> best = at(hi, false);
   if (!best) return std::nullopt;
   for (int step = 0; step < 24 && hi - lo > 1e-6 * hi; ++step) {
     const double mid = 0.5 * (lo + hi);
@@ -64,23 +66,23 @@ std::optional<Schedule> SmallestIntervalWithin(const Problem& pr, const std::vec
 }
 
 // --max-latency: the II-optimal plan's one input takes longer than the cap.
-// The unconstrained optimum stays a valid bound; the plans tried are the
+// The unconstrained optimum `bound` stays valid; the plans tried are the
 // II-optimal assignment and the latency-optimal one (the exact latency
 // search, in the time left), each at the smallest interval the binary search
 // finds within the cap. No optimality claim unless one reaches the bound.
 Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
-                                  const ThroughputSearchResult& r, SolveResult result) {
+                                  const ThroughputSearchResult& r, double bound, SolveResult result) {
   const double cap = *pr.latency_cap_us;
-  const double bound = ComputeStreamLoads(pr, r.assignment, &r.replicas).interval_us();
   std::optional<Schedule> best;
-  auto consider = [&](const std::vector<int>& a, const std::vector<int64_t>& replicas) {
+  auto consider = [&](const std::vector<int>& a, const std::vector<int64_t>& replicas, bool lo_misses) {
     const double lo = ComputeStreamLoads(pr, a, &replicas).interval_us();
     // At an II no shorter than one input's list schedule, inputs need not overlap.
     const double hi = std::max(lo, ListSchedule(pr, a).makespan_us);
-    auto s = SmallestIntervalWithin(pr, a, replicas, lo, hi, cap);
+    auto s = SmallestIntervalWithin(pr, a, replicas, lo, hi, cap, lo_misses);
     if (s && (!best || *s->initiation_interval_us < *best->initiation_interval_us)) best = std::move(s);
   };
-  consider(r.assignment, r.replicas);
+  // The II-optimal plan's schedule at its II is the one that missed the cap.
+  consider(r.assignment, r.replicas, true);
   Problem latency = pr;
   latency.objective = Objective::kLatency;
   latency.latency_cap_us.reset();
@@ -90,7 +92,7 @@ Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options
   if (fastest.ok() && fastest->schedule) {
     std::vector<int> a(pr.graph->size());
     for (int v = 0; v < pr.graph->size(); ++v) a[v] = fastest->schedule->ops[v].device;
-    consider(a, std::vector<int64_t>(a.size(), 1));
+    consider(a, std::vector<int64_t>(a.size(), 1), false);
     result.notes.push_back(fmt::format("--max-latency: the latency-optimal plan ({}) takes {:.6g} µs",
                                        ToString(fastest->status), fastest->schedule->makespan_us));
   }
@@ -160,7 +162,7 @@ Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& optio
   const StreamLoads loads = ComputeStreamLoads(pr, r.assignment, &r.replicas);
   result.schedule = CyclicSchedule(pr, r.assignment, r.replicas, loads.interval_us());
   if (pr.latency_cap_us && result.schedule->makespan_us > *pr.latency_cap_us * (1 + 1e-9)) {
-    return WithinLatency(pr, options, deadline, r, std::move(result));
+    return WithinLatency(pr, options, deadline, r, loads.interval_us(), std::move(result));
   }
   result.status = r.complete ? SolveStatus::kOptimal : SolveStatus::kFeasible;
   result.objective = loads.interval_us();
