@@ -3,11 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <thread>
 
 // CBC, Clp, Osi and CoinUtils headers (coinor-libcbc-dev).
 #include <CbcEventHandler.hpp>
@@ -140,6 +142,12 @@ Status WriteModels(const ModelBuilder& mb, const SolveOptions& options) {
 }
 
 bool CbcHasThreads() { return CbcModel::haveMultiThreadSupport(); }
+
+int CbcThreads(const SolveOptions& options) {
+  const int threads =
+      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return threads > 1 && !CbcHasThreads() ? 1 : threads;
+}
 
 Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
                           const std::vector<double>* warm, const Deadline& deadline) {

@@ -33,6 +33,10 @@ Status WriteModels(const ModelBuilder& mb, const SolveOptions& options);
 // Whether this CBC was built with threads.
 bool CbcHasThreads();
 
+// The CBC threads to run: options.threads (0: one per core), 1 where this
+// CBC has no threads.
+int CbcThreads(const SolveOptions& options);
+
 // Solves `mb` with `threads` CBC threads (repeatable search) until
 // `deadline` to options.relative_gap, from the full solution `warm` when
 // given. Also writes the LP/MPS files asked for.

@@ -74,6 +74,17 @@ double NextSlot(double t, double o, double ii) {
   return o + m * ii;
 }
 
+// The stage and the totals of a cyclic schedule whose starts are set.
+void FinishCyclic(const Problem& p, double ii, Schedule* s) {
+  s->initiation_interval_us = ii;
+  s->makespan_us = 0;
+  for (ScheduledOp& op : s->ops) {
+    op.stage = static_cast<int>(std::floor(op.start_us / ii + 1e-9));
+    s->makespan_us = std::max(s->makespan_us, op.finish_us);
+  }
+  s->energy_uj = ScheduleEnergy(p, *s);
+}
+
 // How one try places a stream: serial PUs' operators at fixed `slots` (by
 // operator id) when given, else in the earliest free slot modulo the II
 // (`serial_modulo`) or laid end to end in placement order; transfers on a
@@ -107,7 +118,6 @@ std::optional<Schedule> PlaceCyclic(const Problem& p, const std::vector<int>& a,
   Schedule s;
   s.ops.resize(g.size());
   s.transfer_start_us.assign(g.edges().size(), std::numeric_limits<double>::quiet_NaN());
-  s.initiation_interval_us = ii;
   for (int v : order) {
     double ready = 0;
     for (int e : g.in_edges(v)) {
@@ -135,10 +145,8 @@ std::optional<Schedule> PlaceCyclic(const Problem& p, const std::vector<int>& a,
       op.start_us = *t;
     }
     op.finish_us = op.start_us + d;
-    op.stage = static_cast<int>(std::floor(op.start_us / ii + 1e-9));
-    s.makespan_us = std::max(s.makespan_us, op.finish_us);
   }
-  s.energy_uj = ScheduleEnergy(p, s);
+  FinishCyclic(p, ii, &s);
   return s;
 }
 
@@ -349,6 +357,72 @@ Schedule CyclicSchedule(const Problem& p, const std::vector<int>& a, const std::
     if (s->makespan_us < best->makespan_us) best = std::move(s);
   }
   return *best;
+}
+
+}  // namespace hetplan
+
+namespace hetplan {
+
+std::optional<Schedule> ScheduleWithPairs(const Problem& p, const std::vector<int>& a,
+                                          const std::vector<int64_t>& replicas, double ii,
+                                          const std::vector<ModuloPair>& pairs) {
+  const OpGraph& g = *p.graph;
+  const CostModel& c = *p.costs;
+  const int n = g.size(), m = static_cast<int>(g.edges().size());
+  Schedule s;
+  s.ops.resize(n);
+  std::vector<double> d(n + m, 0.0);
+  for (int v = 0; v < n; ++v) {
+    s.ops[v].device = a[v];
+    s.ops[v].replicas = replicas[v];
+    d[v] = ScheduledDuration(c, v, s.ops[v]);
+  }
+  // Arcs (from, to, w): start[to] ≥ start[from] + w.
+  struct Arc {
+    int from, to;
+    double w;
+  };
+  std::vector<Arc> arcs;
+  for (int e = 0; e < m; ++e) {
+    const int u = g.edges()[e].from, v = g.edges()[e].to;
+    if (a[u] == a[v]) {
+      arcs.push_back({u, v, d[u]});
+      continue;
+    }
+    d[n + e] = c.transfer_us(e, a[u], a[v]);
+    arcs.push_back({u, n + e, d[u]});
+    arcs.push_back({n + e, v, d[n + e]});
+  }
+  for (const ModuloPair& q : pairs) {
+    const double shift = static_cast<double>(q.m) * ii;
+    arcs.push_back({q.i, q.j, d[q.i] - shift});
+    arcs.push_back({q.j, q.i, d[q.j] + shift - ii});
+  }
+  std::vector<double> start(n + m, 0.0);
+  double scale = ii;
+  for (double x : d) scale += x;
+  const double eps = 1e-12 * scale;
+  bool changed = true;
+  for (int round = 0; changed; ++round) {
+    if (round > n + m) return std::nullopt;  // still relaxing: a positive cycle
+    changed = false;
+    for (const Arc& arc : arcs) {
+      if (start[arc.from] + arc.w > start[arc.to] + eps) {
+        start[arc.to] = start[arc.from] + arc.w;
+        changed = true;
+      }
+    }
+  }
+  for (int v = 0; v < n; ++v) {
+    s.ops[v].start_us = start[v];
+    s.ops[v].finish_us = start[v] + d[v];
+  }
+  s.transfer_start_us.assign(m, std::numeric_limits<double>::quiet_NaN());
+  for (int e = 0; e < m; ++e) {
+    if (a[g.edges()[e].from] != a[g.edges()[e].to]) s.transfer_start_us[e] = start[n + e];
+  }
+  FinishCyclic(p, ii, &s);
+  return s;
 }
 
 }  // namespace hetplan

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <tuple>
 
 #include "hetplan/solve/list_schedule.h"
@@ -250,11 +249,9 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
   std::vector<double> warm_values;
   if (options.warm_start) warm = WarmStart(pr, m, incumbent, &warm_values, result);
 
-  int threads = options.threads;
-  if (threads == 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  if (threads > 1 && !CbcHasThreads()) {
-    result.notes.push_back(fmt::format("this CBC was built without threads; {} requested, 1 used", threads));
-    threads = 1;
+  const int threads = CbcThreads(options);
+  if (threads == 1 && options.threads > 1) {
+    result.notes.push_back(fmt::format("this CBC was built without threads; {} requested, 1 used", options.threads));
   }
 
   auto run = RunCbc(m.mb, options, threads, warm ? &warm_values : nullptr, deadline);

@@ -9,27 +9,21 @@
 //  * Per edge (u, v) and ordered PU pair (p, q), p ≠ q, with a positive
 //    transfer: y ≥ X_{u,p} + X_{v,q} − 1 (X: Σ of the options on that PU),
 //    y continuous in [0, 1]; II ≥ Σ transfers × y per unordered pair.
-// Objective: min II.
+// Objective: min II. With --max-latency, the unbounded optimum bounds the
+// II from below and mip_modulo.cc adds the cyclic schedule of one input.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <thread>
 
 #include "hetplan/solve/throughput.h"
 #include "solve/cbc_driver.h"
 #include "solve/mip_solver.h"
+#include "solve/mip_throughput.h"
 
 namespace hetplan::mip_internal {
 namespace {
-
-struct MipOption {
-  int pu;
-  int64_t copies;
-  double us;
-  int col;
-};
 
 // v's options: every serial PU it runs on, and on each spatial PU every
 // number of copies that fits and is faster than one fewer.
@@ -58,9 +52,9 @@ std::vector<MipOption> OptionsOf(const CostModel& c, int v) {
 // y ≥ X_{u,p} + X_{v,q} − 1; per unordered pair, II ≥ Σ transfers × y.
 // A segment-boundary cost (--boundary-cost fitted) is also the receiving
 // serial PU's time: b_q × y joins `serial[q]`.
-void AddLinks(const Problem& pr, const std::vector<std::vector<MipOption>>& opt, int ii, ModelBuilder* mb_,
-              std::vector<std::vector<Term>>* serial) {
-  ModelBuilder& mb = *mb_;
+void AddLinks(const Problem& pr, ThroughputModel* m, std::vector<std::vector<Term>>* serial) {
+  ModelBuilder& mb = m->mb;
+  const auto& opt = m->opt;
   const CostModel& c = *pr.costs;
   const OpGraph& g = *pr.graph;
   const int k = c.num_pus();
@@ -81,57 +75,120 @@ void AddLinks(const Problem& pr, const std::vector<std::vector<MipOption>>& opt,
         }
         mb.AddRow(fmt::format("cut_{}_{}_{}", e, p, q), row, -1, kLpInf);
         link[{std::min(p, q), std::max(p, q)}].push_back({y, us});
+        m->cuts[e].push_back({p, q, us, y});
         if (!c.pu(q).spatial && c.boundary_us(q) > 0) (*serial)[q].push_back({y, c.boundary_us(q)});
       }
     }
   }
   for (auto& [pq, terms] : link) {
-    terms.push_back({ii, -1});
+    terms.push_back({m->ii, -1});
     mb.AddRow(fmt::format("link_{}_{}", pq.first, pq.second), terms, -kLpInf, 0);
   }
 }
 
+// The most rows the MIP with a latency bound may have on the "mip" method.
+constexpr int64_t kMaxModuloRows = 400'000;
+
+// --max-latency on the MIP: the unbounded MIP's optimum (or its bound) is the
+// II's lower end, IntervalCeiling its upper one; where the unbounded optimum's
+// cyclic schedule already meets the cap, that plan is optimal.
+Result<SolveResult> SolveCappedMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline) {
+  Problem free = pr;
+  free.latency_cap_us.reset();
+  auto unbounded = SolveThroughputMip(free, options, deadline);
+  if (!unbounded.ok() || unbounded->status == SolveStatus::kInfeasible) return unbounded;
+  const bool proven = unbounded->status == SolveStatus::kOptimal;
+  if (proven && unbounded->schedule && unbounded->schedule->makespan_us <= *pr.latency_cap_us * (1 + 1e-9)) {
+    unbounded->notes.push_back("the II-optimal plan's one input meets --max-latency");
+    return unbounded;
+  }
+  const double lo = proven ? unbounded->objective : std::isnan(unbounded->bound) ? 0.0 : unbounded->bound;
+  auto r = SolveModuloMip(pr, options, deadline, lo, std::max(lo, IntervalCeiling(pr)), kMaxModuloRows);
+  if (r.ok()) r->notes.insert(r->notes.begin(), unbounded->notes.begin(), unbounded->notes.end());
+  return r;
+}
+
 }  // namespace
 
-Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline) {
+bool TakeOutcome(const CbcOutcome& out, SolveResult* result) {
+  if (std::isfinite(out.bound) && std::fabs(out.bound) < 1e29) result->bound = out.bound;
+  // Why CBC stopped short of a proof.
+  const Termination stopped = out.interrupted          ? Termination::kInterrupted
+                              : out.time_limit_reached ? Termination::kTimeLimit
+                                                       : Termination::kNumerical;
+  result->status = out.proven_optimal         ? SolveStatus::kOptimal
+                   : out.solution             ? SolveStatus::kFeasible
+                   : out.proven_infeasible    ? SolveStatus::kInfeasible
+                                              : SolveStatus::kNoSolution;
+  result->termination = out.proven_optimal ? Termination::kOptimal
+                        : out.proven_infeasible && !out.solution ? Termination::kInfeasible
+                                                                 : stopped;
+  return out.solution.has_value();
+}
+
+ThroughputModel BuildThroughputModel(const Problem& pr, double ii_lo, double ii_hi) {
   const CostModel& c = *pr.costs;
-  const OpGraph& g = *pr.graph;
-  const int n = g.size(), k = c.num_pus();
-  SolveResult result;
-  result.formulation = "throughput";
-  if (c.has_shared_adcs() || c.has_reprogram() || pr.latency_cap_us) {
-    return Error(ErrorCode::kUnsupported,
-                 "solver 'mip' plans a stream without a latency bound, a shared ADC pool or reprogramming; use "
-                 "--solver exact");
-  }
-  ModelBuilder mb;
-  const int ii = mb.AddCol("II", 0, kLpInf, 1, false);
-  std::vector<std::vector<MipOption>> opt(n);
+  const int n = pr.graph->size(), k = c.num_pus();
+  ThroughputModel m;
+  ModelBuilder& mb = m.mb;
+  m.ii = mb.AddCol("II", ii_lo, ii_hi, 1, false);
+  m.opt.resize(n);
+  m.cuts.resize(pr.graph->edges().size());
   std::vector<std::vector<Term>> serial(k), budget(k);
   for (int v = 0; v < n; ++v) {
-    opt[v] = OptionsOf(c, v);
+    m.opt[v] = OptionsOf(c, v);
     std::vector<Term> one;
-    for (MipOption& o : opt[v]) {
+    for (MipOption& o : m.opt[v]) {
       o.col = mb.AddCol(fmt::format("x_{}_{}_{}", v, o.pu, o.copies), 0, 1, 0, true);
       one.push_back({o.col, 1});
       if (!c.pu(o.pu).spatial) {
         serial[o.pu].push_back({o.col, o.us});
       } else {
-        mb.AddRow(fmt::format("time_{}_{}_{}", v, o.pu, o.copies), {{o.col, o.us}, {ii, -1}}, -kLpInf, 0);
+        mb.AddRow(fmt::format("time_{}_{}_{}", v, o.pu, o.copies), {{o.col, o.us}, {m.ii, -1}}, -kLpInf, 0);
         budget[o.pu].push_back({o.col, static_cast<double>(o.copies * c.crossbars(v, o.pu))});
       }
     }
     mb.AddRow(fmt::format("assign_{}", v), one, 1, 1);
   }
-  AddLinks(pr, opt, ii, &mb, &serial);
+  AddLinks(pr, &m, &serial);
   for (int p = 0; p < k; ++p) {
     if (!serial[p].empty()) {
-      serial[p].push_back({ii, -1});
+      serial[p].push_back({m.ii, -1});
       mb.AddRow(fmt::format("load_{}", p), serial[p], -kLpInf, 0);
     }
     if (!budget[p].empty()) mb.AddRow(fmt::format("budget_{}", p), budget[p], -kLpInf, static_cast<double>(c.pu(p).capacity));
   }
-  result.mip = MipStats{mb.num_cols(), mb.num_rows(), 0};
+  return m;
+}
+
+void ReadAssignment(const ThroughputModel& m, const std::vector<double>& x, std::vector<int>* a,
+                    std::vector<int64_t>* copies) {
+  const int n = static_cast<int>(m.opt.size());
+  a->assign(n, -1);
+  copies->assign(n, 1);
+  for (int v = 0; v < n; ++v) {
+    for (const MipOption& o : m.opt[v]) {
+      if (x[o.col] > 0.5) {
+        (*a)[v] = o.pu;
+        (*copies)[v] = o.copies;
+      }
+    }
+  }
+}
+
+Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline) {
+  const int n = pr.graph->size();
+  SolveResult result;
+  result.formulation = "throughput";
+  if (pr.costs->has_shared_adcs() || pr.costs->has_reprogram()) {
+    return Error(ErrorCode::kUnsupported,
+                 "solver 'mip' plans a stream without a shared ADC pool or reprogramming; remove shared_adcs and "
+                 "reprogram, or use --objective latency");
+  }
+  if (pr.latency_cap_us) return SolveCappedMip(pr, options, deadline);
+  ThroughputModel m = BuildThroughputModel(pr, 0, kLpInf);
+  const auto& opt = m.opt;
+  result.mip = MipStats{m.mb.num_cols(), m.mb.num_rows(), 0};
   // Nothing to choose: every operator has one option (CBC's presolve would
   // remove every row, which its crunch step does not survive).
   const bool forced = std::all_of(opt.begin(), opt.end(), [](const auto& o) { return o.size() <= 1; });
@@ -156,40 +213,20 @@ Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& op
     result.notes.push_back("throughput MIP: every operator has one option; nothing for CBC to decide");
     return result;
   }
-  int threads = options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  if (threads > 1 && !CbcHasThreads()) threads = 1;
-  auto run = RunCbc(mb, options, threads, nullptr, deadline);
+  auto run = RunCbc(m.mb, options, CbcThreads(options), nullptr, deadline);
   if (!run.ok()) return run.status();
   const CbcOutcome& out = *run;
-  result.notes.push_back(fmt::format("throughput MIP: {} columns, {} rows; CBC status {} / {}", mb.num_cols(),
-                                     mb.num_rows(), out.status, out.secondary));
-  if (std::isfinite(out.bound) && std::fabs(out.bound) < 1e29) result.bound = out.bound;
-  // Why CBC stopped short of a proof.
-  const Termination stopped = out.interrupted          ? Termination::kInterrupted
-                              : out.time_limit_reached ? Termination::kTimeLimit
-                                                       : Termination::kNumerical;
-  if (!out.solution) {
-    result.status = out.proven_infeasible ? SolveStatus::kInfeasible : SolveStatus::kNoSolution;
-    result.termination = out.proven_infeasible ? Termination::kInfeasible : stopped;
-    return result;
-  }
-  std::vector<int> a(n, -1);
-  std::vector<int64_t> copies(n, 1);
-  for (int v = 0; v < n; ++v) {
-    for (const MipOption& o : opt[v]) {
-      if ((*out.solution)[o.col] > 0.5) {
-        a[v] = o.pu;
-        copies[v] = o.copies;
-      }
-    }
-  }
+  result.notes.push_back(fmt::format("throughput MIP: {} columns, {} rows; CBC status {} / {}", m.mb.num_cols(),
+                                     m.mb.num_rows(), out.status, out.secondary));
+  if (!TakeOutcome(out, &result)) return result;
+  std::vector<int> a;
+  std::vector<int64_t> copies;
+  ReadAssignment(m, *out.solution, &a, &copies);
   const double value = ComputeStreamLoads(pr, a, &copies).interval_us();
   result.schedule = CyclicSchedule(pr, a, copies, value);
   result.objective = value;
   if (!std::isnan(result.bound)) result.bound = std::min(result.bound, value);
   result.gap = value > 0 && !std::isnan(result.bound) ? (value - result.bound) / value : 0.0;
-  result.status = out.proven_optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
-  result.termination = out.proven_optimal ? Termination::kOptimal : stopped;
   return result;
 }
 

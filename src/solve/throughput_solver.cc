@@ -10,6 +10,7 @@
 #include "hetplan/solve/solver.h"
 #include "hetplan/solve/throughput.h"
 #include "solve/backends.h"
+#include "solve/mip_throughput.h"
 
 namespace hetplan {
 namespace {
@@ -65,13 +66,11 @@ std::optional<Schedule> SmallestIntervalWithin(const Problem& pr, const std::vec
   return best;
 }
 
-// --max-latency: the II-optimal plan's one input takes longer than the cap.
-// The unconstrained optimum `bound` stays valid; the plans tried are the
-// II-optimal assignment and the latency-optimal one (the exact latency
-// search, in the time left), each at the smallest interval the binary search
-// finds within the cap. No optimality claim unless one reaches the bound.
-Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
-                                  const ThroughputSearchResult& r, double bound, SolveResult result) {
+// The plans --max-latency tries first: the II-optimal assignment `r` and the
+// latency-optimal one (the exact latency search, in the time left), each at
+// the smallest interval the binary search finds within the cap.
+std::optional<Schedule> HeuristicWithin(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
+                                        const ThroughputSearchResult& r, SolveResult* result) {
   const double cap = *pr.latency_cap_us;
   std::optional<Schedule> best;
   auto consider = [&](const std::vector<int>& a, const std::vector<int64_t>& replicas, bool lo_misses) {
@@ -93,27 +92,63 @@ Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options
     std::vector<int> a(pr.graph->size());
     for (int v = 0; v < pr.graph->size(); ++v) a[v] = fastest->schedule->ops[v].device;
     consider(a, std::vector<int64_t>(a.size(), 1), false);
-    result.notes.push_back(fmt::format("--max-latency: the latency-optimal plan ({}) takes {:.6g} µs",
-                                       ToString(fastest->status), fastest->schedule->makespan_us));
+    result->notes.push_back(fmt::format("--max-latency: the latency-optimal plan ({}) takes {:.6g} µs",
+                                        ToString(fastest->status), fastest->schedule->makespan_us));
+  }
+  return best;
+}
+
+// The most rows the exact method lets the MIP with a latency bound have
+// (about 40 operators on two serial PUs); larger plans keep the heuristic's
+// plan with its bound and gap.
+constexpr int64_t kModuloRows = 20'000;
+
+// --max-latency: the II-optimal plan's one input takes longer than the cap.
+// The unconstrained optimum `bound` stays valid. The heuristic's plans come
+// first; where they do not reach the bound, the MIP with the latency bound
+// (mip_modulo.cc) proves the II in the time left, or lifts the bound.
+Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
+                                  const ThroughputSearchResult& r, double bound, SolveResult result) {
+  const double cap = *pr.latency_cap_us;
+  std::optional<Schedule> best = HeuristicWithin(pr, options, deadline, r, &result);
+  auto gap_of = [&](double value) { return value > 0 ? (value - bound) / value : 0.0; };
+  bool proven = best && gap_of(*best->initiation_interval_us) <= options.relative_gap + 1e-12;
+  bool infeasible = false;
+  Termination stopped = Termination::kHeuristic;  // where the MIP does not run
+  if (!proven) {
+    const double hi = best ? *best->initiation_interval_us : std::max(bound, mip_internal::IntervalCeiling(pr));
+    auto mip = mip_internal::SolveModuloMip(pr, options, deadline, bound, hi, kModuloRows);
+    if (!mip.ok()) {
+      result.notes.push_back("no MIP with the latency bound: " + mip.status().message());
+    } else {
+      result.notes.insert(result.notes.end(), mip->notes.begin(), mip->notes.end());
+      if (mip->schedule && (!best || mip->objective < *best->initiation_interval_us)) best = mip->schedule;
+      if (!std::isnan(mip->bound)) bound = std::max(bound, mip->bound);
+      stopped = mip->termination;
+      infeasible = mip->status == SolveStatus::kInfeasible && !best;
+      proven = best && (mip->status == SolveStatus::kOptimal ||
+                        gap_of(*best->initiation_interval_us) <= options.relative_gap + 1e-12);
+    }
   }
   result.bound = bound;
   if (!best) {
     result.schedule.reset();
     result.objective = result.gap = std::numeric_limits<double>::quiet_NaN();
-    result.status = SolveStatus::kNoSolution;
-    result.termination = Termination::kHeuristic;
-    result.notes.push_back(fmt::format("--max-latency {:.6g} µs: no plan tried meets it", cap));
+    result.status = infeasible ? SolveStatus::kInfeasible : SolveStatus::kNoSolution;
+    result.termination = infeasible ? Termination::kInfeasible : stopped;
+    result.notes.push_back(fmt::format("--max-latency {:.6g} µs: {}", cap,
+                                       infeasible ? "no plan meets it (proven)" : "no plan tried meets it"));
     return result;
   }
   result.objective = *best->initiation_interval_us;
-  result.gap = result.objective > 0 ? (result.objective - bound) / result.objective : 0.0;
-  const bool proven = result.gap <= options.relative_gap + 1e-12;
-  result.status = proven ? SolveStatus::kOptimal : SolveStatus::kHeuristic;
-  result.termination = proven ? Termination::kOptimal : Termination::kHeuristic;
+  result.bound = std::min(bound, result.objective);
+  result.gap = gap_of(result.objective);
+  const bool heuristic = stopped == Termination::kHeuristic;
+  result.status = proven ? SolveStatus::kOptimal : heuristic ? SolveStatus::kHeuristic : SolveStatus::kFeasible;
+  result.termination = proven ? Termination::kOptimal : stopped;
   result.notes.push_back(fmt::format(
-      "--max-latency {:.6g} µs: II {:.6g} µs with one input in {:.6g} µs; the II without the cap, {:.6g} µs, is the "
-      "bound{}",
-      cap, result.objective, best->makespan_us, bound, proven ? "" : " (the plans tried are heuristic)"));
+      "--max-latency {:.6g} µs: II {:.6g} µs with one input in {:.6g} µs; bound {:.6g} µs{}", cap, result.objective,
+      best->makespan_us, result.bound, proven ? "" : " (not proven)"));
   result.schedule = std::move(best);
   return result;
 }

@@ -90,16 +90,19 @@ TEST(CliStream, MaxLatencyBoundsOneInput) {
   const auto s = ReadJson(d / "cap.json");
   EXPECT_LE(s["makespan_us"].get<double>(), cap * (1 + 1e-9));
   EXPECT_GE(s["initiation_interval_us"].get<double>(), free["initiation_interval_us"].get<double>() * (1 - 1e-9));
-  // The unbounded optimum is the bound; no optimality claim unless it is met.
-  EXPECT_NEAR(s["solver"]["bound"].get<double>(), free["initiation_interval_us"].get<double>(),
-              1e-6 * s["solver"]["bound"].get<double>());
+  // The unbounded optimum is a bound; optimal only where the bound is met.
+  const double bound = s["solver"]["bound"].get<double>();
+  EXPECT_GE(bound, free["initiation_interval_us"].get<double>() * (1 - 1e-9));
   const std::string status = s["solver"]["status"].get<std::string>();
-  EXPECT_TRUE(status == "heuristic" || status == "optimal") << status;
+  EXPECT_TRUE(status == "heuristic" || status == "optimal" || status == "feasible") << status;
+  if (status == "optimal") {
+    EXPECT_NEAR(bound, s["initiation_interval_us"].get<double>(), 1e-4 * bound);
+  }
   EXPECT_EQ(Hetplan("validate " + (d / "cap.json").string()).code, 0);
-  // A cap no plan meets: no schedule, nothing written.
+  // A cap no plan meets: proven so by the MIP; no schedule, nothing written.
   CmdResult none = Hetplan(Plan(d / "none.json", "--objective throughput --max-latency 1"));
   EXPECT_EQ(none.code, 3) << none.out;
-  EXPECT_NE(none.out.find("no_solution"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("infeasible"), std::string::npos) << none.out;
   EXPECT_FALSE(fs::exists(d / "none.json"));
   // Where it does not apply: one line, nothing written.
   CmdResult bad = Hetplan(Plan(d / "no.json", "--objective latency --max-latency 100"));

@@ -17,58 +17,15 @@
 #include "hetplan/solve/throughput.h"
 #include "hetplan/validate/validator.h"
 #include "solve/ilp_test_support.h"
+#include "solve/stream_test_support.h"
 
 namespace hetplan {
 namespace {
 
-using namespace ilp_test;  // NOLINT(google-build-using-namespace): the shared test helpers
+using namespace ilp_test;     // NOLINT(google-build-using-namespace): the shared test helpers
+using namespace stream_test;  // NOLINT(google-build-using-namespace)
 
 TestOptions Exact() { return ExactToZeroGap(); }
-
-// Gives every operator a spatial PU runs 1..4 MVMs taking part of its time,
-// so that copies of its weights shorten it.
-void AddMvms(Instance* inst, std::mt19937& rng) {
-  CostModel& c = inst->costs;
-  for (int v = 0; v < c.num_ops(); ++v) {
-    for (int q = 0; q < c.num_pus(); ++q) {
-      if (!c.pu(q).spatial || !c.supported(v, q)) continue;
-      const int64_t n = 1 + static_cast<int64_t>(rng() % 4);
-      const double share = 0.5 + 0.5 * static_cast<double>(rng() % 3) / 2.0;  // 50, 75 or 100 %
-      c.set_mvms(v, q, n, c.latency_us(v, q) * share);
-    }
-  }
-}
-
-// The stream's schedule in the file format: ToScheduleJson's plus the II,
-// each operator's replicas, stage and MVMs, and each transfer's start.
-nlohmann::json StreamJson(const Problem& p, const Schedule& s) {
-  const CostModel& c = *p.costs;
-  nlohmann::json j = ToScheduleJson(p, s);
-  j["initiation_interval_us"] = *s.initiation_interval_us;
-  for (int v = 0; v < c.num_ops(); ++v) {
-    nlohmann::json& o = j["operators"][v];
-    o["replicas"] = s.ops[v].replicas;
-    o["stage"] = s.ops[v].stage;
-    const int q = s.ops[v].device;
-    if (c.mvms(v, q) > 0) {
-      o["mvms"] = {{c.pu(q).name, c.mvms(v, q)}};
-      o["mvm_us"] = {{c.pu(q).name, c.mvm_us(v, q)}};
-    }
-  }
-  const OpGraph& g = *p.graph;
-  for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
-    if (s.ops[g.edges()[e].from].device != s.ops[g.edges()[e].to].device) {
-      j["edges"][e]["transfer_start_us"] = s.transfer_start_us[e];
-    }
-  }
-  return j;
-}
-
-std::string Violations(const nlohmann::json& j) {
-  std::string all;
-  for (const std::string& v : ValidateScheduleJson(j).violations) all += v + "\n";
-  return all;
-}
 
 // The II by brute force, written apart from the planner: every assignment,
 // every number of copies 1..N_mvm of each spatial operator within the
@@ -80,51 +37,32 @@ double BruteForceInterval(const Problem& p, bool copies_allowed = true) {
   const CostModel& c = *p.costs;
   const OpGraph& g = *p.graph;
   const int n = c.num_ops(), k = c.num_pus();
-  std::vector<int> a(n);
-  std::vector<int64_t> copies(n, 1);
   double best = std::numeric_limits<double>::infinity();
-  auto time_of = [&](int v) {
-    const int q = a[v];
-    const int64_t m = c.mvms(v, q);
-    if (!c.pu(q).spatial || m == 0) return c.latency_us(v, q);
-    const double each = std::ceil(static_cast<double>(m) / static_cast<double>(copies[v]));
-    return c.latency_us(v, q) - c.mvm_us(v, q) + c.mvm_us(v, q) * each / static_cast<double>(m);
-  };
-  std::function<void(int)> rec = [&](int v) {
-    if (v == n) {
-      std::vector<double> load(static_cast<size_t>(k) * k + k, 0.0);
-      std::vector<int64_t> used(k, 0);
-      double ii = 0;
-      for (int u = 0; u < n; ++u) {
-        if (c.pu(a[u]).spatial) {
-          used[a[u]] += copies[u] * c.crossbars(u, a[u]);
-          ii = std::max(ii, time_of(u));
-        } else {
-          load[a[u]] += time_of(u);
-        }
+  ForEachPlanWithCopies(p, copies_allowed, [&](const std::vector<int>& a, const std::vector<int64_t>& copies) {
+    std::vector<double> load(static_cast<size_t>(k) * k + k, 0.0);
+    std::vector<int64_t> used(k, 0);
+    double ii = 0;
+    for (int u = 0; u < n; ++u) {
+      const double d = TimeWithCopies(c, u, a[u], copies[u]);
+      if (c.pu(a[u]).spatial) {
+        used[a[u]] += copies[u] * c.crossbars(u, a[u]);
+        ii = std::max(ii, d);
+      } else {
+        load[a[u]] += d;
       }
-      for (int q = 0; q < k; ++q) {
-        if (c.pu(q).spatial && used[q] > c.pu(q).capacity) return;
-      }
-      for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
-        const int x = a[g.edges()[e].from], y = a[g.edges()[e].to];
-        if (x == y) continue;
-        load[k + std::min(x, y) * k + std::max(x, y)] += c.transfer_us(e, x, y);
-        if (!c.pu(y).spatial) load[y] += c.boundary_us(y);  // the receiving PU starts the segment
-      }
-      for (double l : load) ii = std::max(ii, l);
-      best = std::min(best, ii);
-      return;
     }
     for (int q = 0; q < k; ++q) {
-      if (!c.supported(v, q)) continue;
-      a[v] = q;
-      const int64_t most = c.pu(q).spatial && copies_allowed ? std::max<int64_t>(1, c.mvms(v, q)) : 1;
-      for (copies[v] = 1; copies[v] <= most; ++copies[v]) rec(v + 1);
-      copies[v] = 1;
+      if (c.pu(q).spatial && used[q] > c.pu(q).capacity) return;
     }
-  };
-  rec(0);
+    for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+      const int x = a[g.edges()[e].from], y = a[g.edges()[e].to];
+      if (x == y) continue;
+      load[k + std::min(x, y) * k + std::max(x, y)] += c.transfer_us(e, x, y);
+      if (!c.pu(y).spatial) load[y] += c.boundary_us(y);  // the receiving PU starts the segment
+    }
+    for (double l : load) ii = std::max(ii, l);
+    best = std::min(best, ii);
+  });
   return best;
 }
 

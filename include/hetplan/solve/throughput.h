@@ -46,6 +46,24 @@ StreamLoads ComputeStreamLoads(const Problem& p, const std::vector<int>& assignm
 Schedule CyclicSchedule(const Problem& p, const std::vector<int>& assignment, const std::vector<int64_t>& replicas,
                         double ii, bool improve = true);
 
+// Two of a stream's tasks on the same serial resource (operator v is task v;
+// edge e's transfer is task n + e): j's slot is m IIs from i's within the
+// cycle, s_i + d_i ≤ s_j + m × II and s_j + m × II + d_j ≤ s_i + II, so no
+// copy of one overlaps a copy of the other.
+struct ModuloPair {
+  int i = 0, j = 0;
+  int64_t m = 0;
+};
+
+// The earliest starts of `assignment`'s operators and transfers at interval
+// `ii` that keep every precedence and every pair (a longest path by
+// Bellman–Ford over the difference constraints): the cyclic schedule with
+// the shortest latency those pairs allow. nullopt when they contradict each
+// other at this II (a positive cycle).
+std::optional<Schedule> ScheduleWithPairs(const Problem& p, const std::vector<int>& assignment,
+                                          const std::vector<int64_t>& replicas, double ii,
+                                          const std::vector<ModuloPair>& pairs);
+
 struct ThroughputSearchResult {
   std::vector<int> assignment;      // empty when none was found
   std::vector<int64_t> replicas;
