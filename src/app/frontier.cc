@@ -22,6 +22,12 @@ nlohmann::json NumOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v)
 
 std::string StepStatus(const FrontierStep& s) { return s.optimal ? "optimal" : "feasible"; }
 
+// What a step's value is called in frontier.json: the makespan, or a
+// stream's II.
+std::string ValueKey(const FrontierSpec& spec) {
+  return spec.objective == Objective::kThroughput ? "initiation_interval_us" : "makespan_us";
+}
+
 // The spatial PU the spec names, or the platform's only one.
 Result<int> SweptPu(const CostModel& c, const Platform& platform, const std::string& name) {
   std::vector<int> spatial;
@@ -139,6 +145,16 @@ Status CheckFrontierSpec(const FrontierSpec& spec) {
     return Error(ErrorCode::kInvalidArgument,
                  "a second axis and the MVM-latency question re-cost the model: call PlanFrontiers");
   }
+  if (spec.objective == Objective::kEnergy) {
+    return Error(ErrorCode::kInvalidArgument, "--objective energy: the frontier's objectives are latency and "
+                                              "throughput; for energy use --pareto");
+  }
+  if (spec.objective == Objective::kThroughput && (spec.pareto || spec.min_crossbars_for_makespan_us)) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--objective throughput: {} answers a question about one inference's makespan; drop it, or ask "
+                 "--min-crossbars-for-speedup (inputs per second against the CPU-only model's)",
+                 spec.pareto ? "--pareto" : "--min-crossbars-for-makespan");
+  }
   return Status::Ok();
 }
 
@@ -158,7 +174,8 @@ void AddInverseQuestions(const CrossbarFrontier& f, const std::vector<FrontierSt
   // The fewest crossbars whose makespan is at most z (a speedup target is
   // z = cpu-only / X).
   auto fewest = [&](double z) {
-    nlohmann::json a = {{"speedup", cpu_only_us / z}, {"target_makespan_us", z}};
+    const std::string key = ValueKey(spec);
+    nlohmann::json a = {{"speedup", cpu_only_us / z}, {"target_" + key, z}};
     const FrontierStep* hit = nullptr;
     for (const FrontierStep& s : shown) {
       if (s.makespan_us <= z * (1 + 1e-12)) {
@@ -168,11 +185,11 @@ void AddInverseQuestions(const CrossbarFrontier& f, const std::vector<FrontierSt
     }
     if (hit != nullptr) {
       a["crossbars"] = hit->crossbars;
-      a["makespan_us"] = hit->makespan_us;
+      a[key] = hit->makespan_us;
       a["status"] = proven_first(hit->crossbars, z) ? "optimal" : "feasible";
     } else {
       a["crossbars"] = nullptr;
-      a["makespan_us"] = nullptr;
+      a[key] = nullptr;
       // Unreachable is proven when even the bound at the largest budget is
       // longer than the target.
       a["status"] = f.LowerBoundAt(f.max_crossbars) > z ? "unreachable" : "not found";
@@ -193,7 +210,7 @@ void AddInverseQuestions(const CrossbarFrontier& f, const std::vector<FrontierSt
     const bool whole = f.max_crossbars >= f.crossbars_for_all;
     const bool proven = whole && last.optimal && proven_first(last.crossbars, last.makespan_us);
     j["saturation"] = {{"crossbars", last.crossbars},
-                       {"makespan_us", last.makespan_us},
+                       {ValueKey(spec), last.makespan_us},
                        {"speedup", NumOrNull(speedup(last.makespan_us))},
                        {"status", proven ? "optimal" : "feasible"},
                        {"range_covers_all", whole}};
@@ -244,7 +261,7 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
   HETPLAN_ASSIGN_OR_RETURN(const int pu, SweptPu(costs, platform, spec.pu));
   HETPLAN_RETURN_IF_ERROR(CheckFrontierSpec(spec));
   HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(spec.options));
-  const Problem problem{&subject.model->graph, &costs, Objective::kLatency, std::nullopt};
+  const Problem problem{&subject.model->graph, &costs, spec.objective, std::nullopt};
   const References refs = ComputeReferences(problem);
   auto cpu = refs.values.find("cpu_only_us");
   if (cpu == refs.values.end()) {
@@ -264,8 +281,9 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
   if (spec.min_crossbars > f.max_crossbars && !f.steps.empty()) {
     return Error(ErrorCode::kInvalidArgument,
                  "--crossbars {}: starts past saturation: every operator fits in {} crossbars of {}, so every budget "
-                 "from {} on has makespan {:.3f} µs; give a smallest budget ≤ {}",
-                 spec.min_crossbars, f.max_crossbars, pu_name, f.steps.back().crossbars, f.steps.back().makespan_us,
+                 "from {} on has {} {:.3f} µs; give a smallest budget ≤ {}",
+                 spec.min_crossbars, f.max_crossbars, pu_name, f.steps.back().crossbars,
+                 spec.objective == Objective::kThroughput ? "II" : "makespan", f.steps.back().makespan_us,
                  f.max_crossbars);
   }
 
@@ -286,7 +304,7 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
                                                                                      subject.model->graph.size()}};
   j["platform"] = {{"name", platform.name}, {"source", platform.source}, {"overrides", platform.overrides}};
   j["pu"] = pu_name;
-  j["objective"] = "latency";
+  j["objective"] = ToString(spec.objective);
   j["crossbars_range"] = {spec.min_crossbars, f.max_crossbars};
   j["crossbars_for_all"] = f.crossbars_for_all;
   j["cpu_only_us"] = out.cpu_only_us;
@@ -302,15 +320,25 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
   // when the search finished.
   j["feasible_from"] = shown.empty() ? nlohmann::json(nullptr) : nlohmann::json(shown.front().crossbars);
   nlohmann::json& bps = j["breakpoints"] = nlohmann::json::array();
-  out.csv = "crossbars,makespan_us,speedup,status,lower_bound_us\n";
+  const std::string key = ValueKey(spec);
+  const bool stream = spec.objective == Objective::kThroughput;
+  out.csv = fmt::format("crossbars,{},speedup,status,lower_bound_us{}\n", key, stream ? ",inputs_per_s,latency_us" : "");
   for (const FrontierStep& s : shown) {
-    bps.push_back({{"crossbars", s.crossbars},
-                   {"makespan_us", s.makespan_us},
-                   {"speedup", NumOrNull(speedup(s.makespan_us))},
-                   {"status", StepStatus(s)},
-                   {"lower_bound_us", s.lower_bound_us}});
-    out.csv += fmt::format("{},{},{},{},{}\n", s.crossbars, s.makespan_us, speedup(s.makespan_us), StepStatus(s),
+    nlohmann::json bp = {{"crossbars", s.crossbars},
+                         {key, s.makespan_us},
+                         {"speedup", NumOrNull(speedup(s.makespan_us))},
+                         {"status", StepStatus(s)},
+                         {"lower_bound_us", s.lower_bound_us}};
+    out.csv += fmt::format("{},{},{},{},{}", s.crossbars, s.makespan_us, speedup(s.makespan_us), StepStatus(s),
                            s.lower_bound_us);
+    if (stream) {
+      // One input's latency in the stream (the cyclic schedule's, heuristic).
+      bp["inputs_per_s"] = NumOrNull(s.makespan_us > 0 ? 1e6 / s.makespan_us : kInf);
+      bp["latency_us"] = s.schedule.makespan_us;
+      out.csv += fmt::format(",{},{}", s.makespan_us > 0 ? 1e6 / s.makespan_us : kInf, s.schedule.makespan_us);
+    }
+    out.csv += "\n";
+    bps.push_back(std::move(bp));
   }
   // The proven bounds between breakpoints, where the search did not finish.
   nlohmann::json& bounds = j["lower_bounds"] = nlohmann::json::array();

@@ -82,16 +82,20 @@ void PrintCurve(const nlohmann::json& j, const std::string& prefix) {
               static_cast<long long>(j["crossbars_range"][1].get<int64_t>()),
               static_cast<long long>(j["crossbars_for_all"].get<int64_t>()));
   std::printf("%scpu-only    %.1f µs\n", prefix.c_str(), j["cpu_only_us"].get<double>());
+  const bool stream = j.value("objective", std::string()) == "throughput";
+  const std::string key = stream ? "initiation_interval_us" : "makespan_us";
   for (const auto& bp : j["breakpoints"]) {
-    std::printf("%sbreakpoint  %6lld crossbars  %12.1f µs  %6.2fx  %s\n", prefix.c_str(),
-                static_cast<long long>(bp["crossbars"].get<int64_t>()), bp["makespan_us"].get<double>(),
+    std::printf("%sbreakpoint  %6lld crossbars  %12.1f µs%s  %6.2fx  %s", prefix.c_str(),
+                static_cast<long long>(bp["crossbars"].get<int64_t>()), bp[key].get<double>(), stream ? " II" : "",
                 bp["speedup"].is_null() ? 0.0 : bp["speedup"].get<double>(), bp["status"].get<std::string>().c_str());
+    if (stream) std::printf("  (%.1f inputs/s, one input %.1f µs)", 1e6 / bp[key].get<double>(), bp["latency_us"].get<double>());
+    std::printf("\n");
   }
-  for (const char* key : {"min_crossbars_for_speedup", "min_crossbars_for_makespan"}) {
-    if (!j.contains(key)) continue;
-    const auto& a = j[key];
-    const std::string what = fmt::format("{:.2f}x ({:.1f} µs)", a["speedup"].get<double>(),
-                                         a["target_makespan_us"].get<double>());
+  for (const char* question : {"min_crossbars_for_speedup", "min_crossbars_for_makespan"}) {
+    if (!j.contains(question)) continue;
+    const auto& a = j[question];
+    const std::string what = fmt::format("{:.2f}x ({:.1f} µs{})", a["speedup"].get<double>(),
+                                         a["target_" + key].get<double>(), stream ? " II" : "");
     if (a["crossbars"].is_null()) {
       std::printf("%sfewest      %s: %s\n", prefix.c_str(), what.c_str(), a["status"].get<std::string>().c_str());
     } else {
@@ -131,24 +135,55 @@ void PrintCurve(const nlohmann::json& j, const std::string& prefix) {
               static_cast<long long>(j["solver"]["nodes"].get<int64_t>()));
 }
 
+// The flags of `hetplan frontier`.
+struct Opts {
+  ModelOptions model;
+  ProfilingFlags profiling;
+  std::string platform = "klein-arm";
+  std::vector<std::string> sets;
+  std::string costs, pu, range, out, csv, schedules, sweep, objective = "latency";
+  double time_limit = 600, gap = 1e-4;
+  int threads = 0;
+  int64_t search_nodes = ExactOptions{}.node_limit;
+  std::optional<double> speedup, makespan, mvm_speedup;
+  bool saturation = false, pareto = false;
+  int pareto_points = 64;
+};
+
+// The FrontierSpec the flags give; errors name the flag.
+Result<FrontierSpec> MakeSpec(const Opts& o) {
+  FrontierSpec spec;
+  spec.pu = o.pu;
+  auto objective = ParseObjective(o.objective);
+  if (!objective.ok()) return objective.status();
+  spec.objective = *objective;
+  if (Status st = ParseRange(o.range, &spec); !st.ok()) return st;
+  if (!o.sweep.empty()) {
+    auto axis = ParseAxis(o.sweep);
+    if (!axis.ok()) return axis.status();
+    spec.axis = *axis;
+  }
+  spec.options.time_limit_s = o.time_limit;
+  spec.options.relative_gap = o.gap;
+  spec.options.threads = o.threads;
+  spec.options.exact.node_limit = o.search_nodes;
+  spec.min_crossbars_for_speedup = o.speedup;
+  spec.min_crossbars_for_makespan_us = o.makespan;
+  spec.saturation = o.saturation;
+  spec.pareto = o.pareto;
+  spec.pareto_points = o.pareto_points;
+  spec.max_mvm_latency_for_speedup = o.mvm_speedup;
+  if (o.search_nodes < 0) {
+    return Error(ErrorCode::kInvalidArgument, "--search-nodes {}: a node count is ≥ 0", o.search_nodes);
+  }
+  return spec;
+}
+
 }  // namespace
 
 void RegisterFrontier(CLI::App& app) {
   auto* sub = app.add_subcommand(
-      "frontier", "The optimal makespan for every crossbar budget, with all breakpoints, from one exact search");
-  struct Opts {
-    ModelOptions model;
-    ProfilingFlags profiling;
-    std::string platform = "klein-arm";
-    std::vector<std::string> sets;
-    std::string costs, pu, range, out, csv, schedules, sweep;
-    double time_limit = 600, gap = 1e-4;
-    int threads = 0;
-    int64_t search_nodes = ExactOptions{}.node_limit;
-    std::optional<double> speedup, makespan, mvm_speedup;
-    bool saturation = false, pareto = false;
-    int pareto_points = 64;
-  };
+      "frontier", "The optimal makespan (or a stream's II) for every crossbar budget, with all breakpoints");
   auto o = std::make_shared<Opts>();
   AddModelOptions(sub, &o->model);
   sub->add_option("--platform", o->platform, "Preset name (klein-arm, klein-x86, soc-example) or a YAML path")
@@ -156,6 +191,10 @@ void RegisterFrontier(CLI::App& app) {
   sub->add_option("--set", o->sets, "Override a platform field, PU.KEY=VALUE (repeatable)");
   sub->add_option("--costs", o->costs, "Cost table (CSV/JSON) for PUs with cost: table (or instead of profiling)");
   sub->add_option("--pu", o->pu, "The spatial PU whose crossbars are swept (default: the only one)");
+  sub->add_option("--objective", o->objective,
+                  "latency (one inference's makespan) | throughput (a stream's II, copies of weights counted: "
+                  "docs/throughput.md)")
+      ->default_val(o->objective);
   sub->add_option("--crossbars", o->range, "Budgets reported, LO:HI (default 0: to saturation)");
   sub->add_option("--sweep", o->sweep,
                   "A second axis: one curve per value of a platform field, PU.KEY=V1,V2,… "
@@ -185,33 +224,13 @@ void RegisterFrontier(CLI::App& app) {
   AddProfilingFlags(sub, &o->profiling);
   AddBoundaryCostFlag(sub, &o->profiling);
   Register(sub, [o]() -> int {
-    FrontierSpec spec;
-    spec.pu = o->pu;
-    if (Status st = ParseRange(o->range, &spec); !st.ok()) return ReportError(st);
-    if (!o->sweep.empty()) {
-      auto axis = ParseAxis(o->sweep);
-      if (!axis.ok()) return ReportError(axis.status());
-      spec.axis = *axis;
-    }
-    spec.options.time_limit_s = o->time_limit;
-    spec.options.relative_gap = o->gap;
-    spec.options.threads = o->threads;
-    spec.options.exact.node_limit = o->search_nodes;
-    spec.min_crossbars_for_speedup = o->speedup;
-    spec.min_crossbars_for_makespan_us = o->makespan;
-    spec.saturation = o->saturation;
-    spec.pareto = o->pareto;
-    spec.pareto_points = o->pareto_points;
-    spec.max_mvm_latency_for_speedup = o->mvm_speedup;
-    if (o->search_nodes < 0) {
-      return ReportError(Status(ErrorCode::kInvalidArgument,
-                                fmt::format("--search-nodes {}: a node count is ≥ 0", o->search_nodes)));
-    }
+    auto spec = MakeSpec(*o);
+    if (!spec.ok()) return ReportError(spec.status());
     auto io = MakeImportOptions(o->model);
     if (!io.ok()) return ReportError(io.status());
     const PlanInputs in = MakePlanInputs(o->model.path, *io, o->platform, o->sets, o->costs, o->profiling);
     const bool tty = isatty(fileno(stderr));
-    auto f = PlanFrontiers(in, spec, [tty](const std::string& line) {
+    auto f = PlanFrontiers(in, *spec, [tty](const std::string& line) {
       if (tty) std::fprintf(stderr, "%s\n", line.c_str());
     });
     if (!f.ok()) return ReportError(f.status());
@@ -242,6 +261,7 @@ void RegisterFrontier(CLI::App& app) {
         std::printf("curve       %s = %s\n", j["axis"]["key"].get<std::string>().c_str(), c["value"].dump().c_str());
         nlohmann::json shown = c;
         shown["pu"] = j["pu"];
+        shown["objective"] = j["objective"];
         PrintCurve(shown, "  ");
       }
     } else {

@@ -105,11 +105,11 @@ class FieldReader {
 };
 
 // A breakpoint, or the saturation point: crossbars, makespan, speedup, status.
-Result<FrontierStepPoint> ReadStep(const FieldReader& r, const Json& s, const std::string& where) {
+Result<FrontierStepPoint> ReadStep(const FieldReader& r, const Json& s, const std::string& where, bool stream) {
   HETPLAN_RETURN_IF_ERROR(r.ExpectObject(s, where));
   FrontierStepPoint out;
   HETPLAN_ASSIGN_OR_RETURN(out.crossbars, r.Int(s, where, "crossbars"));
-  HETPLAN_ASSIGN_OR_RETURN(out.makespan_us, r.Number(s, where, "makespan_us"));
+  HETPLAN_ASSIGN_OR_RETURN(out.makespan_us, r.Number(s, where, stream ? "initiation_interval_us" : "makespan_us"));
   HETPLAN_ASSIGN_OR_RETURN(out.speedup, r.Number(s, where, "speedup", true));
   HETPLAN_ASSIGN_OR_RETURN(out.status, r.String(s, where, "status"));
   return out;
@@ -141,7 +141,7 @@ Result<FrontierPareto> ReadPareto(const FieldReader& r, const Json& p, const std
 // The single-curve fields of `c` (a whole single-curve file, or one item of
 // `curves`); `base_platform` stands in for a curve without `platform`.
 Result<FrontierCurve> ReadCurve(const FieldReader& r, const Json& c, const std::string& where,
-                                const Json* base_platform) {
+                                const Json* base_platform, bool stream) {
   FrontierCurve out;
   const Json* platform = r.Optional(c, "platform");
   if (platform == nullptr) platform = base_platform;
@@ -173,7 +173,7 @@ Result<FrontierCurve> ReadCurve(const FieldReader& r, const Json& c, const std::
   HETPLAN_ASSIGN_OR_RETURN(const Json* bps, r.Array(c, where, "breakpoints"));
   for (size_t i = 0; i < bps->size(); ++i) {
     const std::string at = fmt::format("{}[{}]", FieldReader::Join(where, "breakpoints"), i);
-    HETPLAN_ASSIGN_OR_RETURN(FrontierStepPoint s, ReadStep(r, (*bps)[i], at));
+    HETPLAN_ASSIGN_OR_RETURN(FrontierStepPoint s, ReadStep(r, (*bps)[i], at, stream));
     if (!out.steps.empty() && s.crossbars <= out.steps.back().crossbars) {
       return r.Bad(at + ".crossbars", fmt::format("{} is not above the previous breakpoint's {} (budgets increase)",
                                                   s.crossbars, out.steps.back().crossbars));
@@ -185,7 +185,7 @@ Result<FrontierCurve> ReadCurve(const FieldReader& r, const Json& c, const std::
     out.steps.push_back(std::move(s));
   }
   if (const Json* s = r.Optional(c, "saturation")) {
-    HETPLAN_ASSIGN_OR_RETURN(out.saturation, ReadStep(r, *s, FieldReader::Join(where, "saturation")));
+    HETPLAN_ASSIGN_OR_RETURN(out.saturation, ReadStep(r, *s, FieldReader::Join(where, "saturation"), stream));
   }
   if (const Json* p = r.Optional(c, "pareto")) {
     HETPLAN_ASSIGN_OR_RETURN(out.pareto, ReadPareto(r, *p, FieldReader::Join(where, "pareto")));
@@ -249,12 +249,18 @@ Result<FrontierFile> ParseFrontierJson(const nlohmann::json& j, const std::strin
   HETPLAN_ASSIGN_OR_RETURN(out.pu, r.String(j, "", "pu"));
   HETPLAN_ASSIGN_OR_RETURN(const Json* platform, r.Object(j, "", "platform"));
   HETPLAN_ASSIGN_OR_RETURN(out.platform, r.String(*platform, "platform", "name"));
+  if (const Json* o = r.Optional(j, "objective")) {
+    if (!o->is_string() || (*o != "latency" && *o != "throughput")) {
+      return r.Bad("objective", fmt::format("{} is neither \"latency\" nor \"throughput\"", o->dump()));
+    }
+    out.stream = *o == "throughput";
+  }
   const Json* curves = r.Optional(j, "curves");
   if (curves == nullptr) {
     if (!j.contains("breakpoints")) {
       return r.Bad("breakpoints", "missing (a single-curve file has `breakpoints`, a multi-curve one `curves`)");
     }
-    HETPLAN_ASSIGN_OR_RETURN(FrontierCurve c, ReadCurve(r, j, "", platform));
+    HETPLAN_ASSIGN_OR_RETURN(FrontierCurve c, ReadCurve(r, j, "", platform, out.stream));
     out.curves.push_back(std::move(c));
     return out;
   }
@@ -267,7 +273,7 @@ Result<FrontierFile> ParseFrontierJson(const nlohmann::json& j, const std::strin
     const Json& c = (*curves)[i];
     HETPLAN_RETURN_IF_ERROR(r.ExpectObject(c, at));
     HETPLAN_ASSIGN_OR_RETURN(const double value, r.Number(c, at, "value"));
-    HETPLAN_ASSIGN_OR_RETURN(FrontierCurve curve, ReadCurve(r, c, at, platform));
+    HETPLAN_ASSIGN_OR_RETURN(FrontierCurve curve, ReadCurve(r, c, at, platform, out.stream));
     curve.value = value;
     out.curves.push_back(std::move(curve));
   }
@@ -313,7 +319,13 @@ Result<Figure> PlotFrontier(const FrontierFile& file, const std::string& stem, c
   const int64_t last_budget = kPaperBudgets[std::size(kPaperBudgets) - 1];
   for (const FrontierCurve& c : file.curves) {
     lo = std::min(lo, c.lo);
-    hi = std::max(hi, CurveReach(c, last_budget));
+    // A complete curve changes nothing past its last breakpoint: drawn a
+    // quarter beyond it (or to the paper's last budget), not to a range's
+    // end far past it.
+    const int64_t reach = CurveReach(c, last_budget);
+    hi = std::max(hi, c.complete && !c.steps.empty()
+                          ? std::min(reach, std::max(last_budget, c.steps.back().crossbars * 5 / 4 + 1))
+                          : reach);
     range_hi = std::max(range_hi, c.hi);
     for (const FrontierStepPoint& s : c.steps) {
       if (std::isfinite(s.speedup)) ymax = std::max(ymax, s.speedup);
@@ -347,7 +359,7 @@ Result<Figure> PlotFrontier(const FrontierFile& file, const std::string& stem, c
       if (ends_run) {
         runs.back().push_back(i + 1 < c.steps.size()
                                   ? fmt::format("{} {}", c.steps[i + 1].crossbars, Num(c.steps[i + 1].speedup))
-                                  : fmt::format("{} {}", CurveReach(c, last_budget), Num(s.speedup)));
+                                  : fmt::format("{} {}", std::min(CurveReach(c, last_budget), hi), Num(s.speedup)));
       }
     }
     const std::string color = Color(static_cast<int>(k));
@@ -375,11 +387,14 @@ Result<Figure> PlotFrontier(const FrontierFile& file, const std::string& stem, c
     }
   }
   const std::string what = file.axis_key.empty() ? std::string() : fmt::format(", per {}", file.axis_key);
-  const std::string title = fmt::format("{}: exact speedup over CPU-only vs crossbars{}", FileLabel(file), what);
+  const std::string title =
+      fmt::format("{}: exact {} over CPU-only vs crossbars{}", FileLabel(file),
+                  file.stream ? "stream throughput (inputs/s)" : "speedup", what);
   std::string body = fmt::format(
-      "set title {}\nset xlabel 'Crossbar budget of {}'\nset ylabel 'Speedup over CPU-only'\nset xrange [{}:{}]\n"
+      "set title {}\nset xlabel 'Crossbar budget of {}'\nset ylabel '{}'\nset xrange [{}:{}]\n"
       "set yrange [0:{}]\nset grid ytics\nset datafile missing '?'\nset key bottom right box opaque font ',9'\n",
-      Quote(Plain(title)), Plain(file.pu), lo, Num(x_hi), Num(ymax * 1.18));
+      Quote(Plain(title)), Plain(file.pu),
+      file.stream ? "Inputs per second over CPU-only (x)" : "Speedup over CPU-only", lo, Num(x_hi), Num(ymax * 1.18));
   for (int64_t b : budgets) {
     body += fmt::format(
         "set arrow from {b}, graph 0 to {b}, graph 1 nohead dt 3 lc rgb 'gray50'\n"
@@ -388,9 +403,11 @@ Result<Figure> PlotFrontier(const FrontierFile& file, const std::string& stem, c
   }
   body += plot + marks + ", 1 with lines dt 2 lc rgb 'gray60' notitle\n";
   std::string caption = fmt::format(
-      "The exact frontier of {} from {}: the best speedup over CPU-only ({} µs{}) at every crossbar budget from {} "
+      "The exact frontier of {} from {}: the best {} over CPU-only ({} µs{}) at every crossbar budget from {} "
       "to {}, drawn as steps (each holds from its breakpoint's budget up to the next breakpoint){}{}. ",
-      FileLabel(file), file.path, Num(file.curves.front().cpu_only_us),
+      FileLabel(file), file.path,
+      file.stream ? "stream throughput (the smallest II, copies of weights counted against the budget)" : "speedup",
+      Num(file.curves.front().cpu_only_us),
       file.curves.size() > 1 ? " for the first curve; each curve has its own" : "", lo, range_hi,
       file.axis_key.empty() ? "" : fmt::format(", one line per {}", file.axis_key),
       hi > range_hi ? fmt::format("; past the range, up to {}, a curve whose range holds every operator at once keeps "
@@ -484,10 +501,13 @@ Status AddFrontierSection(const std::vector<FrontierFile>& files, ReportDraft& d
       "budget, not only at the grid's four. A step holds from its breakpoint's budget up to the next breakpoint; "
       "the value at a budget is that of the last breakpoint at or below it. Speedups are over the curve's CPU-only "
       "plan; \"feasible\" marks a step the search did not prove optimal before it stopped. A curve whose range "
-      "reaches the crossbars of every operator at once keeps its last value at every larger budget."));
+      "reaches the crossbars of every operator at once keeps its last value at every larger budget. A throughput "
+      "curve (`--objective throughput`, docs/throughput.md) holds a stream's smallest II instead of the makespan: "
+      "its speedup is inputs per second over the CPU-only model's, and copies of weights count against the budget."));
   std::vector<std::string> header = {"model", "platform", "curve", "budgets", "breakpoints", "search",
                                      "saturation (crossbars)", "saturation speedup"};
   for (int64_t b : kPaperBudgets) header.push_back(fmt::format("at {}", b));
+  header.push_back("objective");
   std::vector<std::vector<std::string>> rows;
   for (const FrontierFile& f : files) {
     for (const FrontierCurve& c : f.curves) {
@@ -513,6 +533,7 @@ Status AddFrontierSection(const std::vector<FrontierFile>& files, ReportDraft& d
         row.push_back(b < c.lo || b > CurveReach(c, b) ? std::string("outside the range")
                                                         : SpeedupCell(StepAtBudget(c, b)));
       }
+      row.push_back(f.stream ? "throughput (II)" : "latency");
       rows.push_back(std::move(row));
     }
   }

@@ -6,15 +6,23 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "hetplan/solve/solver.h"
+#include "hetplan/solve/throughput.h"
 
 namespace hetplan::backends {
 
 std::unique_ptr<Solver> MakeExactSolver();  // exact_solver.cc
 // The exact method's throughput objective (throughput_solver.cc).
 Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& options, const Deadline& deadline);
+// Its smallest II without a latency bound: the search until
+// options.exact.node_limit nodes, then, where it has not proven the II, the
+// throughput MIP on CBC in the time left; the better plan and the stronger
+// bound of the two. `notes` (may be null) gets a line on what ran.
+ThroughputSearchResult SmallestInterval(const Problem& pr, const SolveOptions& options,
+                                               const Deadline& deadline, std::vector<std::string>* notes);
 std::unique_ptr<Solver> MakeMipSolver();    // mip_solver.cc
 // map, map_parallel, map_concurrent (mapping_solvers.cc).
 std::vector<std::unique_ptr<Solver>> MakeMappingSolvers();

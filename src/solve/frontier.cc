@@ -13,6 +13,7 @@
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/solver.h"
 #include "solve/exact_search.h"
+#include "solve/throughput_frontier.h"
 #include "solve/mip_model.h"
 
 namespace hetplan {
@@ -20,6 +21,40 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// What both objectives' frontiers refuse: see SolveCrossbarFrontier.
+Status CheckSweep(const Problem& problem, int pu, std::optional<int64_t> max_crossbars) {
+  const CostModel& given = *problem.costs;
+  if (problem.objective == Objective::kEnergy) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "the crossbar frontier minimises the makespan or a stream's II; use the latency or the throughput "
+                 "objective");
+  }
+  if (problem.num_requests() != 1) {
+    return Error(ErrorCode::kInvalidArgument, "the crossbar frontier plans one request; drop the second model");
+  }
+  if (pu < 0 || pu >= given.num_pus() || !given.pu(pu).spatial) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "PU {} has no crossbar capacity to sweep; choose a spatial PU (execution: spatial)",
+                 pu >= 0 && pu < given.num_pus() ? "'" + given.pu(pu).name + "'" : std::to_string(pu));
+  }
+  for (const PuInfo& shared : given.pus()) {
+    if (shared.reprogram) {
+      return Error(ErrorCode::kUnsupported,
+                   "the crossbar frontier does not model PU '{}''s reprogramming; plan each budget with --solver exact "
+                   "and --set {}.crossbars=N, or remove {}.reprogram",
+                   shared.name, shared.name, shared.name);
+    }
+    if (shared.adc_pool == 0) continue;
+    return Error(ErrorCode::kUnsupported,
+                 "the crossbar frontier does not model PU '{}''s shared ADC pool (shared_adcs: {}); plan each budget "
+                 "with --solver exact and --set {}.crossbars=N, or remove {}.shared_adcs",
+                 shared.name, shared.adc_pool, shared.name, shared.name);
+  }
+  if (max_crossbars && *max_crossbars < 0) {
+    return Error(ErrorCode::kInvalidArgument, "the largest crossbar budget is {}; budgets are ≥ 0", *max_crossbars);
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -53,32 +88,9 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
   HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
   HETPLAN_RETURN_IF_ERROR(ValidateSolveOptions(options));
   const CostModel& given = *problem.costs;
-  if (problem.objective != Objective::kLatency) {
-    return Error(ErrorCode::kInvalidArgument, "the crossbar frontier minimises the makespan; use the latency objective");
-  }
-  if (problem.num_requests() != 1) {
-    return Error(ErrorCode::kInvalidArgument, "the crossbar frontier plans one request; drop the second model");
-  }
-  if (pu < 0 || pu >= given.num_pus() || !given.pu(pu).spatial) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "PU {} has no crossbar capacity to sweep; choose a spatial PU (execution: spatial)",
-                 pu >= 0 && pu < given.num_pus() ? "'" + given.pu(pu).name + "'" : std::to_string(pu));
-  }
-  for (const PuInfo& shared : given.pus()) {
-    if (shared.reprogram) {
-      return Error(ErrorCode::kUnsupported,
-                   "the crossbar frontier does not model PU '{}''s reprogramming; plan each budget with --solver exact "
-                   "and --set {}.crossbars=N, or remove {}.reprogram",
-                   shared.name, shared.name, shared.name);
-    }
-    if (shared.adc_pool == 0) continue;
-    return Error(ErrorCode::kUnsupported,
-                 "the crossbar frontier does not model PU '{}''s shared ADC pool (shared_adcs: {}); plan each budget "
-                 "with --solver exact and --set {}.crossbars=N, or remove {}.shared_adcs",
-                 shared.name, shared.adc_pool, shared.name, shared.name);
-  }
-  if (max_crossbars && *max_crossbars < 0) {
-    return Error(ErrorCode::kInvalidArgument, "the largest crossbar budget is {}; budgets are ≥ 0", *max_crossbars);
+  HETPLAN_RETURN_IF_ERROR(CheckSweep(problem, pu, max_crossbars));
+  if (problem.objective == Objective::kThroughput) {
+    return SolveThroughputFrontier(problem, pu, options, max_crossbars, deadline);
   }
   CrossbarFrontier f;
   f.pu = pu;

@@ -48,9 +48,16 @@ int64_t FewestCopies(const CostModel& c, int v, int q, double t) {
 
 class MinMaxSearch {
  public:
+  // `node_limit` > 0: stop after about that many nodes.
   MinMaxSearch(const Problem& p, double threshold, std::chrono::steady_clock::time_point deadline,
-               const std::atomic<bool>* interrupt)
-      : p_(p), c_(*p.costs), g_(*p.graph), k_(c_.num_pus()), deadline_(deadline), interrupt_(interrupt) {
+               const std::atomic<bool>* interrupt, int64_t node_limit)
+      : p_(p),
+        c_(*p.costs),
+        g_(*p.graph),
+        k_(c_.num_pus()),
+        deadline_(deadline),
+        interrupt_(interrupt),
+        node_limit_(node_limit) {
     const int n = g_.size();
     options_.resize(n);
     for (int v = 0; v < n; ++v) {
@@ -74,6 +81,7 @@ class MinMaxSearch {
   bool infeasible() const { return infeasible_; }
   int64_t nodes() const { return nodes_; }
   bool stopped() const { return stopped_; }
+  bool node_limit_hit() const { return node_limit_hit_; }
 
   // The least max(serial, link) load below `cutoff` (stopping at the first
   // at or below `accept`); kInf when none is below the cutoff. Sets
@@ -139,6 +147,7 @@ class MinMaxSearch {
         (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed))) {
       stopped_ = true;
     }
+    if (node_limit_ > 0 && nodes_ >= node_limit_) stopped_ = node_limit_hit_ = true;
     return stopped_;
   }
 
@@ -248,6 +257,8 @@ class MinMaxSearch {
   const int k_;
   std::chrono::steady_clock::time_point deadline_;
   const std::atomic<bool>* interrupt_;
+  int64_t node_limit_;
+  bool node_limit_hit_ = false;
   std::vector<std::vector<Option>> options_;
   std::vector<int> order_, by_ratio_;
   std::vector<double> min_serial_;
@@ -293,7 +304,8 @@ std::vector<double> Thresholds(const Problem& p) {
 }  // namespace
 
 ThroughputSearchResult SolveThroughputBySearch(const Problem& p, std::chrono::steady_clock::time_point deadline,
-                                               double relative_gap, const std::atomic<bool>* interrupt) {
+                                               double relative_gap, const std::atomic<bool>* interrupt,
+                                               int64_t node_limit) {
   ThroughputSearchResult r;
   const std::vector<double> t = Thresholds(p);
   // Keeps the plan `s` found when it runs at a smaller II than the best so far.
@@ -311,10 +323,13 @@ ThroughputSearchResult SolveThroughputBySearch(const Problem& p, std::chrono::st
     bool proven;
   };
   auto run = [&](int j, double cutoff, bool decide, double gap) {
-    MinMaxSearch s(p, t[j], deadline, interrupt);
+    // What is left of the node budget (at least one node: 0 means none).
+    const int64_t left = node_limit > 0 ? std::max<int64_t>(1, node_limit - r.nodes) : 0;
+    MinMaxSearch s(p, t[j], deadline, interrupt, left);
     ++r.thresholds;
     const double f = s.Minimise(cutoff, decide ? cutoff : 0.0, gap);
     r.nodes += s.nodes();
+    r.node_limit_reached = r.node_limit_reached || s.node_limit_hit();
     r.interrupted = r.interrupted || (interrupt != nullptr && interrupt->load());
     if (std::isfinite(f)) keep(s);
     return Out{f, !s.stopped() || (decide && std::isfinite(f))};

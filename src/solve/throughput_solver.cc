@@ -157,6 +157,44 @@ Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options
 
 namespace backends {
 
+ThroughputSearchResult SmallestInterval(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
+                                        std::vector<std::string>* notes) {
+  ThroughputSearchResult r =
+      SolveThroughputBySearch(pr, deadline.at(), options.relative_gap, options.interrupt, options.exact.node_limit);
+  if (r.complete || r.infeasible || !r.node_limit_reached || deadline.Expired()) return r;
+  Problem free = pr;
+  free.latency_cap_us.reset();
+  auto mip = Solve("mip", free, [&] {
+    SolveOptions left = options;
+    left.time_limit_s = std::max(0.01, deadline.SecondsLeft());
+    return left;
+  }());
+  if (notes != nullptr) {
+    notes->push_back(fmt::format("the search stopped at {} nodes (exact.node_limit); the throughput MIP: {}", r.nodes,
+                                 mip.ok() ? ToString(mip->status) : mip.status().message()));
+  }
+  if (!mip.ok()) return r;
+  if (mip->status == SolveStatus::kInfeasible) {
+    r.infeasible = true;
+    return r;
+  }
+  if (!std::isnan(mip->bound)) r.bound_us = std::max(r.bound_us, mip->bound);
+  if (mip->schedule && (r.assignment.empty() || mip->objective < r.interval_us)) {
+    const int n = pr.graph->size();
+    r.assignment.assign(n, 0);
+    r.replicas.assign(n, 1);
+    for (int v = 0; v < n; ++v) {
+      r.assignment[v] = mip->schedule->ops[v].device;
+      r.replicas[v] = mip->schedule->ops[v].replicas;
+    }
+    r.interval_us = mip->objective;
+  }
+  r.complete = mip->status == SolveStatus::kOptimal ||
+               (!r.assignment.empty() && r.interval_us - r.bound_us <= options.relative_gap * r.interval_us + 1e-12);
+  r.bound_us = std::min(r.bound_us, r.interval_us);
+  return r;
+}
+
 Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& options, const Deadline& deadline) {
   const CostModel& c = *pr.costs;
   if (c.has_shared_adcs() || c.has_reprogram()) {
@@ -167,9 +205,10 @@ Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& optio
   SolveResult result;
   result.formulation = "throughput";
   result.exact = ExactStats{};
-  ThroughputSearchResult r = SolveThroughputBySearch(pr, deadline.at(), options.relative_gap, options.interrupt);
+  ThroughputSearchResult r = SmallestInterval(pr, options, deadline, &result.notes);
   result.exact->searches = r.thresholds;
   result.exact->nodes = r.nodes;
+  result.exact->node_limit_reached = r.node_limit_reached;
   result.notes.push_back(fmt::format(
       "throughput: II = max(serial PU loads, link loads, longest spatial operator); {} spatial-time thresholds "
       "searched, {} branch-and-bound nodes",
@@ -187,7 +226,7 @@ Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& optio
       result.notes.push_back("the search found no plan in time: every operator on one serial PU");
     }
   }
-  result.termination = r.complete ? Termination::kOptimal
+  result.termination = r.complete      ? Termination::kOptimal
                        : r.interrupted ? Termination::kInterrupted
                                        : Termination::kTimeLimit;
   if (r.assignment.empty()) {

@@ -67,6 +67,47 @@ TEST(CliFrontier, WritesTheCurveCsvAndValidSchedules) {
   EXPECT_NE(r.out.find("saturation"), std::string::npos) << r.out;
 }
 
+// --objective throughput: a stream's smallest II per budget, falling at each
+// breakpoint; every breakpoint's cyclic schedule passes `hetplan validate`
+// at its own budget, with the breakpoint's II; `hetplan report` draws it.
+TEST(CliFrontier, ThroughputCurveOfTheInitiationInterval) {
+  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  const fs::path d = TempDir("stream");
+  CmdResult r = Hetplan("frontier " + kModel + " --platform " + Platform(d) + " --objective throughput --out " +
+                        (d / "f.json").string() + " --csv " + (d / "f.csv").string() + " --schedules " +
+                        (d / "s").string() + " --crossbars 0:120 --saturation --min-crossbars-for-speedup 1.5");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream in(d / "f.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["objective"], "throughput");
+  ASSERT_GT(j["breakpoints"].size(), 2u);
+  EXPECT_TRUE(j["solver"]["complete"].get<bool>());
+  double last = 1e300;
+  for (const auto& bp : j["breakpoints"]) {
+    EXPECT_EQ(bp["status"], "optimal");
+    EXPECT_FALSE(bp.contains("makespan_us"));
+    const double ii = bp["initiation_interval_us"].get<double>();
+    EXPECT_LT(ii, last);
+    last = ii;
+    EXPECT_NEAR(bp["inputs_per_s"].get<double>(), 1e6 / ii, 1e-6 * 1e6 / ii);
+    EXPECT_NEAR(bp["speedup"].get<double>(), j["cpu_only_us"].get<double>() / ii, 1e-9 * bp["speedup"].get<double>());
+    const std::string file = bp["schedule_file"].get<std::string>();
+    CmdResult v = Hetplan("validate " + file);
+    EXPECT_EQ(v.code, 0) << v.out;
+    std::ifstream sf(file);
+    const nlohmann::json s = nlohmann::json::parse(sf);
+    EXPECT_EQ(s["initiation_interval_us"].get<double>(), ii);
+    EXPECT_EQ(s["makespan_us"].get<double>(), bp["latency_us"].get<double>());
+  }
+  EXPECT_TRUE(j["min_crossbars_for_speedup"].contains("initiation_interval_us"));
+  EXPECT_NE(r.out.find(" II "), std::string::npos) << r.out;
+  const std::string csv = Slurp(d / "f.csv");
+  EXPECT_EQ(csv.rfind("crossbars,initiation_interval_us,", 0), 0u) << csv;
+  CmdResult rep = Hetplan("report --frontier " + (d / "f.json").string() + " --out " + (d / "report").string());
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  EXPECT_NE(Slurp(d / "report" / "report.md").find("throughput (II)"), std::string::npos);
+}
+
 // A second axis, the Pareto front and the MVM-latency question in one call:
 // one curve per value, each with the schedule files in its own folder, all
 // valid; the CSV has the axis column.
@@ -153,6 +194,12 @@ TEST(CliFrontier, BadArgumentsGiveOneErrorLineAndWriteNothing) {
       {"--platform " + platform + " --set cpu.power_w=5 --set cim.power_w=2 --pareto --pareto-points 0",
        "at least one point"},
       {"--platform " + platform + " --max-mvm-latency-for-speedup 0", "factor > 0"},
+      {"--platform " + platform + " --objective energy", "latency and throughput"},
+      {"--platform " + platform + " --objective speed", "speed"},
+      {"--platform " + platform + " --objective throughput --min-crossbars-for-makespan 100",
+       "--min-crossbars-for-makespan"},
+      {"--platform " + platform + " --objective throughput --set cpu.power_w=5 --set cim.power_w=2 --pareto",
+       "--pareto"},
       {"--platform " + platform + " --max-mvm-latency-for-speedup 2 --sweep cim.mvm_latency_ns=50,100",
        "do not --sweep"},
   };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <vector>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -95,6 +96,45 @@ inline void ForEachPlanWithCopies(const Problem& p, bool copies_allowed,
     }
   };
   rec(0);
+}
+
+// The II by brute force, written apart from the planner: every assignment,
+// every number of copies 1..N_mvm of each spatial operator within the
+// budgets; II = max(Σ time on each serial PU (with a segment-boundary cost
+// per edge it receives from another PU), Σ transfers between each pair of
+// PUs, each spatial operator's time with its copies).
+// `copies_allowed` false: one copy of every operator.
+inline double BruteForceInterval(const Problem& p, bool copies_allowed = true) {
+  const CostModel& c = *p.costs;
+  const OpGraph& g = *p.graph;
+  const int n = c.num_ops(), k = c.num_pus();
+  double best = std::numeric_limits<double>::infinity();
+  ForEachPlanWithCopies(p, copies_allowed, [&](const std::vector<int>& a, const std::vector<int64_t>& copies) {
+    std::vector<double> load(static_cast<size_t>(k) * k + k, 0.0);
+    std::vector<int64_t> used(k, 0);
+    double ii = 0;
+    for (int u = 0; u < n; ++u) {
+      const double d = TimeWithCopies(c, u, a[u], copies[u]);
+      if (c.pu(a[u]).spatial) {
+        used[a[u]] += copies[u] * c.crossbars(u, a[u]);
+        ii = std::max(ii, d);
+      } else {
+        load[a[u]] += d;
+      }
+    }
+    for (int q = 0; q < k; ++q) {
+      if (c.pu(q).spatial && used[q] > c.pu(q).capacity) return;
+    }
+    for (int e = 0; e < static_cast<int>(g.edges().size()); ++e) {
+      const int x = a[g.edges()[e].from], y = a[g.edges()[e].to];
+      if (x == y) continue;
+      load[k + std::min(x, y) * k + std::max(x, y)] += c.transfer_us(e, x, y);
+      if (!c.pu(y).spatial) load[y] += c.boundary_us(y);  // the receiving PU starts the segment
+    }
+    for (double l : load) ii = std::max(ii, l);
+    best = std::min(best, ii);
+  });
+  return best;
 }
 
 }  // namespace hetplan::stream_test

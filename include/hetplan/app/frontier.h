@@ -26,6 +26,10 @@ struct FrontierAxis {
 
 struct FrontierSpec {
   std::string pu;  // the spatial PU to sweep; empty: the platform's only one
+  // kLatency: the makespan per budget; kThroughput: a stream's II per budget
+  // (breakpoints carry initiation_interval_us and inputs_per_s instead of
+  // makespan_us; no Pareto front, no makespan target).
+  Objective objective = Objective::kLatency;
   // The budgets reported, [min, max]; max absent: up to every operator's
   // crossbars at once (saturation at the latest).
   int64_t min_crossbars = 0;

@@ -22,7 +22,7 @@ inline constexpr int64_t kPaperBudgets[] = {25, 50, 100, 200};
 
 struct FrontierStepPoint {
   int64_t crossbars = 0;  // the first budget of the step
-  double makespan_us = 0;
+  double makespan_us = 0;  // a stream's II where the file's objective is throughput
   double speedup = 0;  // NaN when the file has null (a zero makespan)
   std::string status;  // "optimal" or "feasible"
 };
@@ -62,6 +62,9 @@ struct FrontierFile {
   std::string pu;
   std::string platform;  // the (base) platform's name
   std::string axis_key;  // "" for a single-curve file
+  // The objective is throughput: each step's value is a stream's II and its
+  // speedup inputs per second over CPU-only's.
+  bool stream = false;
   std::vector<FrontierCurve> curves;
 };
 

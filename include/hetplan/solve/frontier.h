@@ -58,11 +58,14 @@ struct CrossbarFrontier {
 
 // Sweeps PU `pu` (a spatial PU) of a one-request latency problem over the
 // budgets 0..max_crossbars (nullopt: every operator's crossbars at once, the
-// budget beyond which nothing can change). The PU's capacity in the problem
+// budget beyond which nothing can change). A throughput problem's frontier
+// is the smallest II per budget, copies of weights counted against it (its
+// steps' makespan_us is the II, their schedules cyclic; docs/throughput.md);
+// its budget of saturation counts every operator's useful copies. The PU's capacity in the problem
 // is ignored; the other PUs keep theirs. options: time_limit_s, relative_gap,
 // threads, exact.node_limit (spent, the search resumes without it while time
 // is left) and interrupt. Errors: not a spatial PU, a negative budget, the
-// energy objective, two requests.
+// energy objective, two requests, a shared ADC pool or reprogramming.
 Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, const SolveOptions& options,
                                                std::optional<int64_t> max_crossbars = std::nullopt);
 

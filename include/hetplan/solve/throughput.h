@@ -74,6 +74,7 @@ struct ThroughputSearchResult {
   int thresholds = 0;               // spatial-time thresholds tried
   int64_t nodes = 0;                // branch-and-bound nodes over all of them
   bool interrupted = false;
+  bool node_limit_reached = false;  // it stopped on `node_limit`
 };
 
 // The smallest II over every assignment and replication that fits the
@@ -81,8 +82,10 @@ struct ThroughputSearchResult {
 // (each operator on a spatial PU takes the fewest copies that bring it
 // within T), each step a branch-and-bound over the assignment minimising the
 // largest serial PU's and link's load with a fractional-knapsack bound.
-// Stops at `deadline` with what it proved; `relative_gap` as SolveOptions'.
+// Stops at `deadline`, or after about `node_limit` nodes (0: no limit), with
+// what it proved; `relative_gap` as SolveOptions'.
 ThroughputSearchResult SolveThroughputBySearch(const Problem& p, std::chrono::steady_clock::time_point deadline,
-                                               double relative_gap, const std::atomic<bool>* interrupt);
+                                               double relative_gap, const std::atomic<bool>* interrupt,
+                                               int64_t node_limit = 0);
 
 }  // namespace hetplan
