@@ -7,7 +7,8 @@
 #   bench/throughput_frontier.sh [HETPLAN] [ZOO_DIR] [TABLES_DIR] [LIMIT_S] [PLATFORMS] [MODELS...]
 #
 # One thread; LIMIT_S seconds per curve (default 600); PLATFORMS comma-separated (default klein-arm,klein-x86);
-# MODELS default: every model in ZOO_DIR. Prints a Markdown table. Exits 1 when a curve fails to plan.
+# MODELS default: every model in ZOO_DIR; CROSSBARS=LO:HI in the environment limits the budgets swept (default: to
+# saturation). Prints a Markdown table. Exits 1 when a curve fails to plan.
 set -euo pipefail
 # shellcheck source=bench/cost_tables.sh
 source "$(dirname "$0")/cost_tables.sh"
@@ -31,7 +32,8 @@ for m in "${MODELS[@]}"; do
     out=$tmp/f.json
     rm -f "$out"
     if ! "$BIN" frontier "$ZOO/$m.onnx" --platform "$p" --costs "$TABLES/$m.csv" --objective throughput --threads 1 \
-         --time-limit "$LIMIT" --saturation --out "$out" >/dev/null 2>"$tmp/err"; then
+         --time-limit "$LIMIT" --saturation ${CROSSBARS:+--crossbars "$CROSSBARS"} --out "$out" >/dev/null \
+         2>"$tmp/err"; then
       echo "| $m | $p | error: $(head -c 100 "$tmp/err" | tr '\n|' '  ') |||||||||"
       failed=1
       continue
