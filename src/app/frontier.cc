@@ -120,6 +120,47 @@ Status AddParetoFront(const PlanSubject& subject, const Problem& problem, int pu
 
 namespace {
 
+// A stream's (II, latency) front at the platform's own budget (spec.pareto
+// with the throughput objective), as frontier.json's `pareto`, each point's
+// cyclic schedule validated into `files`.
+Status AddStreamFront(const PlanSubject& subject, const Problem& problem, int pu, const FrontierSpec& spec,
+                      double cpu_only_us, FrontierOutput* out) {
+  HETPLAN_ASSIGN_OR_RETURN(StreamFront sf, SolveStreamFront(problem, spec.options, spec.pareto_points));
+  nlohmann::json points = nlohmann::json::array();
+  for (size_t i = 0; i < sf.points.size(); ++i) {
+    const StreamFrontPoint& pt = sf.points[i];
+    points.push_back({{"initiation_interval_us", pt.ii_us},
+                      {"inputs_per_s", NumOrNull(pt.ii_us > 0 ? 1e6 / pt.ii_us : kInf)},
+                      {"latency_us", pt.latency_us},
+                      {"speedup", NumOrNull(pt.ii_us > 0 ? cpu_only_us / pt.ii_us : kInf)},
+                      {"status", pt.optimal ? "optimal" : "feasible"}});
+    Problem pr = problem;
+    pr.latency_cap_us = pt.latency_us;
+    SolveResult r;
+    r.solver = "exact";
+    r.formulation = "throughput";
+    r.status = pt.optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
+    r.termination = pt.optimal ? Termination::kOptimal : Termination::kTimeLimit;
+    r.schedule = pt.schedule;
+    r.objective = pt.ii_us;
+    r.notes.push_back(fmt::format("point {} of the (II, latency) front at {} crossbars (hetplan frontier --objective "
+                                  "throughput --pareto)",
+                                  i, problem.costs->pu(pu).capacity));
+    HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
+                             ValidatedScheduleFile(subject, *subject.platform, pr, r, fmt::format("pareto {}", i)));
+    out->files.push_back({fmt::format("pareto_{}.json", i), fmt::format("/pareto/points/{}", i), std::move(file)});
+  }
+  out->json["pareto"] = {{"crossbars", problem.costs->pu(pu).capacity},
+                         {"objective", "throughput"},
+                         {"method", "exact: the smallest II under a latency cap, then the least latency at that II "
+                                    "(the MIP with a latency bound on CBC), one cap below the last latency each step"},
+                         {"points", std::move(points)},
+                         {"complete", sf.complete},
+                         {"solves", sf.solves},
+                         {"seconds", sf.seconds}};
+  return Status::Ok();
+}
+
 // The spec's own consistency, before anything is solved.
 Status CheckFrontierSpec(const FrontierSpec& spec) {
   if (spec.min_crossbars < 0) {
@@ -149,11 +190,11 @@ Status CheckFrontierSpec(const FrontierSpec& spec) {
     return Error(ErrorCode::kInvalidArgument, "--objective energy: the frontier's objectives are latency and "
                                               "throughput; for energy use --pareto");
   }
-  if (spec.objective == Objective::kThroughput && (spec.pareto || spec.min_crossbars_for_makespan_us)) {
+  if (spec.objective == Objective::kThroughput && spec.min_crossbars_for_makespan_us) {
     return Error(ErrorCode::kInvalidArgument,
-                 "--objective throughput: {} answers a question about one inference's makespan; drop it, or ask "
-                 "--min-crossbars-for-speedup (inputs per second against the CPU-only model's)",
-                 spec.pareto ? "--pareto" : "--min-crossbars-for-makespan");
+                 "--objective throughput: --min-crossbars-for-makespan answers a question about one inference's "
+                 "makespan; drop it, or ask --min-crossbars-for-speedup (inputs per second against the CPU-only "
+                 "model's)");
   }
   return Status::Ok();
 }
@@ -273,7 +314,11 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
   FrontierOutput out;
   out.cpu_only_us = cpu->second;
   // First, so that a platform without powers is refused before the search.
-  if (spec.pareto) HETPLAN_RETURN_IF_ERROR(AddParetoFront(subject, problem, pu, spec, out.cpu_only_us, &out));
+  if (spec.pareto) {
+    HETPLAN_RETURN_IF_ERROR(spec.objective == Objective::kThroughput
+                                ? AddStreamFront(subject, problem, pu, spec, out.cpu_only_us, &out)
+                                : AddParetoFront(subject, problem, pu, spec, out.cpu_only_us, &out));
+  }
   HETPLAN_ASSIGN_OR_RETURN(out.frontier, SolveCrossbarFrontier(problem, pu, spec.options, spec.max_crossbars));
   const CrossbarFrontier& f = out.frontier;
   const std::string pu_name = costs.pu(pu).name;

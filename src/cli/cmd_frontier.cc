@@ -122,6 +122,12 @@ void PrintCurve(const nlohmann::json& j, const std::string& prefix) {
   if (j.contains("pareto")) {
     const auto& pf = j["pareto"];
     for (const auto& pt : pf["points"]) {
+      if (stream) {
+        std::printf("%spareto      %12.1f µs II  %12.1f µs one input  %s\n", prefix.c_str(),
+                    pt["initiation_interval_us"].get<double>(), pt["latency_us"].get<double>(),
+                    pt["status"].get<std::string>().c_str());
+        continue;
+      }
       std::printf("%spareto      %12.1f µs  %14.1f µJ  %s\n", prefix.c_str(), pt["makespan_us"].get<double>(),
                   pt["energy_uj"].get<double>(), pt["status"].get<std::string>().c_str());
     }
@@ -215,7 +221,8 @@ void RegisterFrontier(CLI::App& app) {
                   "Also answer: the largest MVM latency (ns) at which the plan at the platform's crossbars is still "
                   "this many times faster than CPU-only");
   sub->add_flag("--pareto", o->pareto,
-                "Also compute the latency–energy Pareto front at the platform's crossbars (every PU needs power_w)");
+                "Also compute the latency–energy Pareto front at the platform's crossbars (every PU needs power_w); "
+                "with --objective throughput the (II, latency) front");
   sub->add_option("--pareto-points", o->pareto_points, "At most this many Pareto points")
       ->default_val(o->pareto_points);
   sub->add_option("--out", o->out, "Frontier file (JSON, docs/frontier.md)")->required();

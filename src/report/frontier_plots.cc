@@ -187,7 +187,8 @@ Result<FrontierCurve> ReadCurve(const FieldReader& r, const Json& c, const std::
   if (const Json* s = r.Optional(c, "saturation")) {
     HETPLAN_ASSIGN_OR_RETURN(out.saturation, ReadStep(r, *s, FieldReader::Join(where, "saturation"), stream));
   }
-  if (const Json* p = r.Optional(c, "pareto")) {
+  // A stream's (II, latency) front is not drawn yet.
+  if (const Json* p = stream ? nullptr : r.Optional(c, "pareto")) {
     HETPLAN_ASSIGN_OR_RETURN(out.pareto, ReadPareto(r, *p, FieldReader::Join(where, "pareto")));
   }
   return out;

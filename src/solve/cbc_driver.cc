@@ -211,6 +211,7 @@ Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, i
       const double left = std::max(deadline.SecondsLeft(), 1e-3);
       args.insert(args.end(), {"-timeMode", "elapsed", "-sec", fmt::format("{:.6f}", left)});
     }
+    if (mb.integer_tolerance > 0) args.insert(args.end(), {"-integerTolerance", fmt::format("{:g}", mb.integer_tolerance)});
     args.insert(args.end(), {"-ratio", fmt::format("{:g}", options.relative_gap), "-solve", "-quit"});
     std::vector<const char*> argv;
     for (const std::string& a : args) argv.push_back(a.c_str());

@@ -78,6 +78,11 @@ class ModelBuilder {
   const std::vector<double>& lo() const { return lo_; }
   const std::vector<double>& hi() const { return hi_; }
   const std::vector<double>& obj() const { return obj_; }
+  void SetObjective(int col, double coef) { obj_[col] = coef; }
+  // CBC's integrality tolerance for this model (0: CBC's default, 1e-6). A
+  // big-M model whose solution is re-timed exactly sets it lower, so that
+  // a binary at 1 − 1e-7 does not relax a row by M × 1e-7.
+  double integer_tolerance = 0;
   const std::vector<bool>& integer() const { return integer_; }
 
   // Largest violation of a row or a bound by `x`, relative to the size of

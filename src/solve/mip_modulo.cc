@@ -229,7 +229,7 @@ double IntervalCeiling(const Problem& pr) {
 }
 
 Result<SolveResult> SolveModuloMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
-                                   double ii_lo, double ii_hi, int64_t max_rows) {
+                                   double ii_lo, double ii_hi, int64_t max_rows, bool min_latency) {
   const int n = pr.graph->size(), edges = static_cast<int>(pr.graph->edges().size());
   const double cap = *pr.latency_cap_us;
   ii_lo = std::max(ii_lo, 1e-9 * std::max(cap, 1.0));
@@ -249,6 +249,18 @@ Result<SolveResult> SolveModuloMip(const Problem& pr, const SolveOptions& option
   }
   AddStarts(pr, cap, &mm);
   AddPairs(cap, ii_lo, ii_hi, &mm);
+  if (min_latency) {
+    // L ≥ every finish; min L.
+    ModelBuilder& mb = mm.m.mb;
+    mb.SetObjective(mm.m.ii, 0);
+    const int latency = mb.AddCol("L", 0, cap, 1, false);
+    for (int v = 0; v < n; ++v) {
+      std::vector<Term> row = {{mm.s[v], 1}, {latency, -1}};
+      for (const MipOption& o : mm.m.opt[v]) row.push_back({o.col, o.us});
+      mb.AddRow(fmt::format("finish_{}", v), row, -kLpInf, 0);
+    }
+  }
+  mm.m.mb.integer_tolerance = 1e-9;
   const ModelBuilder& mb = mm.m.mb;
   SolveResult result;
   result.formulation = "throughput";
@@ -261,18 +273,22 @@ Result<SolveResult> SolveModuloMip(const Problem& pr, const SolveOptions& option
       "[{:.6g}, {:.6g}] µs; CBC status {} / {}",
       mb.num_cols(), mb.num_rows(), mm.offsets.size(), ii_lo, ii_hi, out.status, out.secondary));
   if (!TakeOutcome(out, &result)) return result;
-  if (!std::isnan(result.bound)) result.bound = std::max(result.bound, ii_lo);
+  if (!std::isnan(result.bound) && !min_latency) result.bound = std::max(result.bound, ii_lo);
   const std::vector<double>& x = *out.solution;
   std::vector<int> a;
   std::vector<int64_t> copies;
   ReadAssignment(mm.m, x, &a, &copies);
   const std::vector<ModuloPair> pairs = ActivePairs(pr, mm, x, a);
-  // CBC's II within its tolerances: the smallest nearby one whose exact
+  // CBC's II within its tolerances (a relative 1e-6 either way): the
+  // smallest nearby one, no shorter than the plan's loads, whose exact
   // earliest starts keep every pair and the cap.
-  double ii = std::max(x[mm.m.ii], ComputeStreamLoads(pr, a, &copies).interval_us());
-  for (int step = 0; step < 6 && !result.schedule; ++step, ii *= 1 + 1e-9 * std::pow(10.0, step)) {
-    auto sched = ScheduleWithPairs(pr, a, copies, ii, pairs);
-    if (sched && sched->makespan_us <= cap * (1 + 1e-9)) result.schedule = std::move(sched);
+  const double loads = ComputeStreamLoads(pr, a, &copies).interval_us();
+  for (const double f : {-1e-6, -1e-7, -1e-8, 0.0, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4}) {
+    auto sched = ScheduleWithPairs(pr, a, copies, std::max(loads, x[mm.m.ii] * (1 + f)), pairs);
+    if (sched && sched->makespan_us <= cap * (1 + 1e-9)) {
+      result.schedule = std::move(sched);
+      break;
+    }
   }
   if (!result.schedule) {
     result.status = SolveStatus::kNoSolution;
@@ -280,7 +296,7 @@ Result<SolveResult> SolveModuloMip(const Problem& pr, const SolveOptions& option
     result.notes.push_back("CBC's schedule does not keep every pair and the cap once re-timed exactly");
     return result;
   }
-  result.objective = *result.schedule->initiation_interval_us;
+  result.objective = min_latency ? result.schedule->makespan_us : *result.schedule->initiation_interval_us;
   if (!std::isnan(result.bound)) result.bound = std::min(result.bound, result.objective);
   result.gap = result.objective > 0 && !std::isnan(result.bound) ? (result.objective - result.bound) / result.objective
                                                                  : 0.0;

@@ -57,8 +57,10 @@ bool TakeOutcome(const CbcOutcome& out, SolveResult* result);
 // in [ii_lo, ii_hi]: ii_lo a proven bound, ii_hi a plan's II or a bound on
 // every plan that meets the cap. kUnsupported when the model would be
 // larger than `max_rows`.
+// `min_latency`: minimise one input's latency instead, the II kept within
+// [ii_lo, ii_hi] (the result's objective is then the latency).
 Result<SolveResult> SolveModuloMip(const Problem& pr, const SolveOptions& options, const Deadline& deadline,
-                                   double ii_lo, double ii_hi, int64_t max_rows);
+                                   double ii_lo, double ii_hi, int64_t max_rows, bool min_latency = false);
 
 // An II no plan that meets the cap needs to exceed: one input's schedule run
 // without overlap keeps every load within its latency, save the fitted

@@ -1,10 +1,13 @@
-// The throughput objective's crossbar frontier (throughput_frontier.h).
+// The throughput objective's crossbar frontier (throughput_frontier.h) and a
+// stream's (II, latency) front (frontier.h).
 #include "solve/throughput_frontier.h"
 
 #include <algorithm>
 
+#include "hetplan/solve/solver.h"
 #include "hetplan/solve/throughput.h"
 #include "solve/backends.h"
+#include "solve/mip_throughput.h"
 
 namespace hetplan {
 
@@ -67,6 +70,76 @@ Result<CrossbarFrontier> SolveThroughputFrontier(const Problem& problem, int pu,
   for (const FrontierStep& s : f.steps) f.bounds.push_back(FrontierBound{s.crossbars, s.lower_bound_us});
   f.seconds = deadline.ElapsedSeconds();
   return f;
+}
+
+}  // namespace hetplan
+
+namespace hetplan {
+namespace {
+
+// Caps between front points: just below the last point's latency.
+constexpr double kBelow = 1 - 1e-6;
+// The largest MIP with a latency bound the front builds (the exact method's).
+constexpr int64_t kFrontRows = 20'000;
+
+}  // namespace
+
+Result<StreamFront> SolveStreamFront(const Problem& problem, const SolveOptions& options, int max_points) {
+  const Deadline deadline = Deadline::In(options.time_limit_s);
+  HETPLAN_RETURN_IF_ERROR(ValidateProblem(problem));
+  if (problem.objective != Objective::kThroughput) {
+    return Error(ErrorCode::kInvalidArgument, "the (II, latency) front is a stream's; use the throughput objective");
+  }
+  auto left = [&] {
+    SolveOptions o = options;
+    o.time_limit_s = std::max(0.01, deadline.SecondsLeft());
+    return o;
+  };
+  StreamFront front;
+  Problem capped = problem;
+  capped.latency_cap_us.reset();
+  auto r = Solve("exact", capped, left());
+  ++front.solves;
+  if (!r.ok()) return r.status();
+  if (!r->schedule) return Error(ErrorCode::kNotFound, "the (II, latency) front: no stream plan fits the budgets");
+  bool complete = true;
+  while (static_cast<int>(front.points.size()) < max_points) {
+    complete = complete && r->status == SolveStatus::kOptimal;
+    // The least latency at this II, one input within the plan found's.
+    StreamFrontPoint pt;
+    pt.ii_us = r->objective;
+    capped.latency_cap_us = r->schedule->makespan_us;
+    auto l = mip_internal::SolveModuloMip(capped, left(), deadline, pt.ii_us, pt.ii_us, kFrontRows, true);
+    ++front.solves;
+    if (!l.ok()) {
+      return Error(ErrorCode::kUnsupported,
+                   "the exact (II, latency) front: {}; plan one cap at a time with --objective throughput "
+                   "--max-latency",
+                   l.status().message());
+    }
+    const bool least = l->schedule && l->status == SolveStatus::kOptimal;
+    complete = complete && least;
+    pt.schedule = l->schedule ? *l->schedule : *r->schedule;
+    pt.latency_us = pt.schedule.makespan_us;
+    pt.optimal = r->status == SolveStatus::kOptimal && least;
+    front.points.push_back(std::move(pt));
+    if (front.points.back().latency_us <= 0) {  // nothing is faster than no time
+      front.complete = complete;
+      break;
+    }
+    // The smallest II with one input faster than this point's.
+    capped.latency_cap_us = front.points.back().latency_us * kBelow;
+    r = Solve("exact", capped, left());
+    ++front.solves;
+    if (!r.ok()) return r.status();
+    if (r->status == SolveStatus::kInfeasible) {
+      front.complete = complete;
+      break;
+    }
+    if (!r->schedule || deadline.Expired()) break;
+  }
+  front.seconds = deadline.ElapsedSeconds();
+  return front;
 }
 
 }  // namespace hetplan

@@ -69,6 +69,36 @@ struct CrossbarFrontier {
 Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, const SolveOptions& options,
                                                std::optional<int64_t> max_crossbars = std::nullopt);
 
+// One point of a stream's (II, latency) front: the smallest II at which one
+// input can take at most `latency_us`, and the least latency at that II.
+struct StreamFrontPoint {
+  double ii_us = 0;
+  double latency_us = 0;
+  bool optimal = false;  // both proven (within the gap)
+  Schedule schedule;     // cyclic, at ii_us, one input in latency_us
+};
+
+struct StreamFront {
+  // II increasing, latency strictly decreasing: the first point is the
+  // smallest II (with the least latency it allows), the last the fastest
+  // input any stream allows.
+  std::vector<StreamFrontPoint> points;
+  // Every point proven and the walk reached the end: no plan's input is
+  // faster than the last point's.
+  bool complete = false;
+  int solves = 0;
+  double seconds = 0;
+};
+
+// The exact (II, latency) front of a throughput problem at its budgets, by
+// alternating solves: the smallest II under a latency cap (the exact method:
+// its search, heuristic and the MIP with a latency bound), then the least
+// latency at that II (the same MIP minimising the latency), then a cap just
+// below it. Needs the MIP with a latency bound: a graph whose model would
+// exceed 20,000 rows is refused (kUnsupported, naming the size). At most
+// `max_points` points; options.time_limit_s for the whole walk.
+Result<StreamFront> SolveStreamFront(const Problem& problem, const SolveOptions& options, int max_points);
+
 // One point of the latency–energy Pareto front: the least energy of any
 // schedule whose makespan is at most `latency_cap_us`, attained by
 // `schedule` (makespan_us ≤ the cap).
