@@ -239,7 +239,8 @@ void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export) {
   named.emplace_back(
       "exact.node_limit",
       sub->add_option("--search-nodes", f->search_nodes,
-                      "exact: nodes the search may spend before the paper's MIP is tried too (0 = search only)")
+                      "exact: nodes the search may spend before the paper's MIP (a stream's: the throughput MIP) is "
+                      "tried too (0 = search only)")
           ->default_val(f->search_nodes)
           ->check(CLI::NonNegativeNumber));
   named.emplace_back("warm_start", sub->add_flag("--no-warm-start", f->no_warm_start,

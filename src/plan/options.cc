@@ -77,7 +77,7 @@ std::vector<OptionInfo> SolveOptionTable() {
        "set from another thread to stop early with the best schedule so far, termination interrupted",
        Methods{"exact", "mip"}, ""},
       {"exact.node_limit", "int", std::to_string(d.exact.node_limit), "--search-nodes",
-       "branch-and-bound nodes before the paper's MIP is tried too (0 = search only)",
+       "branch-and-bound nodes before the paper's MIP (a stream's: the throughput MIP) is tried too (0 = search only)",
        Methods{"exact"}, "search_nodes"},
       {"mip.write_lp", "string", "\"\"", "--write-lp", "write the paper's MIP of the instance (LP)",
        Methods{"exact", "mip"}, "write_lp"},

@@ -37,8 +37,9 @@ std::string ToString(ConcurrentSpace s);
 
 // The exact search ("exact").
 struct ExactOptions {
-  // Branch-and-bound nodes the search may spend before the paper's MIP is
-  // tried on the instance too (0: no limit, search only). A node count, not a
+  // Branch-and-bound nodes the search may spend before the paper's MIP (for
+  // the throughput objective, the throughput MIP) is tried on the instance
+  // too (0: no limit, search only). A node count, not a
   // time, so that where it stops is repeatable.
   int64_t node_limit = 100000;
 };
