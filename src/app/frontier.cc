@@ -81,6 +81,15 @@ Result<nlohmann::json> ValidatedScheduleFile(const PlanSubject& subject, const P
   return file;
 }
 
+// Point i of a front (`pareto`): its schedule file, validated, into `files`.
+Status AddParetoPointFile(const PlanSubject& subject, const Problem& pr, const SolveResult& r, size_t i,
+                          FrontierOutput* out) {
+  HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
+                           ValidatedScheduleFile(subject, *subject.platform, pr, r, fmt::format("pareto {}", i)));
+  out->files.push_back({fmt::format("pareto_{}.json", i), fmt::format("/pareto/points/{}", i), std::move(file)});
+  return Status::Ok();
+}
+
 // The latency–energy front at the platform's own budget (spec.pareto), as
 // frontier.json's `pareto`, each point's schedule validated into `files`.
 Status AddParetoFront(const PlanSubject& subject, const Problem& problem, int pu, const FrontierSpec& spec,
@@ -101,9 +110,7 @@ Status AddParetoFront(const PlanSubject& subject, const Problem& problem, int pu
     SolveResult r = pt.result;
     r.notes.push_back(fmt::format("point {} of the latency–energy front at {} crossbars (hetplan frontier --pareto)",
                                   i, problem.costs->pu(pu).capacity));
-    HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
-                             ValidatedScheduleFile(subject, *subject.platform, pr, r, fmt::format("pareto {}", i)));
-    out->files.push_back({fmt::format("pareto_{}.json", i), fmt::format("/pareto/points/{}", i), std::move(file)});
+    HETPLAN_RETURN_IF_ERROR(AddParetoPointFile(subject, pr, r, i, out));
   }
   out->json["pareto"] = {{"crossbars", problem.costs->pu(pu).capacity},
                          {"method", "exact: the energy objective by the paper's MIP on CBC, one solve per latency cap"},
@@ -115,10 +122,6 @@ Status AddParetoFront(const PlanSubject& subject, const Problem& problem, int pu
                          {"seconds", ef.seconds}};
   return Status::Ok();
 }
-
-}  // namespace
-
-namespace {
 
 // A stream's (II, latency) front at the platform's own budget (spec.pareto
 // with the throughput objective), as frontier.json's `pareto`, each point's
@@ -146,9 +149,7 @@ Status AddStreamFront(const PlanSubject& subject, const Problem& problem, int pu
     r.notes.push_back(fmt::format("point {} of the (II, latency) front at {} crossbars (hetplan frontier --objective "
                                   "throughput --pareto)",
                                   i, problem.costs->pu(pu).capacity));
-    HETPLAN_ASSIGN_OR_RETURN(nlohmann::json file,
-                             ValidatedScheduleFile(subject, *subject.platform, pr, r, fmt::format("pareto {}", i)));
-    out->files.push_back({fmt::format("pareto_{}.json", i), fmt::format("/pareto/points/{}", i), std::move(file)});
+    HETPLAN_RETURN_IF_ERROR(AddParetoPointFile(subject, pr, r, i, out));
   }
   out->json["pareto"] = {{"crossbars", problem.costs->pu(pu).capacity},
                          {"objective", "throughput"},
