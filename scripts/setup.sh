@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs everything hetplan needs on Debian 12, from Debian's archive and the
-# npm registry only. Idempotent: what is already present is skipped.
+# Installs everything hetplan needs on Debian 12, from Debian's archive, the
+# npm registry (ONNX Runtime) and PyPI (HiGHS' source distribution) only, each
+# pinned. Idempotent: what is already present is skipped.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -16,7 +17,7 @@ APT_PACKAGES=(
   pybind11-dev python3-dev python3-pytest python3-pandas python3-matplotlib
   python3-pip python3-setuptools python3-wheel python3-venv
   clang-14 libclang-rt-14-dev
-  nodejs npm openssl ca-certificates
+  nodejs npm openssl ca-certificates curl
 )
 
 missing=()
@@ -39,3 +40,4 @@ if ((${#missing[@]})); then
 fi
 
 "$ROOT/scripts/setup_ort.sh"
+"$ROOT/scripts/setup_highs.sh"

@@ -192,7 +192,7 @@ def plan(model: ModelLike, platform: PlatformLike = ..., solver: str = ..., *, o
          method_references: bool = ..., time_limit: Optional[float] = ..., gap: Optional[float] = ...,
          threads: Optional[int] = ..., search_nodes: Optional[int] = ..., warm_start: Optional[bool] = ...,
          log: Optional[bool] = ..., write_lp: Optional[PathLike] = ..., write_mps: Optional[PathLike] = ...,
-         accounting: Optional[str] = ..., algorithm: Optional[str] = ..., space: Optional[str] = ...,
+         mip_backend: Optional[str] = ..., accounting: Optional[str] = ..., algorithm: Optional[str] = ..., space: Optional[str] = ...,
          solo_steps: Optional[bool] = ..., axonn_max_switches: Optional[int] = ...,
          hetero_max_pus: Optional[int] = ...,
          warmup: int = ..., runs: int = ..., cache_dir: Optional[PathLike] = ..., boundary_cost: str = ...,
@@ -202,7 +202,8 @@ def partition(model: ModelLike, platform: PlatformLike = ..., overrides: Overrid
               latency_cap: Optional[float] = ..., gap: Optional[float] = ..., threads: Optional[int] = ...,
               search_nodes: Optional[int] = ..., warm_start: Optional[bool] = ..., log: Optional[bool] = ...,
               write_lp: Optional[PathLike] = ...,
-              write_mps: Optional[PathLike] = ..., warmup: int = ..., runs: int = ...,
+              write_mps: Optional[PathLike] = ..., mip_backend: Optional[str] = ..., warmup: int = ...,
+              runs: int = ...,
               cache_dir: Optional[PathLike] = ..., boundary_cost: str = ...,
               progress: Optional[ProfileProgress] = ...) -> Schedule: ...
 def map(model: ModelLike, platform: PlatformLike = ..., mode: str = ..., *, overrides: Overrides = ...,

@@ -65,7 +65,7 @@ class PlanSpec:
 def solver_spec(solver: str, objective: str, latency_cap: Optional[float], method_references: bool,
                 time_limit: Optional[float], gap: Optional[float], threads: Optional[int],
                 search_nodes: Optional[int], warm_start: Optional[bool], log: Optional[bool], write_lp: str,
-                write_mps: str, accounting: Optional[str], algorithm: Optional[str], space: Optional[str],
+                write_mps: str, mip_backend: Optional[str], accounting: Optional[str], algorithm: Optional[str], space: Optional[str],
                 solo_steps: Optional[bool], axonn_max_switches: Optional[int], hetero_max_pus: Optional[int],
                 coexec: Optional[CostTable]) -> Tuple[PlanSpec, Optional[str]]: ...
 def map_spec(mode: str, objective: str, accounting: Optional[str], algorithm: str, second_model: bool, joint: bool,

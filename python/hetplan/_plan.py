@@ -370,8 +370,8 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
          second_model: Any = None, second_costs: Any = None, coexec: Any = None, method_references: bool = False,
          time_limit: Optional[float] = None, gap: Optional[float] = None, threads: Optional[int] = None,
          search_nodes: Optional[int] = None, warm_start: Optional[bool] = None, log: Optional[bool] = None,
-         write_lp: Optional[PathLike] = None, write_mps: Optional[PathLike] = None, accounting: Optional[str] = None,
-         algorithm: Optional[str] = None, space: Optional[str] = None, solo_steps: Optional[bool] = None,
+         write_lp: Optional[PathLike] = None, write_mps: Optional[PathLike] = None, mip_backend: Optional[str] = None,
+         accounting: Optional[str] = None, algorithm: Optional[str] = None, space: Optional[str] = None, solo_steps: Optional[bool] = None,
          axonn_max_switches: Optional[int] = None, hetero_max_pus: Optional[int] = None, warmup: int = 20, runs: int = 200, cache_dir: Optional[PathLike] = _core.default_cache_dir,
          boundary_cost: str = "none", progress: Optional[ProfileProgress] = None, _func: str = "plan") -> _Call:
     """Plans with any registered method (:func:`solvers` lists them) through the application layer the CLI uses.
@@ -389,6 +389,7 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
     CLI's, with the same defaults: ``time_limit`` (s, 600), ``gap`` (1e-4),
     ``threads`` (0: all cores), ``search_nodes`` (exact, 100000),
     ``warm_start``, ``write_lp``/``write_mps`` (the paper's MIP),
+    ``mip_backend`` (``"cbc"`` or ``"highs"``: mip, and exact's fallback),
     ``accounting``/``algorithm`` (mapping), ``space``/``solo_steps``
     (map_concurrent), ``axonn_max_switches``/``hetero_max_pus`` (baselines).
     An option left ``None`` keeps its default; one given to a method that
@@ -416,6 +417,7 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
         _args.optional_integer(func, "search_nodes", search_nodes, 0),
         _args.optional_boolean(func, "warm_start", warm_start), _args.optional_boolean(func, "log", log),
         _args.optional_path(func, "write_lp", write_lp), _args.optional_path(func, "write_mps", write_mps),
+        _args.optional_string(func, "mip_backend", mip_backend),
         _args.optional_string(func, "accounting", accounting), _args.optional_string(func, "algorithm", algorithm),
         _args.optional_string(func, "space", space), _args.optional_boolean(func, "solo_steps", solo_steps),
         _args.optional_integer(func, "axonn_max_switches", axonn_max_switches),
@@ -436,20 +438,22 @@ def partition(model: Any, platform: Any = "klein-arm", overrides: Any = None, ob
               time_limit: Optional[float] = None, costs: Any = None, *, solver: str = "exact",
               latency_cap: Optional[float] = None, gap: Optional[float] = None, threads: Optional[int] = None,
               search_nodes: Optional[int] = None, warm_start: Optional[bool] = None, log: Optional[bool] = None,
-              write_lp: Optional[PathLike] = None, write_mps: Optional[PathLike] = None, warmup: int = 20,
-              runs: int = 200, cache_dir: Optional[PathLike] = _core.default_cache_dir,
+              write_lp: Optional[PathLike] = None, write_mps: Optional[PathLike] = None,
+              mip_backend: Optional[str] = None, warmup: int = 20, runs: int = 200, cache_dir: Optional[PathLike] = _core.default_cache_dir,
               boundary_cost: str = "none", progress: Optional[ProfileProgress] = None) -> Schedule:
     """Assigns every operator to a PU and schedules it: ``hetplan partition``.
 
     The defaults are the CLI's: the exact search on ``klein-arm``, latency,
-    600 s. ``solver="mip"`` solves the CIM paper's MIP on CBC; any other
+    600 s. ``solver="mip"`` solves the CIM paper's MIP on CBC (``mip_backend="highs"``: on
+    HiGHS); any other
     method works too (:func:`plan` takes every option). The same model,
     platform and options give the CLI's schedule file byte for byte, apart
     from ``solver.seconds``.
     """
     return _plan_call(model, platform, solver, objective=objective, latency_cap=latency_cap, overrides=overrides,
                       costs=costs, time_limit=time_limit, gap=gap, threads=threads, search_nodes=search_nodes,
-                      warm_start=warm_start, log=log, write_lp=write_lp, write_mps=write_mps, warmup=warmup,
+                      warm_start=warm_start, log=log, write_lp=write_lp, write_mps=write_mps,
+                      mip_backend=mip_backend, warmup=warmup,
                       runs=runs, cache_dir=cache_dir, boundary_cost=boundary_cost, progress=progress,
                       _func="partition").run()
 

@@ -139,6 +139,7 @@ struct SolveKeywords {
   std::optional<int64_t> search_nodes;
   std::optional<bool> warm_start, log;
   std::string write_lp, write_mps;
+  std::optional<std::string> mip_backend;
   std::optional<std::string> accounting, algorithm, space;
   std::optional<bool> solo_steps;
   std::optional<int> axonn_max_switches, hetero_max_pus;
@@ -163,6 +164,10 @@ SolveOptions SolveOptionsOf(const SolveKeywords& k) {
   SetGiven(o, "mip.write_lp", k.write_lp.empty() ? std::nullopt : std::optional<std::string>(k.write_lp), o.mip.write_lp);
   SetGiven(o, "mip.write_mps", k.write_mps.empty() ? std::nullopt : std::optional<std::string>(k.write_mps),
            o.mip.write_mps);
+  if (k.mip_backend) {
+    o.mip.backend = Unwrap(ParseMipBackend(*k.mip_backend));
+    o.given.push_back("mip.backend");
+  }
   if (k.accounting) {
     o.mapping.accounting = Unwrap(ParseTransferAccounting(*k.accounting));
     o.given.push_back("mapping.accounting");
@@ -326,7 +331,9 @@ py::dict Stats(const SolveResult& r) {
   py::dict d;
   if (r.mip) {
     d["mip"] = py::dict(py::arg("variables") = r.mip->variables, py::arg("constraints") = r.mip->constraints,
-                        py::arg("big_m") = r.mip->big_m);
+                        py::arg("big_m") = r.mip->big_m,
+                        py::arg("backend") = r.mip->backend.empty() ? py::object(py::none())
+                                                                    : py::object(py::str(r.mip->backend)));
   }
   if (r.exact) {
     const ExactStats& e = *r.exact;
@@ -532,19 +539,19 @@ void Bind(py::module_& m) {
          bool method_references, std::optional<double> time_limit, std::optional<double> gap,
          std::optional<int> threads, std::optional<int64_t> search_nodes, std::optional<bool> warm_start,
          std::optional<bool> log, const std::string& write_lp, const std::string& write_mps,
-         const std::optional<std::string>& accounting, const std::optional<std::string>& algorithm,
+         const std::optional<std::string>& mip_backend, const std::optional<std::string>& accounting, const std::optional<std::string>& algorithm,
          const std::optional<std::string>& space, std::optional<bool> solo_steps,
          std::optional<int> axonn_max_switches, std::optional<int> hetero_max_pus,
          const std::shared_ptr<CostTable>& coexec) {
         const SolveKeywords k{time_limit, gap,     threads,    search_nodes, warm_start,         log,
-                              write_lp,   write_mps, accounting, algorithm,    space,              solo_steps,
+                              write_lp,   write_mps, mip_backend, accounting, algorithm, space,         solo_steps,
                               axonn_max_switches, hetero_max_pus};
         SpecAndNotice s = SolverSpec(solver, objective, latency_cap, method_references, k, coexec);
         return py::make_tuple(s.spec, s.notice ? py::object(py::str(*s.notice)) : py::object(py::none()));
       },
       py::arg("solver"), py::arg("objective"), py::arg("latency_cap"), py::arg("method_references"),
       py::arg("time_limit"), py::arg("gap"), py::arg("threads"), py::arg("search_nodes"), py::arg("warm_start"),
-      py::arg("log"), py::arg("write_lp"), py::arg("write_mps"), py::arg("accounting"), py::arg("algorithm"),
+      py::arg("log"), py::arg("write_lp"), py::arg("write_mps"), py::arg("mip_backend"), py::arg("accounting"), py::arg("algorithm"),
       py::arg("space"), py::arg("solo_steps"), py::arg("axonn_max_switches"), py::arg("hetero_max_pus"),
       py::arg("coexec"));
   m.def("map_spec", &MapSpec, py::arg("mode"), py::arg("objective"), py::arg("accounting"), py::arg("algorithm"),

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -52,6 +53,11 @@ void RegisterSolvers(CLI::App& app) {
         "(never: accepts it, keeps every operator resident). proves: can return status optimal with a proof (map: on a "
         "chain, under its accounting; map_concurrent: within its state space). limit: honours --time-limit and "
         "--gap. Old names: ilp = exact, --formulation paper = mip, pair:map = map_concurrent.\n");
+    std::string backends;
+    for (const MipBackendInfo& b : ListMipBackends()) {
+      backends += fmt::format("{}{} ({})", backends.empty() ? "" : ", ", ToString(b.backend), b.version);
+    }
+    std::printf("MIP backends of this build (--mip-backend, for mip and exact's fallback): %s.\n", backends.c_str());
     return 0;
   });
 }

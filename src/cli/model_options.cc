@@ -234,7 +234,7 @@ void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export) {
   named.emplace_back("relative_gap",
                      sub->add_option("--gap", f->gap, "Relative gap at which a solve stops")->default_val(f->gap));
   named.emplace_back("threads", sub->add_option("--threads", f->threads,
-                                                "Threads of CBC and of the exact search (0 = all cores)")
+                                                "Threads of the MIP solver and of the exact search (0 = all cores)")
                                     ->default_val(0));
   named.emplace_back(
       "exact.node_limit",
@@ -246,6 +246,11 @@ void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export) {
   named.emplace_back("warm_start", sub->add_flag("--no-warm-start", f->no_warm_start,
                                                  "Do not start the solver from the best heuristic schedule"));
   named.emplace_back("log", sub->add_flag("--solver-log", f->log, "Show the solver's log on stderr"));
+  named.emplace_back("mip.backend",
+                     sub->add_option("--mip-backend", f->mip_backend,
+                                     "The MIP solver of mip and of exact's fallback: cbc | highs")
+                         ->default_val(f->mip_backend)
+                         ->check(CLI::IsMember({"cbc", "highs"}, CLI::ignore_case)));
   if (lp_export) {
     named.emplace_back("mip.write_lp", sub->add_option("--write-lp", f->write_lp,
                                                        "Write the paper's MIP of the instance in LP format"));
@@ -264,6 +269,8 @@ SolveOptions MakeSolveOptions(const SolveFlags& f, bool record_given) {
   so.warm_start = !f.no_warm_start;
   so.log = f.log;
   so.exact.node_limit = f.search_nodes;
+  // CLI11 has checked the name (IsMember above).
+  if (auto backend = ParseMipBackend(f.mip_backend); backend.ok()) so.mip.backend = *backend;
   so.mip.write_lp = f.write_lp;
   so.mip.write_mps = f.write_mps;
   for (const auto& [name, option] : f.options) {

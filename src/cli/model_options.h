@@ -101,13 +101,14 @@ class ProfileProgress {
 void ReportProfileProgress(CostInputs* in);
 
 // --time-limit, --gap, --threads, --search-nodes, --no-warm-start,
-// --solver-log, --write-lp, --write-mps and the old --formulation.
+// --solver-log, --mip-backend, --write-lp, --write-mps and the old --formulation.
 struct SolveFlags {
   double time_limit = 600, gap = 1e-4;
   int threads = 0;
   int64_t search_nodes = ExactOptions{}.node_limit;
   bool no_warm_start = false, log = false;
   std::string write_lp, write_mps;
+  std::string mip_backend = ToString(MipOptions{}.backend);
   std::string formulation;  // deprecated: strong | paper
   // Each flag by its SolveOptionTable() name, to tell a flag given from its default.
   std::vector<std::pair<std::string, const CLI::Option*>> options;

@@ -31,6 +31,15 @@ Result<ChainAlgorithm> ParseChainAlgorithm(std::string_view text) {
 
 std::string ToString(ChainAlgorithm a) { return a == ChainAlgorithm::kDp ? "dp" : "dijkstra"; }
 
+Result<MipBackend> ParseMipBackend(std::string_view text) {
+  const std::string t = LowerAscii(text);
+  if (t == "cbc") return MipBackend::kCbc;
+  if (t == "highs") return MipBackend::kHighs;
+  return Error(ErrorCode::kInvalidArgument, "MIP backend '{}': unknown; use 'cbc' or 'highs'", text);
+}
+
+std::string ToString(MipBackend b) { return b == MipBackend::kCbc ? "cbc" : "highs"; }
+
 std::string ToString(ConcurrentSpace s) { return s == ConcurrentSpace::kAligned ? "aligned" : "joint"; }
 
 Status ValidateSolveOptions(const SolveOptions& o) {
@@ -67,7 +76,7 @@ std::vector<OptionInfo> SolveOptionTable() {
        "stop when (objective − bound) / objective ≤ this; status optimal means within it",
        Methods{"exact", "mip"}, "gap"},
       {"threads", "int", std::to_string(d.threads), "--threads",
-       "CBC's threads, and the exact search's segment searches side by side; 0 = all cores (the search's result "
+       "the MIP solver's threads (CBC, HiGHS), and the exact search's segment searches side by side; 0 = all cores (the search's result "
        "does not depend on the count)",
        Methods{"exact", "mip"}, "threads"},
       {"warm_start", "bool", yes(d.warm_start), "--no-warm-start",
@@ -79,6 +88,8 @@ std::vector<OptionInfo> SolveOptionTable() {
       {"exact.node_limit", "int", std::to_string(d.exact.node_limit), "--search-nodes",
        "branch-and-bound nodes before the paper's MIP (a stream's: the throughput MIP) is tried too (0 = search only)",
        Methods{"exact"}, "search_nodes"},
+      {"mip.backend", "enum", ToString(d.mip.backend), "--mip-backend",
+       "the MIP solver: cbc | highs (for exact: of its fallback)", Methods{"exact", "mip"}, "mip_backend"},
       {"mip.write_lp", "string", "\"\"", "--write-lp", "write the paper's MIP of the instance (LP)",
        Methods{"exact", "mip"}, "write_lp"},
       {"mip.write_mps", "string", "\"\"", "--write-mps", "write the paper's MIP of the instance (MPS)",

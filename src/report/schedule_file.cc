@@ -347,7 +347,10 @@ nlohmann::json ScheduleToJson(const ScheduleContext& ctx) {
                  {"seconds", r.seconds},
                  {"variables", r.mip ? r.mip->variables : 0},
                  {"constraints", r.mip ? r.mip->constraints : 0},
-                 {"big_m", r.mip && r.mip->big_m > 0 ? nlohmann::json(r.mip->big_m) : nlohmann::json(nullptr)}};
+                 {"big_m", r.mip && r.mip->big_m > 0 ? nlohmann::json(r.mip->big_m) : nlohmann::json(nullptr)},
+                 // The MIP solver that ran, with its version ("HiGHS 1.16.0"); null when none did.
+                 {"mip_solver", r.mip && !r.mip->backend.empty() ? nlohmann::json(r.mip->backend)
+                                                                 : nlohmann::json(nullptr)}};
   if (r.mapping || r.concurrent) j["mapping"] = MappingBlock(ctx, CostBasis(c.pus()));
   if (ctx.request_models.size() == 2) {
     int offset = 0;

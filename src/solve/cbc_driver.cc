@@ -12,6 +12,7 @@
 #include <thread>
 
 // CBC, Clp, Osi and CoinUtils headers (coinor-libcbc-dev).
+#include <CbcConfig.h>
 #include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
@@ -141,6 +142,8 @@ Status WriteModels(const ModelBuilder& mb, const SolveOptions& options) {
   return Status::Ok();
 }
 
+std::string CbcVersionText() { return std::string("CBC ") + CBC_VERSION; }
+
 bool CbcHasThreads() { return CbcModel::haveMultiThreadSupport(); }
 
 int CbcThreads(const SolveOptions& options) {
@@ -149,7 +152,7 @@ int CbcThreads(const SolveOptions& options) {
   return threads > 1 && !CbcHasThreads() ? 1 : threads;
 }
 
-Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
+Result<MipOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
                           const std::vector<double>* warm, const Deadline& deadline) {
   const int ncols = mb.num_cols();
   try {
@@ -164,7 +167,8 @@ Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, i
     std::lock_guard<std::mutex> lock(CbcMutex());
     if (options.interrupt != nullptr && options.interrupt->load()) {
       // Stopped while waiting for the CBC lock (or before): no search at all.
-      CbcOutcome out;
+      MipOutcome out;
+      out.solver = CbcVersionText();
       out.interrupted = true;
       return out;
     }
@@ -217,10 +221,13 @@ Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, i
     for (const std::string& a : args) argv.push_back(a.c_str());
     CbcMain1(static_cast<int>(argv.size()), argv.data(), model, CbcCallback, data);
 
-    CbcOutcome out;
+    MipOutcome out;
+    out.solver = CbcVersionText();
+    out.threads = threads;
     out.warm_taken = warm_taken;
     out.status = model.status();
     out.secondary = model.secondaryStatus();
+    out.status_text = fmt::format("{} / {}", out.status, out.secondary);
     const double* best = model.bestSolution();
     if (best != nullptr && model.getNumCols() == ncols) {
       out.solution = std::vector<double>(best, best + ncols);

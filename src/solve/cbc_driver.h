@@ -5,30 +5,21 @@
 // process-wide, because CbcMain1 parses its arguments through global state.
 #pragma once
 
-#include <optional>
+#include <string>
 #include <vector>
 
 #include "hetplan/plan/deadline.h"
 #include "hetplan/plan/options.h"
+#include "solve/mip_backend.h"
 #include "solve/mip_model.h"
 
 namespace hetplan::mip_internal {
 
-struct CbcOutcome {
-  std::optional<std::vector<double>> solution;
-  bool proven_optimal = false;  // finished, not on a limit, within the gap tolerance
-  bool proven_infeasible = false;
-  double objective = std::numeric_limits<double>::quiet_NaN();
-  double bound = std::numeric_limits<double>::quiet_NaN();
-  int status = -1, secondary = -1;
-  bool warm_taken = false;
-  bool time_limit_reached = false;  // CBC stopped on its seconds limit
-  bool interrupted = false;         // SolveOptions::interrupt stopped it
-};
-
-
 // Writes the model where options.mip.write_lp / write_mps ask, without solving.
 Status WriteModels(const ModelBuilder& mb, const SolveOptions& options);
+
+// "CBC 2.10.8".
+std::string CbcVersionText();
 
 // Whether this CBC was built with threads.
 bool CbcHasThreads();
@@ -40,7 +31,7 @@ int CbcThreads(const SolveOptions& options);
 // Solves `mb` with `threads` CBC threads (repeatable search) until
 // `deadline` to options.relative_gap, from the full solution `warm` when
 // given. Also writes the LP/MPS files asked for.
-Result<CbcOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
+Result<MipOutcome> RunCbc(const ModelBuilder& mb, const SolveOptions& options, int threads,
                           const std::vector<double>* warm, const Deadline& deadline);
 
 }  // namespace hetplan::mip_internal

@@ -175,8 +175,9 @@ class StrongSolve {
     }
     result_.notes.push_back(fmt::format("the exact search stopped at its node limit ({}; --search-nodes); {}",
                                         options_.exact.node_limit,
-                                        Proven() ? "the paper's MIP on CBC completed the proof"
-                                                 : "neither method proved the gap in time"));
+                                        Proven() ? fmt::format("the paper's MIP on {} completed the proof",
+                                                               result_.mip ? result_.mip->backend : "CBC")
+                                                 : std::string("neither method proved the gap in time")));
     return false;
   }
 
@@ -253,6 +254,7 @@ class ExactSolver final : public Solver {
   }
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options,
                                      const Deadline& deadline) const override {
+    HETPLAN_RETURN_IF_ERROR(mip_internal::CheckMipBackend(options));
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
     if (pr.objective == Objective::kEnergy && TimedResources(*pr.costs)) {
       return Error(ErrorCode::kUnsupported,

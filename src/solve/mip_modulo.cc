@@ -22,7 +22,7 @@
 #include <limits>
 
 #include "hetplan/solve/throughput.h"
-#include "solve/cbc_driver.h"
+#include "solve/mip_backend.h"
 #include "solve/mip_solver.h"
 #include "solve/mip_throughput.h"
 
@@ -265,13 +265,14 @@ Result<SolveResult> SolveModuloMip(const Problem& pr, const SolveOptions& option
   SolveResult result;
   result.formulation = "throughput";
   result.mip = MipStats{mb.num_cols(), mb.num_rows(), 0};
-  auto run = RunCbc(mb, options, CbcThreads(options), nullptr, deadline);
+  auto run = RunMip(mb, options, nullptr, deadline);
   if (!run.ok()) return run.status();
-  const CbcOutcome& out = *run;
+  const MipOutcome& out = *run;
+  result.mip->backend = out.solver;
   result.notes.push_back(fmt::format(
       "throughput MIP with a latency bound: {} columns, {} rows, {} pairs of tasks that may share a resource, II in "
-      "[{:.6g}, {:.6g}] µs; CBC status {} / {}",
-      mb.num_cols(), mb.num_rows(), mm.offsets.size(), ii_lo, ii_hi, out.status, out.secondary));
+      "[{:.6g}, {:.6g}] µs; {} status {}",
+      mb.num_cols(), mb.num_rows(), mm.offsets.size(), ii_lo, ii_hi, out.solver, out.status_text));
   if (!TakeOutcome(out, &result)) return result;
   if (!std::isnan(result.bound) && !min_latency) result.bound = std::max(result.bound, ii_lo);
   const std::vector<double>& x = *out.solution;
@@ -293,7 +294,7 @@ Result<SolveResult> SolveModuloMip(const Problem& pr, const SolveOptions& option
   if (!result.schedule) {
     result.status = SolveStatus::kNoSolution;
     result.termination = Termination::kNumerical;
-    result.notes.push_back("CBC's schedule does not keep every pair and the cap once re-timed exactly");
+    result.notes.push_back(out.solver + "'s schedule does not keep every pair and the cap once re-timed exactly");
     return result;
   }
   result.objective = min_latency ? result.schedule->makespan_us : *result.schedule->initiation_interval_us;

@@ -1,5 +1,6 @@
 // The "mip" method: the CIM paper's ILP (Klein et al., §IV-B, eqs. 5–14; the
-// model in mip_model.h) solved with COIN-OR CBC (cbc_driver.h). Warm start:
+// model in mip_model.h) solved with COIN-OR CBC (cbc_driver.h) or HiGHS
+// (highs_driver.h), as options.mip.backend says (mip_backend.h). Warm start:
 // the best of a few list-scheduled heuristics (warm_start.h), handed to CBC
 // as its incumbent. The returned schedule is re-timed with ListSchedule when
 // that is no longer, so it satisfies every constraint exactly. Each solve
@@ -19,6 +20,7 @@
 #include "hetplan/solve/solver.h"
 #include "solve/backends.h"
 #include "solve/cbc_driver.h"
+#include "solve/mip_backend.h"
 #include "solve/mip_model.h"
 #include "solve/warm_start.h"
 
@@ -167,7 +169,7 @@ std::optional<Schedule> ScheduleOfSolution(const Problem& pr, const IlpModel& m,
 
 // The objective, bound and gap of the returned schedule, as CBC proved them
 // and never more than the schedule proves.
-void SetObjectiveAndBound(const Problem& pr, const CbcOutcome& out, Schedule schedule, SolveResult& result) {
+void SetObjectiveAndBound(const Problem& pr, const MipOutcome& out, Schedule schedule, SolveResult& result) {
   result.objective = ObjectiveOf(pr, schedule);
   double bound = out.bound;
   // Secondary status 1: nothing beats CBC's incumbent; the bound CBC keeps
@@ -198,7 +200,7 @@ void SetObjectiveAndBound(const Problem& pr, const CbcOutcome& out, Schedule sch
 
 // The status, schedule, bound and termination from CBC's outcome and the
 // warm start.
-void Conclude(const Problem& pr, const CbcOutcome& out, std::optional<Schedule> schedule,
+void Conclude(const Problem& pr, const MipOutcome& out, std::optional<Schedule> schedule,
               const std::optional<Candidate>& warm, SolveResult& result) {
   if (schedule) {
     result.status = out.proven_optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
@@ -206,11 +208,11 @@ void Conclude(const Problem& pr, const CbcOutcome& out, std::optional<Schedule> 
     // CBC stopped before reporting an incumbent: the warm start is one.
     schedule = warm->schedule;
     result.status = SolveStatus::kFeasible;
-    result.notes.push_back("CBC returned no incumbent; the schedule is the warm start");
+    result.notes.push_back(out.solver + " returned no incumbent; the schedule is the warm start");
   } else if (warm) {
     schedule = warm->schedule;
     result.status = SolveStatus::kFeasible;
-    result.notes.push_back("CBC reported infeasible although the warm start is feasible (numerical trouble)");
+    result.notes.push_back(out.solver + " reported infeasible although the warm start is feasible (numerical trouble)");
   } else if (out.proven_infeasible) {
     result.status = SolveStatus::kInfeasible;
   } else {
@@ -221,7 +223,7 @@ void Conclude(const Problem& pr, const CbcOutcome& out, std::optional<Schedule> 
   } else if (std::isfinite(out.bound) && std::fabs(out.bound) < 1e29) {
     result.bound = out.bound;
   }
-  result.notes.push_back(fmt::format("CBC status {} / {}", out.status, out.secondary));
+  result.notes.push_back(fmt::format("{} status {}", out.solver, out.status_text));
   if (result.status == SolveStatus::kOptimal) {
     result.termination = Termination::kOptimal;
   } else if (result.status == SolveStatus::kInfeasible) {
@@ -249,15 +251,14 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
   std::vector<double> warm_values;
   if (options.warm_start) warm = WarmStart(pr, m, incumbent, &warm_values, result);
 
-  const int threads = CbcThreads(options);
-  if (threads == 1 && options.threads > 1) {
+  auto run = RunMip(m.mb, options, warm ? &warm_values : nullptr, deadline);
+  if (!run.ok()) return run.status();
+  const MipOutcome& out = *run;
+  result.mip->backend = out.solver;
+  if (options.mip.backend == MipBackend::kCbc && out.threads == 1 && options.threads > 1) {
     result.notes.push_back(fmt::format("this CBC was built without threads; {} requested, 1 used", options.threads));
   }
-
-  auto run = RunCbc(m.mb, options, threads, warm ? &warm_values : nullptr, deadline);
-  if (!run.ok()) return run.status();
-  const CbcOutcome& out = *run;
-  if (warm && !out.warm_taken) result.notes.push_back("CBC rejected the warm start (numerical trouble)");
+  if (warm && !out.warm_taken) result.notes.push_back(out.solver + " rejected the warm start (numerical trouble)");
 
   std::optional<Schedule> schedule;
   if (out.solution) schedule = ScheduleOfSolution(pr, m, *out.solution, result);
@@ -275,7 +276,7 @@ class MipSolver final : public Solver {
  public:
   MipSolver() {
     info_.name = "mip";
-    info_.summary = "the CIM paper's MIP (Klein et al. eqs. 5-14) on COIN-OR CBC, warm-started";
+    info_.summary = "the CIM paper's MIP (Klein et al. eqs. 5-14) on COIN-OR CBC or HiGHS, warm-started";
     info_.family = MethodFamily::kMip;
     info_.objectives = {Objective::kLatency, Objective::kEnergy, Objective::kThroughput};
     info_.proves_optimality = true;
@@ -286,6 +287,7 @@ class MipSolver final : public Solver {
   bool UsesCbc(Objective /*objective*/, const SolveOptions& /*options*/) const override { return true; }
   Result<SolveResult> SolveValidated(const Problem& pr, const SolveOptions& options,
                                      const Deadline& deadline) const override {
+    HETPLAN_RETURN_IF_ERROR(mip_internal::CheckMipBackend(options));
     if (pr.objective == Objective::kEnergy) HETPLAN_RETURN_IF_ERROR(mip_internal::CheckPowers(pr));
     if (pr.graph->size() == 0) return mip_internal::EmptyProblemResult("paper");
     if (pr.objective == Objective::kThroughput) return mip_internal::SolveThroughputMip(pr, options, deadline);

@@ -18,7 +18,7 @@
 #include <map>
 
 #include "hetplan/solve/throughput.h"
-#include "solve/cbc_driver.h"
+#include "solve/mip_backend.h"
 #include "solve/mip_solver.h"
 #include "solve/mip_throughput.h"
 
@@ -110,7 +110,7 @@ Result<SolveResult> SolveCappedMip(const Problem& pr, const SolveOptions& option
 
 }  // namespace
 
-bool TakeOutcome(const CbcOutcome& out, SolveResult* result) {
+bool TakeOutcome(const MipOutcome& out, SolveResult* result) {
   if (std::isfinite(out.bound) && std::fabs(out.bound) < 1e29) result->bound = out.bound;
   // Why CBC stopped short of a proof.
   const Termination stopped = out.interrupted          ? Termination::kInterrupted
@@ -213,11 +213,12 @@ Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& op
     result.notes.push_back("throughput MIP: every operator has one option; nothing for CBC to decide");
     return result;
   }
-  auto run = RunCbc(m.mb, options, CbcThreads(options), nullptr, deadline);
+  auto run = RunMip(m.mb, options, nullptr, deadline);
   if (!run.ok()) return run.status();
-  const CbcOutcome& out = *run;
-  result.notes.push_back(fmt::format("throughput MIP: {} columns, {} rows; CBC status {} / {}", m.mb.num_cols(),
-                                     m.mb.num_rows(), out.status, out.secondary));
+  const MipOutcome& out = *run;
+  result.mip->backend = out.solver;
+  result.notes.push_back(fmt::format("throughput MIP: {} columns, {} rows; {} status {}", m.mb.num_cols(),
+                                     m.mb.num_rows(), out.solver, out.status_text));
   if (!TakeOutcome(out, &result)) return result;
   std::vector<int> a;
   std::vector<int64_t> copies;

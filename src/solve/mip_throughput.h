@@ -10,7 +10,7 @@
 #include "hetplan/plan/options.h"
 #include "hetplan/plan/problem.h"
 #include "hetplan/plan/result.h"
-#include "solve/cbc_driver.h"
+#include "solve/mip_backend.h"
 #include "solve/mip_model.h"
 
 namespace hetplan::mip_internal {
@@ -48,7 +48,7 @@ void ReadAssignment(const ThroughputModel& m, const std::vector<double>& x, std:
 
 // CBC's bound into `result`; where CBC found no solution, also its status and
 // why it stopped, and false.
-bool TakeOutcome(const CbcOutcome& out, SolveResult* result);
+bool TakeOutcome(const MipOutcome& out, SolveResult* result);
 
 // The MIP with --max-latency (mip_modulo.cc): start times, transfer starts
 // and one integer per pair of tasks that may share a serial resource (its

@@ -151,6 +151,37 @@ TEST(Cli, PartitionValidatesAndIsDeterministic) {
   EXPECT_NE(bad.out.find("unsupported"), std::string::npos) << bad.out;
 }
 
+// --mip-backend: the paper's MIP on HiGHS writes a file the validator
+// accepts and that names HiGHS with its version; an unknown backend is a
+// one-line error. A build without HiGHS refuses highs in one line naming
+// the setup script.
+TEST(Cli, ThePaperMipRunsOnTheChosenBackend) {
+  fs::path d = TempDir("backend");
+  const std::string base = "partition " + Zoo("resnet18") + " --platform klein-arm --warmup 1 --runs 2 --cache-dir " +
+                           (d / "cache").string() + " --solver mip --time-limit 10 --threads 1";
+  const bool has_highs = Hetplan("solvers").out.find("highs (HiGHS 1.") != std::string::npos;
+  CmdResult r = Hetplan(base + " --mip-backend highs --out " + (d / "h.json").string());
+  if (!has_highs) {
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.out.find("scripts/setup_highs.sh"), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_FALSE(fs::exists(d / "h.json"));
+  } else {
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(Hetplan("validate " + (d / "h.json").string()).code, 0);
+    const auto s = ReadJson(d / "h.json");
+    EXPECT_EQ(s["solver"]["name"], "mip");
+    EXPECT_EQ(s["solver"]["mip_solver"].get<std::string>().rfind("HiGHS 1.", 0), 0u) << s["solver"].dump();
+  }
+  CmdResult cbc = Hetplan(base + " --out " + (d / "c.json").string());
+  ASSERT_EQ(cbc.code, 0) << cbc.out;
+  EXPECT_EQ(ReadJson(d / "c.json")["solver"]["mip_solver"].get<std::string>().rfind("CBC 2.", 0), 0u);
+  CmdResult bad = Hetplan(base + " --mip-backend gurobi --out " + (d / "g.json").string());
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("--mip-backend"), std::string::npos) << bad.out;
+  EXPECT_FALSE(fs::exists(d / "g.json"));
+}
+
 TEST(Cli, ZeroCrossbarsGivesTheCpuOnlySchedule) {
   fs::path d = TempDir("c0");
   CmdResult r = Hetplan("partition " + Zoo("resnet18") + " --set cim.crossbars=0 --warmup 2 --runs 5 --cache-dir " +

@@ -29,10 +29,25 @@ using testing_instances::RandomDagEdges;
 using testing_instances::Serial;
 using testing_instances::Spatial;
 
-// Every registered method by a name Solve() accepts (single:<pu> as single:cpu).
+// The MIP backends other than the default, as a suffix of the methods that
+// read --mip-backend ("mip+highs", "exact+highs"): the suite runs over each.
+std::vector<std::string> BackendVariants(const std::string& method) {
+  std::vector<std::string> out;
+  if (method != "mip" && method != "exact") return out;
+  for (const MipBackendInfo& b : ListMipBackends()) {
+    if (b.backend != MipOptions{}.backend) out.push_back(method + "+" + ToString(b.backend));
+  }
+  return out;
+}
+
+// Every registered method by a name Solve() accepts (single:<pu> as
+// single:cpu), and the methods with a MIP once more per other backend.
 std::vector<std::string> Methods() {
   std::vector<std::string> out;
-  for (const MethodInfo& m : ListSolvers()) out.push_back(m.name == "single:<pu>" ? "single:cpu" : m.name);
+  for (const MethodInfo& m : ListSolvers()) {
+    out.push_back(m.name == "single:<pu>" ? "single:cpu" : m.name);
+    for (std::string& v : BackendVariants(m.name)) out.push_back(std::move(v));
+  }
   return out;
 }
 
@@ -49,7 +64,9 @@ std::string ParamName(const ::testing::TestParamInfo<std::string>& i) {
 std::vector<std::string> ProvingMethods() {
   std::vector<std::string> out;
   for (const MethodInfo& m : ListSolvers()) {
-    if (m.proves_optimality && m.family != MethodFamily::kMapping) out.push_back(m.name);
+    if (!m.proves_optimality || m.family == MethodFamily::kMapping) continue;
+    out.push_back(m.name);
+    for (std::string& v : BackendVariants(m.name)) out.push_back(std::move(v));
   }
   return out;
 }
@@ -174,7 +191,16 @@ SolveOptions Quick() {
 
 class Conformance : public ::testing::TestWithParam<std::string> {
  protected:
-  const Solver& method() const { return *FindSolver(GetParam()); }
+  // The method's name, without a "+<backend>" suffix.
+  std::string name() const { return GetParam().substr(0, GetParam().find('+')); }
+  const Solver& method() const { return *FindSolver(name()); }
+  // Quick(), on the backend the suffix names.
+  SolveOptions quick() const {
+    SolveOptions o = Quick();
+    const size_t plus = GetParam().find('+');
+    if (plus != std::string::npos) o.mip.backend = ParseMipBackend(GetParam().substr(plus + 1)).value();
+    return o;
+  }
 };
 // Instantiated with the proving methods only: a method that proves nothing
 // has no optimum to compare, and is not run (not skipped) here.
@@ -187,7 +213,7 @@ TEST_P(Conformance, SchedulesValidateAndTheResultIsConsistent) {
     for (Objective objective : {Objective::kLatency, Objective::kEnergy, Objective::kThroughput}) {
       const Problem p = c.problem(objective);
       const std::string where = c.name + ", " + ToString(objective);
-      auto r = Solve(GetParam(), p, Quick());
+      auto r = Solve(name(), p, quick());
       if (!Applies(info, p)) {
         ASSERT_FALSE(r.ok()) << where;
         EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported) << where << ": " << r.status().message();
@@ -203,7 +229,7 @@ TEST_P(Conformance, SchedulesValidateAndTheResultIsConsistent) {
         continue;
       }
       ++ran;
-      EXPECT_EQ(r->solver, GetParam()) << where;
+      EXPECT_EQ(r->solver, name()) << where;
       ASSERT_TRUE(r->schedule.has_value()) << where << ": " << ToString(r->status);
       const Schedule& s = *r->schedule;
       ASSERT_EQ(static_cast<int>(s.ops.size()), p.graph->size());
@@ -238,7 +264,7 @@ TEST_P(ProvingConformance, ProvenOptimaAgreeWithTheExactSearch) {
     for (Objective objective : {Objective::kLatency, Objective::kThroughput}) {
       const Problem p = c.problem(objective);
       if (!Applies(method().info(), p)) continue;
-      auto r = Solve(GetParam(), p, Quick());
+      auto r = Solve(name(), p, quick());
       auto ref = Solve("exact", p, Quick());
       if (!ref.ok() && ref.status().code() == ErrorCode::kUnsupported) continue;  // e.g. a stream with shared ADCs
       ASSERT_TRUE(r.ok() && ref.ok()) << c.name << ", " << ToString(objective);
@@ -265,7 +291,7 @@ TEST_P(Conformance, ChargesTheBoundaryOnEveryPuChange) {
     for (Objective objective : {Objective::kLatency, Objective::kEnergy}) {
       const Problem p = c.problem(objective);
       if (!Applies(info, p)) continue;
-      auto r = Solve(GetParam(), p, Quick());
+      auto r = Solve(name(), p, quick());
       if (!r.ok()) {
         EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported) << c.name << ": " << r.status().message();
         continue;
@@ -308,8 +334,8 @@ TEST_P(Conformance, ChargesTheBoundaryOnEveryPuChange) {
 TEST_P(Conformance, RepeatsItself) {
   for (const Case& c : Cases()) {
     const Problem p = c.problem(Objective::kLatency);
-    auto a = Solve(GetParam(), p, Quick());
-    auto b = Solve(GetParam(), p, Quick());
+    auto a = Solve(name(), p, quick());
+    auto b = Solve(name(), p, quick());
     ASSERT_EQ(a.ok(), b.ok()) << c.name;
     if (!a.ok()) {
       EXPECT_EQ(a.status().message(), b.status().message());
@@ -328,28 +354,28 @@ TEST_P(Conformance, BadProblemsAndOptionsAreTypedErrors) {
   const Instance other{MakeGraph(2, {{0, 1}}), CostModel(2, {Serial("cpu")}, 1)};
   Problem mismatched = good.problem();
   mismatched.costs = &other.costs;
-  auto r = Solve(GetParam(), mismatched, Quick());
+  auto r = Solve(name(), mismatched, quick());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << r.status().message();
   // An operator no PU runs.
   Instance nowhere = good;
   for (int p = 0; p < nowhere.costs.num_pus(); ++p) nowhere.costs.set_unsupported(2, p);
-  r = Solve(GetParam(), nowhere.problem(), Quick());
+  r = Solve(name(), nowhere.problem(), quick());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kInfeasible) << r.status().message();
   EXPECT_NE(r.status().message().find("op2"), std::string::npos) << r.status().message();
   // A negative cost.
   Instance negative = good;
   negative.costs.set_latency(1, 0, -1);
-  r = Solve(GetParam(), negative.problem(), Quick());
+  r = Solve(name(), negative.problem(), quick());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
   // Options out of range, whatever the method reads.
   for (auto bad : {+[](SolveOptions& o) { o.time_limit_s = 0; }, +[](SolveOptions& o) { o.relative_gap = -1; },
                    +[](SolveOptions& o) { o.threads = -2; }, +[](SolveOptions& o) { o.exact.node_limit = -1; }}) {
-    SolveOptions o = Quick();
+    SolveOptions o = quick();
     bad(o);
-    r = Solve(GetParam(), good.problem(), o);
+    r = Solve(name(), good.problem(), o);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << r.status().message();
   }
@@ -374,12 +400,10 @@ TEST_P(Conformance, TimeLimitsAreRespected) {
     both = std::make_unique<CombinedRequests>(std::move(b).value());
     p = both->problem(Objective::kLatency);
   }
-  SolveOptions o;
+  SolveOptions o = quick();
   o.time_limit_s = 0.5;
-  o.threads = 1;
-  o.relative_gap = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = Solve(GetParam(), p, o);
+  auto r = Solve(name(), p, o);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.ok()) {
     EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported) << r.status().message();

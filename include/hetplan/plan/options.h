@@ -35,6 +35,14 @@ std::string ToString(ChainAlgorithm a);
 enum class ConcurrentSpace { kAligned, kJoint };
 std::string ToString(ConcurrentSpace s);
 
+// The MIP solver behind the paper's MIP, the throughput MIPs and the exact
+// search's fallback (docs/planners.md#mip-backends): COIN-OR CBC 2.10
+// (Debian's) or HiGHS (built from PyPI's highspy source distribution by
+// scripts/setup_highs.sh; absent from a build without it).
+enum class MipBackend { kCbc, kHighs };
+Result<MipBackend> ParseMipBackend(std::string_view text);
+std::string ToString(MipBackend b);
+
 // The exact search ("exact").
 struct ExactOptions {
   // Branch-and-bound nodes the search may spend before the paper's MIP (for
@@ -44,8 +52,9 @@ struct ExactOptions {
   int64_t node_limit = 100000;
 };
 
-// The CIM paper's MIP on CBC ("mip", and the exact search's fallback).
+// The CIM paper's MIP ("mip", and the exact search's fallback).
 struct MipOptions {
+  MipBackend backend = MipBackend::kCbc;
   std::string write_lp;   // export the model (for Gurobi, HiGHS, SCIP)
   std::string write_mps;
 };
@@ -77,7 +86,7 @@ struct SolveOptions {
   // Read by every method that can stop early (MethodInfo::time_limit).
   double time_limit_s = 600;   // the CIM paper's limit
   double relative_gap = 1e-4;  // stop when (z_inc − z_bound)/|z_inc| ≤ this
-  int threads = 0;             // CBC threads; 0 = all cores
+  int threads = 0;             // MIP solver threads; 0 = all cores
   bool warm_start = true;      // start from the best heuristic schedule
   bool log = false;            // solver log on stderr
   // When set, another thread may store true to stop the solve early: the

@@ -43,6 +43,7 @@ struct MipStats {
   int variables = 0;
   int constraints = 0;
   double big_m = 0;
+  std::string backend;  // the MIP solver that ran, with its version ("CBC 2.10.8", "HiGHS 1.16.0")
 };
 
 // The exact search's effort ("exact").

@@ -86,6 +86,15 @@ const Solver* FindSolver(const std::string& name);
 // mapping, the baselines); parametric families as "<prefix>:<...>".
 std::vector<MethodInfo> ListSolvers();
 std::vector<std::string> SolverNames();
+
+// The MIP solvers of this build (--mip-backend), each with its name and
+// version ("CBC 2.10.8", "HiGHS 1.16.0"): CBC always, HiGHS when the build
+// found it (scripts/setup_highs.sh).
+struct MipBackendInfo {
+  MipBackend backend;
+  std::string version;
+};
+std::vector<MipBackendInfo> ListMipBackends();
 // The plain (non-parametric) methods of one family planning `requests` at
 // once, e.g. every one-request baseline.
 std::vector<std::string> SolverNames(MethodFamily family, int requests);

@@ -1,0 +1,59 @@
+// The MIP backends behind mip_backend.h.
+#include "solve/mip_backend.h"
+
+#include <thread>
+
+#include "hetplan/solve/solver.h"
+#include "solve/cbc_driver.h"
+#if HETPLAN_HAVE_HIGHS
+#include "solve/highs_driver.h"
+#endif
+
+namespace hetplan::mip_internal {
+
+bool MipBackendAvailable(MipBackend backend) { return backend == MipBackend::kCbc || HETPLAN_HAVE_HIGHS; }
+
+std::string MipBackendVersion(MipBackend backend) {
+  if (backend == MipBackend::kCbc) return CbcVersionText();
+#if HETPLAN_HAVE_HIGHS
+  return HighsVersionText();
+#else
+  return "HiGHS";
+#endif
+}
+
+Status CheckMipBackend(const SolveOptions& options) {
+  if (MipBackendAvailable(options.mip.backend)) return Status::Ok();
+  return Error(ErrorCode::kUnsupported,
+               "--mip-backend {}: this hetplan was built without HiGHS; run scripts/setup_highs.sh and rebuild "
+               "(cmake finds third_party/highs), or use --mip-backend cbc",
+               ToString(options.mip.backend));
+}
+
+Result<MipOutcome> RunMip(const ModelBuilder& mb, const SolveOptions& options, const std::vector<double>* warm,
+                          const Deadline& deadline) {
+  HETPLAN_RETURN_IF_ERROR(CheckMipBackend(options));
+  if (options.mip.backend == MipBackend::kCbc) return RunCbc(mb, options, CbcThreads(options), warm, deadline);
+#if HETPLAN_HAVE_HIGHS
+  HETPLAN_RETURN_IF_ERROR(WriteModels(mb, options));
+  const int threads =
+      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return RunHighs(mb, options, threads, warm, deadline);
+#else
+  return Error(ErrorCode::kInternal, "mip: no HiGHS in this build");
+#endif
+}
+
+}  // namespace hetplan::mip_internal
+
+namespace hetplan {
+
+std::vector<MipBackendInfo> ListMipBackends() {
+  std::vector<MipBackendInfo> out;
+  for (MipBackend b : {MipBackend::kCbc, MipBackend::kHighs}) {
+    if (mip_internal::MipBackendAvailable(b)) out.push_back({b, mip_internal::MipBackendVersion(b)});
+  }
+  return out;
+}
+
+}  // namespace hetplan
