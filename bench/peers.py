@@ -252,12 +252,14 @@ def main():
     ap.add_argument("--threads", type=int, default=None, help="CP-SAT workers (default: the instance's)")
     ap.add_argument("--check", action="store_true", help="compare every proven optimum with brute force")
     ap.add_argument("--table", default=None, help="also write the Markdown table here")
+    ap.add_argument("--report", action="store_true", help="only the table, from the <id>.peers.json of an earlier run")
     args = ap.parse_args()
     files = sorted(glob.glob(os.path.join(args.dir, "*.json")))
     files = [f for f in files if not f.endswith(".peers.json")]
     if not files:
         sys.exit(f"peers.py: {args.dir}: no instance files (<id>.json); run build/bench/peers_benchmark --out {args.dir}")
     lines = []
+    full = []
     failures = 0
     versions = {}
     wins = {"schedule": [], "bound": []}
@@ -267,10 +269,14 @@ def main():
             inst = json.load(fh)
         limit = args.limit or inst["limit_s"]
         threads = args.threads or inst["threads"]
-        res = dict(inst["results"])
-        res["cpsat"] = solve_cpsat(inst, limit, threads, inst["gap"])
-        mps = f[:-5] + ".mps"
-        res["scip"] = solve_scip(mps, limit, inst["gap"]) if os.path.exists(mps) else None
+        if args.report:
+            with open(f[:-5] + ".peers.json") as fh:
+                res = json.load(fh)
+        else:
+            res = dict(inst["results"])
+            res["cpsat"] = solve_cpsat(inst, limit, threads, inst["gap"])
+            mps = f[:-5] + ".mps"
+            res["scip"] = solve_scip(mps, limit, inst["gap"]) if os.path.exists(mps) else None
         for m in METHODS:
             if res.get(m):
                 versions[m] = res[m]["solver"]
@@ -304,6 +310,12 @@ def main():
                 wins["schedule"].append(inst["id"])
             if best_bound is not None and (ex["bound_us"] is None or ex["bound_us"] < best_bound - eps):
                 wins["bound"].append(inst["id"])
+        for m in METHODS:
+            r = res.get(m)
+            if r:
+                full.append(f"| {inst['id']} | {m} | {r['status']} | {fmt(r['schedule_us'])} | {fmt(r['bound_us'])} | "
+                            f"{fmt(None if r['gap'] is None else 100 * r['gap'], '{:.3f}')} | "
+                            f"{fmt(r['time_to_optimal_s'], '{:.2f}')} |")
         lines.append("| " + " | ".join([inst["id"], str(len(inst["ops"]))] + [cell(res.get(m)) for m in METHODS] + [
             fmt(ex["schedule_us"] if ex else None), fmt(best_sched), fmt(ex["bound_us"] if ex else None),
             fmt(best_bound), fmt(ratio, "{:.4f}")]) + " |")
@@ -319,6 +331,9 @@ def main():
                f"python {platform.python_version()}, {os.cpu_count()} CPUs; SCIP runs one thread",
                f"disagreements: {failures}"]
     text = head + "\n" + "\n".join(lines) + "\n\n" + "\n".join("- " + s for s in summary) + "\n"
+    text += ("\n<details><summary>every method at every instance</summary>\n\n| instance | method | status | schedule µs "
+             "| bound µs | gap % | time to optimal s |\n|---|---|---|---:|---:|---:|---:|\n" + "\n".join(full) +
+             "\n\n</details>\n")
     print("\n" + "\n".join(summary))
     if args.table:
         with open(args.table, "w") as fh:

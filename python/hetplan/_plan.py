@@ -389,7 +389,8 @@ def _plan_call(model: Any, platform: Any = "klein-arm", solver: str = "exact", *
     CLI's, with the same defaults: ``time_limit`` (s, 600), ``gap`` (1e-4),
     ``threads`` (0: all cores), ``search_nodes`` (exact, 100000),
     ``warm_start``, ``write_lp``/``write_mps`` (the paper's MIP),
-    ``mip_backend`` (``"cbc"`` or ``"highs"``: mip, and exact's fallback),
+    ``mip_backend`` (mip, and exact's fallback: ``"auto"``, HiGHS where built,
+    else CBC; ``"cbc"``; ``"highs"``),
     ``accounting``/``algorithm`` (mapping), ``space``/``solo_steps``
     (map_concurrent), ``axonn_max_switches``/``hetero_max_pus`` (baselines).
     An option left ``None`` keeps its default; one given to a method that
@@ -444,8 +445,8 @@ def partition(model: Any, platform: Any = "klein-arm", overrides: Any = None, ob
     """Assigns every operator to a PU and schedules it: ``hetplan partition``.
 
     The defaults are the CLI's: the exact search on ``klein-arm``, latency,
-    600 s. ``solver="mip"`` solves the CIM paper's MIP on CBC (``mip_backend="highs"``: on
-    HiGHS); any other
+    600 s. ``solver="mip"`` solves the CIM paper's MIP (on HiGHS where built, else CBC;
+    ``mip_backend="cbc"``: on CBC); any other
     method works too (:func:`plan` takes every option). The same model,
     platform and options give the CLI's schedule file byte for byte, apart
     from ``solver.seconds``.

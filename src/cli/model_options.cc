@@ -248,9 +248,9 @@ void AddSolveFlags(CLI::App* sub, SolveFlags* f, bool lp_export) {
   named.emplace_back("log", sub->add_flag("--solver-log", f->log, "Show the solver's log on stderr"));
   named.emplace_back("mip.backend",
                      sub->add_option("--mip-backend", f->mip_backend,
-                                     "The MIP solver of mip and of exact's fallback: cbc | highs")
+                                     "The MIP solver of mip and of exact's fallback: auto (HiGHS where built, else CBC) | cbc | highs")
                          ->default_val(f->mip_backend)
-                         ->check(CLI::IsMember({"cbc", "highs"}, CLI::ignore_case)));
+                         ->check(CLI::IsMember({"auto", "cbc", "highs"}, CLI::ignore_case)));
   if (lp_export) {
     named.emplace_back("mip.write_lp", sub->add_option("--write-lp", f->write_lp,
                                                        "Write the paper's MIP of the instance in LP format"));

@@ -33,12 +33,15 @@ std::string ToString(ChainAlgorithm a) { return a == ChainAlgorithm::kDp ? "dp" 
 
 Result<MipBackend> ParseMipBackend(std::string_view text) {
   const std::string t = LowerAscii(text);
+  if (t == "auto") return MipBackend::kAuto;
   if (t == "cbc") return MipBackend::kCbc;
   if (t == "highs") return MipBackend::kHighs;
-  return Error(ErrorCode::kInvalidArgument, "MIP backend '{}': unknown; use 'cbc' or 'highs'", text);
+  return Error(ErrorCode::kInvalidArgument, "MIP backend '{}': unknown; use 'auto', 'cbc' or 'highs'", text);
 }
 
-std::string ToString(MipBackend b) { return b == MipBackend::kCbc ? "cbc" : "highs"; }
+std::string ToString(MipBackend b) {
+  return b == MipBackend::kAuto ? "auto" : b == MipBackend::kCbc ? "cbc" : "highs";
+}
 
 std::string ToString(ConcurrentSpace s) { return s == ConcurrentSpace::kAligned ? "aligned" : "joint"; }
 
@@ -89,7 +92,7 @@ std::vector<OptionInfo> SolveOptionTable() {
        "branch-and-bound nodes before the paper's MIP (a stream's: the throughput MIP) is tried too (0 = search only)",
        Methods{"exact"}, "search_nodes"},
       {"mip.backend", "enum", ToString(d.mip.backend), "--mip-backend",
-       "the MIP solver: cbc | highs (for exact: of its fallback)", Methods{"exact", "mip"}, "mip_backend"},
+       "the MIP solver: auto (HiGHS where built, else CBC) | cbc | highs; for exact: of its fallback", Methods{"exact", "mip"}, "mip_backend"},
       {"mip.write_lp", "string", "\"\"", "--write-lp", "write the paper's MIP of the instance (LP)",
        Methods{"exact", "mip"}, "write_lp"},
       {"mip.write_mps", "string", "\"\"", "--write-mps", "write the paper's MIP of the instance (MPS)",

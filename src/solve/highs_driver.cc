@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 
@@ -57,11 +58,21 @@ HighsStatus PassModel(const ModelBuilder& mb, Highs& highs) {
                          starts.data(), indices.data(), values.data(), integrality.data());
 }
 
+// Whether the objective is bounded below by the columns' bounds alone.
+bool ObjectiveBoundedBelow(const ModelBuilder& mb) {
+  for (int j = 0; j < mb.num_cols(); ++j) {
+    if (mb.obj()[j] > 0 && mb.lo()[j] <= -kLpInf) return false;
+    if (mb.obj()[j] < 0 && mb.hi()[j] >= kLpInf) return false;
+  }
+  return true;
+}
+
 // The options of one run; false when HiGHS refused one.
 bool SetOptions(const ModelBuilder& mb, const SolveOptions& options, int threads, const Deadline& deadline,
                 Highs& highs) {
+  // The log reaches stderr through the callback (RunHighs), never stdout.
   bool ok = highs.setOptionValue("output_flag", options.log) == HighsStatus::kOk;
-  ok = ok && highs.setOptionValue("log_to_console", options.log) == HighsStatus::kOk;
+  ok = ok && highs.setOptionValue("log_to_console", false) == HighsStatus::kOk;
   ok = ok && highs.setOptionValue("threads", threads) == HighsStatus::kOk;
   ok = ok && highs.setOptionValue("mip_rel_gap", options.relative_gap) == HighsStatus::kOk;
   // HiGHS' absolute gap (default 1e-6) would let it call a solution optimal
@@ -80,7 +91,7 @@ bool SetOptions(const ModelBuilder& mb, const SolveOptions& options, int threads
   return ok;
 }
 
-MipOutcome Outcome(const Highs& highs, const SolveOptions& options, int ncols) {
+MipOutcome Outcome(const Highs& highs, const SolveOptions& options, int ncols, bool bounded_below) {
   MipOutcome out;
   out.solver = HighsVersionText();
   const HighsModelStatus status = highs.getModelStatus();
@@ -95,6 +106,11 @@ MipOutcome Outcome(const Highs& highs, const SolveOptions& options, int ncols) {
   }
   if (std::isfinite(info.mip_dual_bound)) out.bound = info.mip_dual_bound;
   out.proven_optimal = out.solution && status == HighsModelStatus::kOptimal;
+  // Presolve may only tell "unbounded or infeasible"; with the objective
+  // bounded below by the columns' bounds (every model here), that is
+  // infeasible.
+  out.proven_infeasible = !out.solution && (status == HighsModelStatus::kInfeasible ||
+                                            (status == HighsModelStatus::kUnboundedOrInfeasible && bounded_below));
   out.time_limit_reached = status == HighsModelStatus::kTimeLimit;
   out.interrupted = status == HighsModelStatus::kInterrupt ||
                     (options.interrupt != nullptr && options.interrupt->load() && !out.proven_optimal);
@@ -133,18 +149,28 @@ Result<MipOutcome> RunHighs(const ModelBuilder& mb, const SolveOptions& options,
       start.value_valid = true;
       warm_taken = highs.setSolution(start) != HighsStatus::kError;
     }
-    if (options.interrupt != nullptr) {
+    if (options.interrupt != nullptr || options.log) {
       const std::atomic<bool>* interrupt = options.interrupt;
-      highs.setCallback([interrupt](int type, const std::string& /*message*/, const HighsCallbackOutput* /*out*/,
+      highs.setCallback([interrupt](int type, const std::string& message, const HighsCallbackOutput* /*out*/,
                                     HighsCallbackInput* in, void* /*data*/) {
-        if (type == kCallbackMipInterrupt && in != nullptr && interrupt->load(std::memory_order_relaxed)) {
+        if (type == kCallbackLogging) {
+          std::fputs(message.c_str(), stderr);
+          return;
+        }
+        const bool interruptible = type == kCallbackMipInterrupt || type == kCallbackSimplexInterrupt;
+        if (interruptible && interrupt != nullptr && in != nullptr && interrupt->load(std::memory_order_relaxed)) {
           in->user_interrupt = true;
         }
       });
-      highs.startCallback(kCallbackMipInterrupt);
+      if (options.log) highs.startCallback(kCallbackLogging);
+      if (interrupt != nullptr) {
+        // Between nodes, and inside the LP solves (the root's can be long).
+        highs.startCallback(kCallbackMipInterrupt);
+        highs.startCallback(kCallbackSimplexInterrupt);
+      }
     }
     const HighsStatus run = highs.run();
-    MipOutcome out = Outcome(highs, options, mb.num_cols());
+    MipOutcome out = Outcome(highs, options, mb.num_cols(), ObjectiveBoundedBelow(mb));
     if (run == HighsStatus::kError && !out.solution && !out.proven_infeasible) {
       return Error(ErrorCode::kInternal, "mip: HiGHS failed (model status '{}')", out.status_text);
     }

@@ -11,10 +11,10 @@
 
 namespace hetplan::mip_internal {
 
-bool MipBackendAvailable(MipBackend backend) { return backend == MipBackend::kCbc || HETPLAN_HAVE_HIGHS; }
+bool MipBackendAvailable(MipBackend backend) { return backend != MipBackend::kHighs || HETPLAN_HAVE_HIGHS; }
 
 std::string MipBackendVersion(MipBackend backend) {
-  if (backend == MipBackend::kCbc) return CbcVersionText();
+  if (ResolveMipBackend(backend) == MipBackend::kCbc) return CbcVersionText();
 #if HETPLAN_HAVE_HIGHS
   return HighsVersionText();
 #else
@@ -30,10 +30,16 @@ Status CheckMipBackend(const SolveOptions& options) {
                ToString(options.mip.backend));
 }
 
+SolveOptions AutoOnCbc(const SolveOptions& options) {
+  SolveOptions on = options;
+  if (on.mip.backend == MipBackend::kAuto) on.mip.backend = MipBackend::kCbc;
+  return on;
+}
+
 Result<MipOutcome> RunMip(const ModelBuilder& mb, const SolveOptions& options, const std::vector<double>* warm,
                           const Deadline& deadline) {
   HETPLAN_RETURN_IF_ERROR(CheckMipBackend(options));
-  if (options.mip.backend == MipBackend::kCbc) return RunCbc(mb, options, CbcThreads(options), warm, deadline);
+  if (ResolveMipBackend(options.mip.backend) == MipBackend::kCbc) return RunCbc(mb, options, CbcThreads(options), warm, deadline);
 #if HETPLAN_HAVE_HIGHS
   HETPLAN_RETURN_IF_ERROR(WriteModels(mb, options));
   const int threads =
@@ -47,6 +53,11 @@ Result<MipOutcome> RunMip(const ModelBuilder& mb, const SolveOptions& options, c
 }  // namespace hetplan::mip_internal
 
 namespace hetplan {
+
+MipBackend ResolveMipBackend(MipBackend backend) {
+  if (backend != MipBackend::kAuto) return backend;
+  return HETPLAN_HAVE_HIGHS ? MipBackend::kHighs : MipBackend::kCbc;
+}
 
 std::vector<MipBackendInfo> ListMipBackends() {
   std::vector<MipBackendInfo> out;

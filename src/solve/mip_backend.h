@@ -39,6 +39,12 @@ std::string MipBackendVersion(MipBackend backend);
 // An error naming the fix when options.mip.backend is not in this build.
 Status CheckMipBackend(const SolveOptions& options);
 
+// `options` with auto resolved to CBC: the throughput MIPs, whose exact
+// re-timing is tuned to CBC's tolerances (on HiGHS the re-timed II can end
+// 1e-8 above HiGHS' bound, tests/solve/throughput_latency_test.cc), run on
+// CBC unless HiGHS is asked for by name.
+SolveOptions AutoOnCbc(const SolveOptions& options);
+
 // Solves `mb` with options.mip.backend until `deadline` to
 // options.relative_gap, from the full solution `warm` when given, with
 // options.threads threads (0: one per core; CBC built without threads: 1).

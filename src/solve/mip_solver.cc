@@ -245,7 +245,7 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
                                   SolveResult result, const Schedule* incumbent) {
   result.formulation = "paper";
   IlpModel m = BuildModel(pr);
-  result.mip = MipStats{m.mb.num_cols(), m.mb.num_rows(), m.big_m};
+  result.mip = MipStats{m.mb.num_cols(), m.mb.num_rows(), m.big_m, ""};
 
   std::optional<Candidate> warm;
   std::vector<double> warm_values;
@@ -255,7 +255,7 @@ Result<SolveResult> SolvePaperMip(const Problem& pr, const SolveOptions& options
   if (!run.ok()) return run.status();
   const MipOutcome& out = *run;
   result.mip->backend = out.solver;
-  if (options.mip.backend == MipBackend::kCbc && out.threads == 1 && options.threads > 1) {
+  if (ResolveMipBackend(options.mip.backend) == MipBackend::kCbc && out.threads == 1 && options.threads > 1) {
     result.notes.push_back(fmt::format("this CBC was built without threads; {} requested, 1 used", options.threads));
   }
   if (warm && !out.warm_taken) result.notes.push_back(out.solver + " rejected the warm start (numerical trouble)");

@@ -188,7 +188,7 @@ Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& op
   if (pr.latency_cap_us) return SolveCappedMip(pr, options, deadline);
   ThroughputModel m = BuildThroughputModel(pr, 0, kLpInf);
   const auto& opt = m.opt;
-  result.mip = MipStats{m.mb.num_cols(), m.mb.num_rows(), 0};
+  result.mip = MipStats{m.mb.num_cols(), m.mb.num_rows(), 0, ""};
   // Nothing to choose: every operator has one option (CBC's presolve would
   // remove every row, which its crunch step does not survive).
   const bool forced = std::all_of(opt.begin(), opt.end(), [](const auto& o) { return o.size() <= 1; });
@@ -213,7 +213,7 @@ Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& op
     result.notes.push_back("throughput MIP: every operator has one option; nothing for CBC to decide");
     return result;
   }
-  auto run = RunMip(m.mb, options, nullptr, deadline);
+  auto run = RunMip(m.mb, AutoOnCbc(options), nullptr, deadline);
   if (!run.ok()) return run.status();
   const MipOutcome& out = *run;
   result.mip->backend = out.solver;

@@ -173,9 +173,14 @@ TEST(Cli, ThePaperMipRunsOnTheChosenBackend) {
     EXPECT_EQ(s["solver"]["name"], "mip");
     EXPECT_EQ(s["solver"]["mip_solver"].get<std::string>().rfind("HiGHS 1.", 0), 0u) << s["solver"].dump();
   }
-  CmdResult cbc = Hetplan(base + " --out " + (d / "c.json").string());
+  CmdResult cbc = Hetplan(base + " --mip-backend cbc --out " + (d / "c.json").string());
   ASSERT_EQ(cbc.code, 0) << cbc.out;
   EXPECT_EQ(ReadJson(d / "c.json")["solver"]["mip_solver"].get<std::string>().rfind("CBC 2.", 0), 0u);
+  // The default, auto: HiGHS where the build has it.
+  CmdResult automatic = Hetplan(base + " --out " + (d / "a.json").string());
+  ASSERT_EQ(automatic.code, 0) << automatic.out;
+  EXPECT_EQ(ReadJson(d / "a.json")["solver"]["mip_solver"].get<std::string>().rfind(has_highs ? "HiGHS 1." : "CBC 2.", 0),
+            0u);
   CmdResult bad = Hetplan(base + " --mip-backend gurobi --out " + (d / "g.json").string());
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.out.find("--mip-backend"), std::string::npos) << bad.out;

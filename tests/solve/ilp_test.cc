@@ -614,16 +614,19 @@ TEST(Ilp, SilentOnStdoutUnlessLogging) {
 TEST(Ilp, LogGoesToStderrOnly) {
   std::mt19937 rng(17);
   Instance inst = RandomInstance(rng, 6, TwoPus(8), true);
-  TestOptions o = Exact();
-  o.log = true;
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  SolveResult r = MustSolve(inst.problem(), o);
-  const std::string out = testing::internal::GetCapturedStdout();
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(out, "");
-  EXPECT_NE(err.find("CBC"), std::string::npos);
-  EXPECT_EQ(r.status, SolveStatus::kOptimal);
+  for (const MipBackendInfo& backend : ListMipBackends()) {
+    TestOptions o = Exact();
+    o.log = true;
+    o.mip.backend = backend.backend;
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    SolveResult r = MustSolve(inst.problem(), o);
+    const std::string out = testing::internal::GetCapturedStdout();
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(out, "") << backend.version;
+    EXPECT_NE(err.find(backend.backend == MipBackend::kCbc ? "CBC" : "HiGHS"), std::string::npos) << err;
+    EXPECT_EQ(r.status, SolveStatus::kOptimal);
+  }
 }
 
 TEST(Ilp, ConcurrentSolvesAgreeWithSequentialOnes) {

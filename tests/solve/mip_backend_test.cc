@@ -51,9 +51,13 @@ TEST(MipBackend, CbcIsAlwaysThereAndEveryBackendNamesItsVersion) {
   }
   EXPECT_EQ(ToString(MipBackend::kHighs), "highs");
   EXPECT_EQ(ParseMipBackend("HiGHS").value(), MipBackend::kHighs);
+  EXPECT_EQ(MipOptions{}.backend, MipBackend::kAuto);
+  EXPECT_EQ(ResolveMipBackend(MipBackend::kAuto), VersionOf(MipBackend::kHighs).empty() ? MipBackend::kCbc
+                                                                                         : MipBackend::kHighs);
+  EXPECT_EQ(ResolveMipBackend(MipBackend::kCbc), MipBackend::kCbc);
   auto bad = ParseMipBackend("gurobi");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("'cbc' or 'highs'"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("'auto', 'cbc' or 'highs'"), std::string::npos);
 }
 
 TEST(MipBackend, HighsMatchesBruteForceOnRandomInstances) {
@@ -131,8 +135,8 @@ TEST(MipBackend, HighsThroughputMipMatchesBruteForce) {
 
 // The exact search hands an instance it cannot close within its node limit
 // to the paper's MIP: on the backend the options name, and without one on
-// the default, MipOptions{}.backend (the faster of the two on the zoo,
-// docs/planners.md#mip-backends).
+// the default, auto: HiGHS where the build has it (the faster of the two on
+// the zoo, docs/planners.md#mip-backends), else CBC.
 TEST(MipBackend, ExactFallbackRunsOnTheChosenBackend) {
   REQUIRE_HIGHS();
   std::mt19937 rng(7);
@@ -146,7 +150,7 @@ TEST(MipBackend, ExactFallbackRunsOnTheChosenBackend) {
     if (!by_default.exact->mip_fallback) continue;
     ++fallbacks;
     ASSERT_TRUE(by_default.mip.has_value());
-    EXPECT_EQ(by_default.mip->backend, VersionOf(MipOptions{}.backend)) << i;
+    EXPECT_EQ(by_default.mip->backend, VersionOf(ResolveMipBackend(MipOptions{}.backend))) << i;
     for (MipBackend b : {MipBackend::kCbc, MipBackend::kHighs}) {
       o.mip.backend = b;
       const SolveResult r = MustSolve(p, o);

@@ -95,6 +95,9 @@ struct MipBackendInfo {
   std::string version;
 };
 std::vector<MipBackendInfo> ListMipBackends();
+// The backend `backend` runs on in this build: kAuto is HiGHS where the build
+// has it, else CBC; the others are themselves.
+MipBackend ResolveMipBackend(MipBackend backend);
 // The plain (non-parametric) methods of one family planning `requests` at
 // once, e.g. every one-request baseline.
 std::vector<std::string> SolverNames(MethodFamily family, int requests);
