@@ -221,8 +221,10 @@ def solve_scip(mps, limit, gap):
         out["schedule_us"] = m.getObjVal()
         out["bound_us"] = min(m.getDualbound(), out["schedule_us"])
         out["gap"] = (out["schedule_us"] - out["bound_us"]) / out["schedule_us"] if out["schedule_us"] > 0 else 0.0
-    out["status"] = {"optimal": "optimal", "infeasible": "infeasible"}.get(
+    # "gaplimit": stopped within limits/gap, the gap asked of every method.
+    out["status"] = {"optimal": "optimal", "gaplimit": "optimal", "infeasible": "infeasible"}.get(
         status, "feasible" if out["schedule_us"] is not None else "no_solution")
+    out["scip_status"] = status
     if out["status"] == "optimal":
         out["time_to_optimal_s"] = seconds
     return out

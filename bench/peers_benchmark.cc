@@ -103,7 +103,10 @@ nlohmann::json ResultJson(const SolveResult& r) {
           {"gap", NumOrNull(r.gap)},
           {"seconds", r.seconds},
           {"time_to_optimal_s", optimal ? nlohmann::json(r.seconds) : nlohmann::json(nullptr)},
-          {"solver", r.mip && !r.mip->backend.empty() ? r.mip->backend : std::string("hetplan exact search")}};
+          {"solver", r.solver == "exact" ? "hetplan exact search" + (r.mip && !r.mip->backend.empty()
+                                                                          ? " (fallback on " + r.mip->backend + ")"
+                                                                          : std::string())
+                                         : r.mip ? r.mip->backend : r.solver}};
 }
 
 struct Settings {

@@ -236,7 +236,7 @@ class ExactSolver final : public Solver {
   ExactSolver() {
     info_.name = "exact";
     info_.summary =
-        "exact search: series decomposition, branch-and-bound, sequencing search (energy: the paper's MIP on CBC)";
+        "exact search: series decomposition, branch-and-bound, sequencing search (energy: the paper's MIP)";
     info_.family = MethodFamily::kExact;
     info_.objectives = {Objective::kLatency, Objective::kEnergy, Objective::kThroughput};
     info_.proves_optimality = true;
