@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "hetplan/util/text.h"
 
@@ -44,6 +45,10 @@ std::string ToString(MipBackend b) {
 }
 
 std::string ToString(ConcurrentSpace s) { return s == ConcurrentSpace::kAligned ? "aligned" : "joint"; }
+
+int ThreadCount(const SolveOptions& o) {
+  return o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 Status ValidateSolveOptions(const SolveOptions& o) {
   if (std::isnan(o.time_limit_s) || o.time_limit_s <= 0) {

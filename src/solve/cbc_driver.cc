@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
-#include <thread>
 
 // CBC, Clp, Osi and CoinUtils headers (coinor-libcbc-dev).
 #include <CbcConfig.h>
@@ -147,8 +146,7 @@ std::string CbcVersionText() { return std::string("CBC ") + CBC_VERSION; }
 bool CbcHasThreads() { return CbcModel::haveMultiThreadSupport(); }
 
 int CbcThreads(const SolveOptions& options) {
-  const int threads =
-      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = ThreadCount(options);
   return threads > 1 && !CbcHasThreads() ? 1 : threads;
 }
 

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "hetplan/solve/solver.h"
 #include "solve/backends.h"
@@ -43,8 +42,7 @@ class StrongSolve {
       : pr_(pr), options_(options), deadline_(deadline), cand_(Candidates(*pr.costs)) {
     // Threads for independent segment searches and the local search beside
     // them (0 = every core); the result does not depend on how many.
-    threads_ =
-        options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    threads_ = ThreadCount(options);
   }
 
   Result<SolveResult> Solve() {

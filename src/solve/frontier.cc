@@ -8,7 +8,6 @@
 #include <cmath>
 #include <limits>
 #include <iterator>
-#include <thread>
 
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/solver.h"
@@ -113,8 +112,7 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
     return f;
   }
   const std::vector<std::vector<int>> cand = mip_internal::Candidates(costs);
-  const int threads =
-      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = ThreadCount(options);
   auto search = [&](int64_t node_limit) {
     exact_internal::SearchOutcome out = exact_internal::SolveLatencyBySearch(
         swept, cand, deadline.at(), options.relative_gap, node_limit, options.interrupt, threads, pu);

@@ -1,8 +1,6 @@
 // The MIP backends behind mip_backend.h.
 #include "solve/mip_backend.h"
 
-#include <thread>
-
 #include "hetplan/solve/solver.h"
 #include "solve/cbc_driver.h"
 #if HETPLAN_HAVE_HIGHS
@@ -42,9 +40,7 @@ Result<MipOutcome> RunMip(const ModelBuilder& mb, const SolveOptions& options, c
   if (ResolveMipBackend(options.mip.backend) == MipBackend::kCbc) return RunCbc(mb, options, CbcThreads(options), warm, deadline);
 #if HETPLAN_HAVE_HIGHS
   HETPLAN_RETURN_IF_ERROR(WriteModels(mb, options));
-  const int threads =
-      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  return RunHighs(mb, options, threads, warm, deadline);
+  return RunHighs(mb, options, ThreadCount(options), warm, deadline);
 #else
   return Error(ErrorCode::kInternal, "mip: no HiGHS in this build");
 #endif

@@ -113,6 +113,9 @@ struct SolveOptions {
 // Checks the common fields and every sub-struct; errors name the option.
 Status ValidateSolveOptions(const SolveOptions& o);
 
+// The threads options.threads asks for: itself, or one per core when 0.
+int ThreadCount(const SolveOptions& o);
+
 // One row of the options reference (docs/planners.md is generated from
 // these rows and a test fails when the two drift, as HiGHS writes its options
 // reference from code). Defaults are read from a default SolveOptions.
