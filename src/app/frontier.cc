@@ -113,7 +113,9 @@ Status AddParetoFront(const PlanSubject& subject, const Problem& problem, int pu
     HETPLAN_RETURN_IF_ERROR(AddParetoPointFile(subject, pr, r, i, out));
   }
   out->json["pareto"] = {{"crossbars", problem.costs->pu(pu).capacity},
-                         {"method", "exact: the energy objective by the paper's MIP on CBC, one solve per latency cap"},
+                         {"method",
+                          "exact: the energy objective by the paper's MIP (on HiGHS or CBC, --mip-backend), one solve "
+                          "per latency cap"},
                          {"points", std::move(points)},
                          {"min_makespan_us", ef.min_makespan_us},
                          {"complete", ef.complete},
