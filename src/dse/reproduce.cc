@@ -481,7 +481,8 @@ Status DrawReport(const ReproducePlan& p, const std::vector<std::string>& result
   for (const std::string& s : sum->stages) ri.run_notes.push_back(s);
   for (const std::string& c : sum->commands) ri.run_notes.push_back("equivalent: " + c);
   ri.run_notes.push_back(fmt::format(
-      "ILP points take turns on the MIP solver (one at a time, all cores); baselines run beside them on {} worker thread{}",
+      "ILP points take turns on the MIP solver (one at a time, all cores); baselines run beside them on {} worker "
+      "thread{}",
       sum->klein.jobs, sum->klein.jobs == 1 ? "" : "s"));
   ri.run_notes.push_back(fmt::format(
       "ILP time limit {:g} s per point (the CIM paper used 600 s with Gurobi); a point stopped by it is reported as "
