@@ -4,7 +4,7 @@
 # default model (ResNet-18) if absent and runs the main job on it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-./scripts/setup.sh
+./scripts/setup.sh --main-job
 ./scripts/build.sh --target hetplan
 MODEL=build/models/resnet18.onnx
 [[ -f "$MODEL" ]] || /usr/bin/python3 models/export.py --out-dir build/models --models resnet18

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Installs everything hetplan needs on Debian 12, from Debian's archive, the
-# npm registry (ONNX Runtime) and PyPI (HiGHS' source distribution) only, each
-# pinned. Idempotent: what is already present is skipped.
+# npm registry (ONNX Runtime) and PyPI (the source distributions of ONNX and
+# HiGHS, and the wheels of the test models' Python) only, each pinned.
+# Idempotent: what is already present is skipped. With --main-job (./run.sh)
+# only what the main job needs: HiGHS (an optional MIP backend) and the test
+# models' Python are left to ./test.sh.
 set -euo pipefail
+MAIN_JOB=0
+[[ "${1:-}" == "--main-job" ]] && MAIN_JOB=1
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
-  libonnx-dev libprotobuf-dev protobuf-compiler
-  libonnx-testdata
+  libprotobuf-dev protobuf-compiler
   coinor-libcbc-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
@@ -40,4 +44,9 @@ if ((${#missing[@]})); then
 fi
 
 "$ROOT/scripts/setup_ort.sh"
+"$ROOT/scripts/setup_onnx.sh"
+if ((MAIN_JOB)); then
+  exit 0
+fi
 "$ROOT/scripts/setup_highs.sh"
+"$ROOT/scripts/setup_models_venv.sh"

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <mutex>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -125,68 +124,7 @@ namespace {
 
 constexpr int kMaxFoldRounds = 64;
 
-// ONNX 1.12's convolution and pooling shape inference (convPoolShapeInference)
-// trusts its inputs: it indexes past its vectors when the weight's rank
-// differs from the input's — e.g. a rank-2 input into a Conv with a
-// [4,3,3,3] weight — and segfaults, and it divides by the strides, so a
-// stride of 0 kills the process with SIGFPE (both found by
-// tests/fuzz/fuzz_onnx; later ONNX releases check them). Shape inference runs
-// against this registry, which hands out copies of the standard schemas of
-// those operators with these checks in front of their inference function.
-class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
- public:
-  const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
-                                  const std::string& domain) const override {
-    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, max_inclusive_version, domain);
-    // Operators ONNX Runtime adds (com.microsoft, graph/domains.h); their
-    // convolutions reach the guarded Conv below through this registry.
-    if (schema == nullptr) return internal::ExtraSchema(key, domain, *this);
-    int weight = -1;  // index of the weight input
-    if (key == "Conv" || key == "ConvInteger" || key == "ConvTranspose") weight = 1;
-    if (key == "QLinearConv") weight = 3;
-    const bool pool = key == "MaxPool" || key == "AveragePool" || key == "LpPool";
-    if (schema == nullptr || (weight < 0 && !pool)) return schema;
-    std::lock_guard<std::mutex> lock(mu_);
-    std::unique_ptr<onnx::OpSchema>& guarded = guarded_[schema];
-    if (!guarded) {
-      guarded = std::make_unique<onnx::OpSchema>(*schema);
-      guarded->TypeAndShapeInferenceFunction(
-          [inner = schema->GetTypeAndShapeInferenceFunction(), weight](onnx::InferenceContext& ctx) {
-            for (const char* name : {"strides", "dilations", "kernel_shape"}) {
-              if (const onnx::AttributeProto* a = ctx.getAttribute(name)) {
-                for (int64_t v : a->ints()) {
-                  if (v < 1) fail_shape_inference("attribute '", name, "' has ", v, "; every value must be at least 1");
-                }
-              }
-            }
-            if (const onnx::AttributeProto* g = ctx.getAttribute("group"); g != nullptr && g->i() < 1) {
-              fail_shape_inference("attribute 'group' is ", g->i(), "; it must be at least 1");
-            }
-            if (weight >= 0 && onnx::hasInputShape(ctx, 0) && onnx::hasInputShape(ctx, weight)) {
-              const int x = ctx.getInputType(0)->tensor_type().shape().dim_size();
-              const int w = ctx.getInputType(weight)->tensor_type().shape().dim_size();
-              if (x != w) {
-                fail_shape_inference("the input has rank ", x, " but the weight has rank ", w,
-                                     "; they must be equal");
-              }
-            }
-            inner(ctx);
-          });
-    }
-    return guarded.get();
-  }
-
- private:
-  mutable std::mutex mu_;
-  mutable std::map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
-};
-
 }  // namespace
-
-const onnx::ISchemaRegistry* SchemaRegistry() {
-  static const GuardedSchemaRegistry registry;
-  return &registry;
-}
 
 Status Importer::Parse(std::string_view bytes) {
   if (bytes.empty()) return Fail(ErrorCode::kParseError, "the file is empty; expected an ONNX model (.onnx)");
@@ -437,8 +375,8 @@ Status Importer::InferShapes() {
   try {
     // A first pass without data propagation: where a node's inference fails
     // (a --shape that contradicts the weights), its output has no type, and
-    // ONNX 1.12's data propagation of a Shape node after it dereferences that
-    // missing type and crashes. Such an error is reported by this pass.
+    // ONNX 1.12's data propagation of a Shape node after it dereferenced that
+    // missing type and crashed. Such an error is reported by this pass.
     onnx::ShapeInferenceOptions check(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/false);
     onnx::shape_inference::InferShapes(*model_, SchemaRegistry(), check);
     model_->mutable_graph()->clear_value_info();

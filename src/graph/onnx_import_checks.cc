@@ -16,6 +16,22 @@
 #include "graph/shape_errors.h"
 #include "hetplan/util/utf8.h"
 
+namespace hetplan {
+
+// ONNX Runtime's: it names the newest opset it supports in its refusal of a
+// newer one ("Current official support for domain ai.onnx is till opset 26");
+// tests/ort/opsets_test.cc checks both numbers against the library.
+constexpr int kBundledOrtNewestOpset = 26;
+constexpr const char* kBundledOrtVersion = "1.29";
+
+int NewestSupportedOpset() {
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = known.find(onnx::ONNX_DOMAIN);
+  return std::min(it == known.end() ? 0 : it->second.second, kBundledOrtNewestOpset);
+}
+
+}  // namespace hetplan
+
 namespace hetplan::internal {
 
 Status Importer::CheckStructure() {
@@ -32,12 +48,12 @@ Status Importer::CheckStructure() {
   // Shape inference and the operator check below use the ONNX library's
   // schemas, which would silently stand in for an opset newer than it knows;
   // ONNX Runtime refuses such a model only later, when it is profiled.
-  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  if (auto it = known.find(onnx::ONNX_DOMAIN); it != known.end() && version > it->second.second) {
+  if (const int newest = NewestSupportedOpset(); version > newest) {
     return Fail(ErrorCode::kUnsupported,
                 fmt::format("the model declares opset {} of the default ONNX domain, newer than the newest "
-                            "this hetplan supports ({}); re-export the model at opset {} or lower",
-                            version, it->second.second, it->second.second));
+                            "this hetplan supports ({}: ONNX Runtime {} runs up to it); re-export the model at "
+                            "opset {} or lower",
+                            version, newest, kBundledOrtVersion, newest));
   }
   internal::NameIfNodes(&g);
 

@@ -27,8 +27,9 @@
 namespace hetplan::internal {
 
 // The schemas shape inference and the node checks read: ONNX's, those of
-// Conv and pooling guarded against what crashes ONNX 1.12's inference, and
-// ONNX Runtime's additions (graph/domains.h).
+// Conv and pooling guarded against what crashed ONNX 1.12's inference, those
+// of operators defined by a type-dependent function body given an inference
+// from that body, and ONNX Runtime's additions (graph/domains.h).
 const onnx::ISchemaRegistry* SchemaRegistry();
 
 // Everything the importer tracks while it works on one model.

@@ -17,7 +17,7 @@
 #include "hetplan/graph/op_graph.h"
 #include "hetplan/util/status.h"
 
-namespace onnx {
+namespace ONNX_NAMESPACE {  // onnx:: (hetplan/util/onnx_namespace.h)
 class ModelProto;
 }
 
@@ -105,6 +105,13 @@ Result<LoadedModel> LoadOnnxModel(const std::string& path, const ImportOptions& 
 // Same, from bytes already in memory; `label` names the source in errors.
 Result<LoadedModel> LoadOnnxModelFromBytes(std::string_view bytes, const std::string& label,
                                            const ImportOptions& options = {});
+
+// The newest opset of the default ONNX domain that imports: the newest that
+// both the ONNX library (its schemas, for shape inference) and the bundled
+// ONNX Runtime (which profiles and runs the model) support. ONNX 1.22 knows
+// 27; ONNX Runtime 1.29 runs up to 26 (it calls 27 "under development" and
+// refuses it). A newer model is refused at import, in one line.
+int NewestSupportedOpset();
 
 // `model` with the Ifs of `branches` (node name → true for then) replaced by
 // their branch and nothing else changed: the unsplit model as a plan that
