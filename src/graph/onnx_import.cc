@@ -22,6 +22,7 @@
 #include "graph/constant_folding.h"
 #include "graph/control_flow.h"
 #include "graph/domains.h"
+#include "graph/functions.h"
 #include "graph/graph_builder.h"
 #include "graph/onnx_importer.h"
 #include "graph/shape_errors.h"
@@ -585,6 +586,9 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
                             bytes.size(), options_.max_file_bytes));
   }
   HETPLAN_RETURN_IF_ERROR(Parse(bytes));
+  // Model-local functions (torch's torch.export-based exporter, onnxscript):
+  // every call becomes its nodes, named after the call, before anything reads them.
+  HETPLAN_RETURN_IF_ERROR(internal::InlineModelFunctions(model_.get(), label_));
   HETPLAN_RETURN_IF_ERROR(CheckStructure());
   HETPLAN_RETURN_IF_ERROR(CheckExternalData());
   HETPLAN_RETURN_IF_ERROR(CheckTensorData());

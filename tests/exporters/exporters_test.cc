@@ -57,6 +57,7 @@ const std::vector<ModelCase>& Cases() {
       {"opset21_reduce", "opset21_reduce.onnx", {}},
       {"opset21_forms", "opset21_forms.onnx", {}},
       {"opset23_transformer", "opset23_transformer.onnx", {}},
+      {"local_functions", "local_functions.onnx", {}},
   };
   return cases;
 }
@@ -259,6 +260,14 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
                                testing::WithTimeout(120));
       EXPECT_EQ(strict.exit_code, 1) << strict.out;
       EXPECT_NE(strict.out.find("DIFFERS"), std::string::npos) << strict.out;
+    }
+    if (c.name == "local_functions") {  // inlined: each operator named after the call it came from
+      std::set<std::string> names;
+      for (const auto& op : s["operators"]) names.insert(op["name"].get<std::string>());
+      for (const char* name : {"/stage1/Stage/block_a/conv", "/stage1/Stage/block_a/act", "/stage1/Stage/block_b/conv",
+                               "/stage1/Stage/block_b/act", "/head/ConvAct/conv", "/head/ConvAct/act"}) {
+        EXPECT_TRUE(names.count(name)) << name << " in " << s["operators"].dump();
+      }
     }
     if (c.name == "tf2onnx_split_pads") {  // the pads folded: Pad is an operator of the plan
       bool pad = false;

@@ -21,6 +21,11 @@ Each model (none needs an option):
   opset23_transformer.onnx  operators new at 20-23 in a decoder-style block:
                           Gelu (20), RMSNormalization, RotaryEmbedding and
                           Attention (23), between MatMuls with weights.
+  local_functions.onnx    model-local functions, as torch's torch.export-
+                          based exporter and onnxscript write them: a Stage
+                          calling a ConvAct twice (nested calls, an attribute
+                          reference with its default and one set by the call)
+                          and one more ConvAct call in the main graph.
 """
 
 import argparse
@@ -118,6 +123,37 @@ def transformer_model(out):
     save(out, "opset23_transformer", nodes, [x], [y], inits, 23)
 
 
+def functions_model(out):
+    # ConvAct(X, W, B) -> Y: Conv, then LeakyRelu whose alpha refers to the call's (default 0.1).
+    act = helper.make_node("LeakyRelu", ["C"], ["Y"], name="act")
+    alpha = onnx.AttributeProto()
+    alpha.name, alpha.ref_attr_name, alpha.type = "alpha", "alpha", onnx.AttributeProto.FLOAT
+    act.attribute.append(alpha)
+    conv_act = helper.make_function(
+        "pkg.hetplan", "ConvAct", ["X", "W", "B"], ["Y"],
+        [helper.make_node("Conv", ["X", "W", "B"], ["C"], name="conv", pads=[1, 1, 1, 1]), act],
+        opset_imports=[helper.make_opsetid("", 18)], attribute_protos=[helper.make_attribute("alpha", 0.1)])
+    stage = helper.make_function(
+        "pkg.hetplan", "Stage", ["X", "W1", "B1", "W2", "B2"], ["Y"],
+        [helper.make_node("ConvAct", ["X", "W1", "B1"], ["H"], name="block_a", domain="pkg.hetplan"),
+         helper.make_node("ConvAct", ["H", "W2", "B2"], ["Y"], name="block_b", domain="pkg.hetplan", alpha=0.2)],
+        opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("pkg.hetplan", 1)])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16, 16])
+    nodes = [
+        helper.make_node("Stage", ["x", "w1", "b1", "w2", "b2"], ["s"], name="/stage1/Stage", domain="pkg.hetplan"),
+        helper.make_node("ConvAct", ["s", "w3", "b3"], ["y"], name="/head/ConvAct", domain="pkg.hetplan"),
+    ]
+    inits = [weight("w1", 8, 8, 3, 3), weight("b1", 8), weight("w2", 8, 8, 3, 3), weight("b2", 8),
+             weight("w3", 8, 8, 3, 3), weight("b3", 8)]
+    graph = helper.make_graph(nodes, "local_functions", [x], [y], inits)
+    model = helper.make_model(graph, functions=[conv_act, stage], producer_name="hetplan-tests",
+                              opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("pkg.hetplan", 1)])
+    model.ir_version = 10
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(out, "local_functions.onnx"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
@@ -127,6 +163,7 @@ def main():
     reduce_model(args.out, 21)
     forms_model(args.out)
     transformer_model(args.out)
+    functions_model(args.out)
 
 
 if __name__ == "__main__":

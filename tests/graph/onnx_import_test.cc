@@ -553,6 +553,43 @@ TEST(OnnxImport, RejectsOpsetNewerThanOnnxKnows) {
   EXPECT_TRUE(Import(latest).ok()) << Import(latest).status().message();
 }
 
+// Model-local functions are inlined at import, each operator named after its
+// call (the exporters' test runs a nested model against ONNX Runtime); a
+// function that calls itself is refused in one line, not followed forever.
+TEST(OnnxImport, InlinesLocalFunctionsNamedAfterTheirCall) {
+  auto m = MakeModel();
+  AddInput(m, "x", {1, 4});
+  auto& call = AddNode(m, "Act", {"x"}, {"y"}, "/block/Act");
+  call.set_domain("pkg");
+  AddOutput(m, "y");
+  auto* opset = m.add_opset_import();
+  opset->set_domain("pkg");
+  opset->set_version(1);
+  auto* f = m.add_functions();
+  f->set_domain("pkg");
+  f->set_name("Act");
+  f->add_input("X");
+  f->add_output("Y");
+  *f->add_opset_import() = m.opset_import(0);
+  auto* relu = f->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("relu");
+  relu->add_input("X");
+  relu->add_output("Y");
+  const auto r = Import(m);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->graph.size(), 1);
+  EXPECT_EQ(r->graph.op(0).name, "/block/Act/relu");
+  EXPECT_EQ(r->graph.op(0).type, "Relu");
+
+  relu->set_op_type("Act");  // Act calls itself
+  relu->set_domain("pkg");
+  *f->add_opset_import() = *opset;
+  const auto cycle = Import(m);
+  EXPECT_TRUE(Fails(cycle, ErrorCode::kUnsupported, {"test.onnx", "nest deeper than 64", "re-export"}));
+  EXPECT_EQ(cycle.status().message().find('\n'), std::string::npos);
+}
+
 TEST(OnnxImport, RejectsCycles) {
   auto m = MakeModel();
   AddInput(m, "x", {1, 4});
