@@ -15,7 +15,9 @@ void AddModelOptions(CLI::App* sub, ModelOptions* o) {
   sub->add_option("model", o->path, "ONNX model file")->required();
   sub->add_option("--fusion", o->fusion, "Operator fusion level: none | activation")
       ->default_val("none");
-  sub->add_option("--shape", o->shapes, "Static shape for a graph input, e.g. input=1x3x224x224 (repeatable)");
+  sub->add_option("--shape", o->shapes,
+                  "Static shape for a graph input, e.g. input=1x3x224x224; a 0 makes it empty, e.g. past=1x4x0x16 "
+                  "(repeatable)");
   sub->add_option("--value", o->values,
                   "Fix a graph input to a constant, NAME=V[,V...], e.g. sr=16000 (repeatable); it folds like a "
                   "weight, and profiling, split and run feed it");

@@ -201,7 +201,7 @@ Status AddConstantBytes(const BuildContext& ctx, const std::unordered_map<std::s
                                       NodeLabel(node, i), c, fmt::join(it->second, ","),
                                       ctx.facts.max_tensor_elements));
         }
-        e *= std::max<int64_t>(d, 1);
+        e *= std::max<int64_t>(d, 0);  // an empty constant (a 0 dim) stores nothing
       }
       auto dt = ctx.dtypes.find(c);
       op->param_bytes += e * TensorElementBytes(dt == ctx.dtypes.end() ? onnx::TensorProto::FLOAT : dt->second);

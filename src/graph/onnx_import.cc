@@ -61,9 +61,9 @@ Result<std::pair<std::string, std::vector<int64_t>>> ParseShapeOverride(std::str
       if (c < '0' || c > '9') okd = false;
       else v = v * 10 + (c - '0');
     }
-    if (!okd || v <= 0) {
+    if (!okd) {  // 0 is a size: an empty input (a KV cache's past at prefill)
       return Error(ErrorCode::kInvalidArgument,
-                   "--shape '{}': dim '{}' is not a positive integer; use e.g. {}=1x3x224x224", text,
+                   "--shape '{}': dim '{}' is not a size (a non-negative integer); use e.g. {}=1x3x224x224", text,
                    tok, name);
     }
     dims.push_back(v);
@@ -205,17 +205,6 @@ Status Importer::ApplyInputOptions() {
         }
       }
     }
-    // listed below with the other missing shapes; a --shape is checked with the other tensors
-    if (!tt->has_shape() || it != options_.input_shapes.end()) continue;
-    for (int d = 0; d < tt->shape().dim_size(); ++d) {
-      const auto& dim = tt->shape().dim(d);
-      if (dim.has_dim_value() && dim.dim_value() == 0) {
-        return Fail(ErrorCode::kUnsupported,
-                    fmt::format("graph input '{}' dim {} is 0: a zero-sized tensor cannot be planned; give "
-                                "real sizes with {} (replace the 1s by your real sizes)",
-                                in->name(), d, internal::ShapeSuggestion(in->name(), tt->shape())));
-      }
-    }
   }
   if (!unused.empty()) {
     return Fail(ErrorCode::kInvalidArgument,
@@ -238,7 +227,10 @@ Status Importer::InputValuesToInitializers() {
   google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
   for (const auto& in : g->input()) {
     auto value = options_.input_values.find(in.name());
-    if (value == options_.input_values.end() || initializer_names_.count(in.name())) {
+    // A static shape with a 0 dim has one value, the empty tensor: a
+    // constant, as if given with --value (a KV cache's past at prefill).
+    const bool empty = value == options_.input_values.end() && internal::IsEmptyStaticTensor(in);
+    if ((value == options_.input_values.end() && !empty) || initializer_names_.count(in.name())) {
       *kept.Add() = in;
       continue;
     }
@@ -250,7 +242,7 @@ Status Importer::InputValuesToInitializers() {
       fixed.shape.push_back(d.dim_value());
       elements = elements > internal::kMaxFoldElements ? elements : elements * d.dim_value();
     }
-    fixed.values = value->second;
+    if (!empty) fixed.values = value->second;
     const auto n = static_cast<int64_t>(fixed.values.size());
     if (n != elements) {
       return Fail(ErrorCode::kInvalidArgument,
@@ -264,7 +256,7 @@ Status Importer::InputValuesToInitializers() {
     using T = onnx::TensorProto;
     const std::set<int32_t> supported = {T::FLOAT, T::DOUBLE, T::INT64, T::INT32, T::INT16, T::INT8,
                                          T::UINT8, T::UINT16, T::UINT32, T::BOOL};
-    if (!supported.count(fixed.elem_type)) {
+    if (!empty && !supported.count(fixed.elem_type)) {
       return Fail(ErrorCode::kUnsupported,
                   fmt::format("--value {}: the input's element type ({}) cannot be given as a value", in.name(),
                               fixed.elem_type));
@@ -282,7 +274,9 @@ Status Importer::InputValuesToInitializers() {
       }
       c.ints.push_back(static_cast<int64_t>(v));
     }
-    *g->add_initializer() = internal::ToTensorProto(c, in.name());
+    onnx::TensorProto t = internal::ToTensorProto(c, in.name());
+    if (empty) t.set_data_type(fixed.elem_type);  // no data: any element type (float16, bfloat16, ...)
+    *g->add_initializer() = std::move(t);
     initializer_names_.insert(in.name());
     fixed_inputs_.push_back(std::move(fixed));
   }

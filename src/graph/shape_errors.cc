@@ -172,4 +172,14 @@ std::string UnknownShapeMessage(const onnx::GraphProto& g, const std::string& no
                      sources.size() == 1 ? "it" : "them", fmt::join(fixes, " "), sources.size() == 1 ? "its" : "their");
 }
 
+bool IsEmptyStaticTensor(const onnx::ValueInfoProto& input) {
+  if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) return false;
+  bool zero = false;
+  for (const auto& d : input.type().tensor_type().shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) return false;
+    zero = zero || d.dim_value() == 0;
+  }
+  return zero;
+}
+
 }  // namespace hetplan::internal

@@ -37,6 +37,10 @@ std::vector<MissingShape> MissingInputShapes(const onnx::GraphProto& g,
 // The one line that lists them all.
 std::string MissingShapesMessage(const std::vector<MissingShape>& missing);
 
+// Whether `input` is a tensor whose every dim is known and one is 0: it
+// has one value, the empty tensor.
+bool IsEmptyStaticTensor(const onnx::ValueInfoProto& input);
+
 // The graph inputs (sorted) whose values tensor `name` is computed from,
 // through any path that avoids `constants`.
 std::vector<std::string> InputsFeeding(const onnx::GraphProto& g, const std::string& name,

@@ -216,6 +216,7 @@ Ort::Value ValueTensor(ONNXTensorElementDataType type, const std::vector<int64_t
   Ort::Value v = ZeroTensor(type, shape);
   const size_t n = v.GetTensorTypeAndShapeInfo().GetElementCount();
   if (n != values.size()) throw std::invalid_argument("the number of values does not match the shape");
+  if (n == 0) return v;  // an empty tensor of any element type (a KV cache's past at prefill)
   void* data = v.GetTensorMutableRawData();
   auto put = [&](auto* p) {
     using V = std::remove_pointer_t<decltype(p)>;

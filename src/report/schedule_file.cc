@@ -100,7 +100,8 @@ Result<PlanAssumptions> ReadPlanAssumptions(const nlohmann::json& block, const s
       if (!dims.is_array()) return bad("input_shapes." + name, "not a list of sizes");
       std::vector<int64_t> d;
       for (const auto& x : dims) {
-        if (!x.is_number_integer() || x.get<int64_t>() <= 0) return bad("input_shapes." + name, "not a list of sizes");
+        // 0 is a size: an empty input (--shape past=1x4x0x16)
+        if (!x.is_number_integer() || x.get<int64_t>() < 0) return bad("input_shapes." + name, "not a list of sizes");
         d.push_back(x.get<int64_t>());
       }
       a.input_shapes.emplace(name, std::move(d));
@@ -146,6 +147,11 @@ Result<PlanAssumptions> ReadPlanAssumptions(const nlohmann::json& block, const s
 std::vector<std::string> PlanAssumptionLines(const PlanAssumptions& m) {
   std::vector<std::string> lines;
   for (const FixedInput& f : m.fixed_inputs) {
+    if (f.values.empty()) {
+      lines.push_back(fmt::format("input {} is empty ({}[{}]): a constant, its one value", f.name,
+                                  DtypeName(f.elem_type), fmt::join(f.shape, ",")));
+      continue;
+    }
     const size_t shown_n = std::min<size_t>(f.values.size(), 8);
     std::string shown = fmt::format("{}", fmt::join(f.values.begin(), f.values.begin() + static_cast<long>(shown_n), ","));
     if (f.values.size() > 8) shown += fmt::format(",... ({} values)", f.values.size());

@@ -58,6 +58,13 @@ const std::vector<ModelCase>& Cases() {
       {"opset21_forms", "opset21_forms.onnx", {}},
       {"opset23_transformer", "opset23_transformer.onnx", {}},
       {"local_functions", "local_functions.onnx", {}},
+      // One KV-cache file, two shapes: prefill (the past empty) and decode (one new token, a past of 8).
+      {"kv_prefill", "kv_decoder.onnx",
+       {"--shape", "hidden_states=1x8x64", "--shape", "past_key_values.0.key=1x4x0x16", "--shape",
+        "past_key_values.0.value=1x4x0x16"}},
+      {"kv_decode", "kv_decoder.onnx",
+       {"--shape", "hidden_states=1x1x64", "--shape", "past_key_values.0.key=1x4x8x16", "--shape",
+        "past_key_values.0.value=1x4x8x16"}},
   };
   return cases;
 }
@@ -260,6 +267,15 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
                                testing::WithTimeout(120));
       EXPECT_EQ(strict.exit_code, 1) << strict.out;
       EXPECT_NE(strict.out.find("DIFFERS"), std::string::npos) << strict.out;
+    }
+    if (c.name == "kv_prefill") {  // the empty past is a constant the schedule records; run feeds it
+      for (const char* kv : {"past_key_values.0.key", "past_key_values.0.value"}) {
+        EXPECT_EQ(s["model"]["input_values"][kv]["values"], nlohmann::json::array()) << s["model"].dump();
+        EXPECT_EQ(s["model"]["input_values"][kv]["shape"], nlohmann::json::array({1, 4, 0, 16}));
+      }
+      EXPECT_NE(part.out.find("assumes   input past_key_values.0.key is empty (float32[1,4,0,16])"),
+                std::string::npos)
+          << part.out;
     }
     if (c.name == "local_functions") {  // inlined: each operator named after the call it came from
       std::set<std::string> names;
@@ -485,6 +501,10 @@ TEST_F(Exporters, WithoutTheirOptionsTheErrorsNameTheFix) {
   EXPECT_EQ(paddle.exit_code, 2);
   EXPECT_NE(paddle.err.find("'x' dim 0 (declared -1) is symbolic: --shape x=1x3x48x192"), std::string::npos)
       << paddle.err;
+  auto kv = RunHetplan({"graph", File("kv_decoder.onnx")});  // batch, seq and past symbolic
+  EXPECT_EQ(kv.exit_code, 2);
+  EXPECT_NE(kv.err.find("3 graph inputs need a static shape"), std::string::npos) << kv.err;
+  EXPECT_NE(kv.err.find("past_key_values.0.key"), std::string::npos) << kv.err;
   auto kws = RunHetplan({"graph", File("kws_two_stage.onnx")});
   EXPECT_NE(kws.exit_code, 0);
   EXPECT_NE(kws.err.find("'second_stage'"), std::string::npos) << kws.err;

@@ -26,6 +26,14 @@ Each model (none needs an option):
                           calling a ConvAct twice (nested calls, an attribute
                           reference with its default and one set by the call)
                           and one more ConvAct call in the main graph.
+  kv_decoder.onnx         a decoder layer's attention with a KV cache, as
+                          Hugging Face style exporters write it:
+                          past_key_values.0.key/value in, present.0.key/value
+                          out, batch, seq and past symbolic. Prefill:
+                          --shape hidden_states=1x8x64 --shape
+                          past_key_values.0.key=1x4x0x16 (and .value): the
+                          past is empty; decode: hidden_states=1x1x64 and a
+                          past of 8 (1x4x8x16).
 """
 
 import argparse
@@ -154,6 +162,39 @@ def functions_model(out):
     onnx.save(model, os.path.join(out, "local_functions.onnx"))
 
 
+def kv_decoder_model(out):
+    heads, head, hidden = 4, 16, 64
+    x = helper.make_tensor_value_info("hidden_states", TensorProto.FLOAT, ["batch", "seq", hidden])
+    past = [helper.make_tensor_value_info(f"past_key_values.0.{kv}", TensorProto.FLOAT,
+                                          ["batch", heads, "past", head]) for kv in ("key", "value")]
+    y = helper.make_tensor_value_info("out", TensorProto.FLOAT, ["batch", "seq", hidden])
+    present = [helper.make_tensor_value_info(f"present.0.{kv}", TensorProto.FLOAT, ["batch", heads, "total", head])
+               for kv in ("key", "value")]
+    nodes = []
+    for p in ("q", "k", "v"):
+        nodes += [helper.make_node("MatMul", ["hidden_states", f"w{p}"], [p], name=f"/{p}_proj/MatMul"),
+                  helper.make_node("Reshape", [p, "heads_shape"], [f"{p}4"], name=f"/{p}/Reshape"),
+                  helper.make_node("Transpose", [f"{p}4"], [f"{p}t"], name=f"/{p}/Transpose", perm=[0, 2, 1, 3])]
+    nodes += [
+        helper.make_node("Concat", ["past_key_values.0.key", "kt"], ["present.0.key"], name="/k/Concat", axis=2),
+        helper.make_node("Concat", ["past_key_values.0.value", "vt"], ["present.0.value"], name="/v/Concat", axis=2),
+        helper.make_node("Transpose", ["present.0.key"], ["kT"], name="/k/Transpose_1", perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["qt", "kT"], ["scores"], name="/attn/MatMul"),
+        helper.make_node("Mul", ["scores", "scale"], ["scaled"], name="/attn/Mul"),
+        helper.make_node("Softmax", ["scaled"], ["probs"], name="/attn/Softmax", axis=-1),
+        helper.make_node("MatMul", ["probs", "present.0.value"], ["ctx"], name="/attn/MatMul_1"),
+        helper.make_node("Transpose", ["ctx"], ["ctxt"], name="/ctx/Transpose", perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["ctxt", "hidden_shape"], ["ctx3"], name="/ctx/Reshape"),
+        helper.make_node("MatMul", ["ctx3", "wo"], ["o"], name="/o_proj/MatMul"),
+        helper.make_node("Add", ["hidden_states", "o"], ["out"], name="/residual/Add"),
+    ]
+    inits = [weight("wq", hidden, hidden), weight("wk", hidden, hidden), weight("wv", hidden, hidden),
+             weight("wo", hidden, hidden), ints("heads_shape", [0, -1, heads, head]),
+             ints("hidden_shape", [0, -1, hidden]),
+             numpy_helper.from_array(np.array(1 / np.sqrt(head), dtype=np.float32), "scale")]
+    save(out, "kv_decoder", nodes, [x] + past, [y] + present, inits, 18)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
@@ -164,6 +205,7 @@ def main():
     forms_model(args.out)
     transformer_model(args.out)
     functions_model(args.out)
+    kv_decoder_model(args.out)
 
 
 if __name__ == "__main__":

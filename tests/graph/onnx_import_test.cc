@@ -489,7 +489,10 @@ TEST(OnnxImport, ParseShapeOverride) {
   ASSERT_OK(img);
   EXPECT_EQ(img->first, "input.1");
   EXPECT_EQ(img->second, (Dims{1, 3, 224, 224}));
-  for (const char* bad : {"x=", "=1x2", "x=1xx2", "x=0x3", "x=ax3", "x", "x=1x3x", "x=-1x3",
+  auto empty = ParseShapeOverride("past=1x4x0x16");  // 0 is a size: an empty input
+  ASSERT_OK(empty);
+  EXPECT_EQ(empty->second, (Dims{1, 4, 0, 16}));
+  for (const char* bad : {"x=", "=1x2", "x=1xx2", "x=ax3", "x", "x=1x3x", "x=-1x3",
                           "x=99999999999999999x2"}) {
     EXPECT_TRUE(Fails(ParseShapeOverride(bad), ErrorCode::kInvalidArgument, {"--shape", bad}));
   }
@@ -889,12 +892,41 @@ TEST(OnnxImport, RejectsOutputWithoutStaticShape) {
 
 // --- sizes and limits -----------------------------------------------------------
 
-TEST(OnnxImport, RejectsZeroSizedInput) {
-  auto m = Tiny({1, 0, 4});
-  EXPECT_TRUE(Fails(Import(m), ErrorCode::kUnsupported, {"test.onnx", "'x'", "dim 1", "zero-sized"}));
-  ImportOptions o;  // through the API (the CLI's parser refuses 0)
-  o.input_shapes["x"] = {1, 0, 4};
-  EXPECT_TRUE(Fails(Import(m, o), ErrorCode::kUnsupported, {"test.onnx", "'x'", "zero elements"}));
+// A zero-sized input has one value, the empty tensor: it is a constant, as
+// if given with --value (a KV cache's past at prefill, declared or through
+// --shape). A model that computes nothing else is still refused.
+TEST(OnnxImport, ZeroSizedInputIsTheEmptyConstant) {
+  auto m = MakeModel();
+  AddInput(m, "past", {1, 0, 4});
+  AddInput(m, "x", {1, 3, 4});
+  AddNode(m, "Concat", {"past", "x"}, {"present"}, "concat", {IntAttr("axis", 1)});
+  AddNode(m, "Relu", {"present"}, {"y"}, "relu");
+  AddOutput(m, "y");
+  for (bool through_shape : {false, true}) {
+    ImportOptions o;
+    if (through_shape) {  // declared symbolic, fixed to 0 by --shape
+      auto* dim = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1);
+      dim->set_dim_param("past_len");
+      o.input_shapes["past"] = {1, 0, 4};
+    }
+    auto r = Import(m, o);
+    ASSERT_OK(r);
+    ASSERT_EQ(r->graph.size(), 2);
+    EXPECT_EQ(r->graph.op(0).type, "Concat");
+    ASSERT_EQ(r->graph.op(0).inputs.size(), 1u);  // x; the empty past is a constant of 0 bytes
+    EXPECT_EQ(r->graph.op(0).inputs[0].name, "x");
+    EXPECT_EQ(r->graph.op(0).param_bytes, 0);
+    EXPECT_EQ(r->graph.op(0).outputs[0].shape, (Dims{1, 3, 4}));
+    ASSERT_EQ(r->assumptions.fixed_inputs.size(), 1u);
+    EXPECT_EQ(r->assumptions.fixed_inputs[0].name, "past");
+    EXPECT_EQ(r->assumptions.fixed_inputs[0].shape, (Dims{1, 0, 4}));
+    EXPECT_TRUE(r->assumptions.fixed_inputs[0].values.empty());
+  }
+  auto only = Tiny({1, 0, 4});  // Relu of the empty tensor: nothing left to plan
+  const auto r = Import(only);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("test.onnx"), std::string::npos) << r.status().message();
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
 }
 
 TEST(OnnxImport, RejectsEnormousTensors) {
