@@ -21,8 +21,8 @@ std::string Key(const std::string& domain, const std::string& name, const std::s
 }
 
 // Gives every call its own copy of the function, whose nodes carry the
-// call's name as a prefix; ONNX's inliner then keeps those names (it only
-// adds a suffix where a name is taken).
+// call's name as a prefix; ONNX's inliner then appends "__N" to each, which
+// RestoreNames takes off again where the name is free.
 class CallRenamer {
  public:
   explicit CallRenamer(const onnx::ModelProto& model) {
