@@ -409,8 +409,7 @@ std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& dir
 Result<CostTable> Measure(const LoadedModel& m, std::vector<Pu>& pus, const CoRunOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const std::string graph_optimization = ort::GraphOptimizationFor(m.fusion, IsQuantized(m.graph));
-  const std::string folder =
-      m.path.empty() ? std::string() : fs::absolute(fs::path(m.path)).parent_path().string();
+  const std::string& folder = m.external_data_dir;  // where ORT reads external weights
   for (Pu& pu : pus) {
     HETPLAN_ASSIGN_OR_RETURN(pu.worker, ort::PinnedWorker::Start(pu.runtime.cores));
     const ProfileOptions& r = pu.runtime;

@@ -107,10 +107,9 @@ Stats Summarise(const std::vector<double>& us) {
 
 Result<Ort::SessionOptions> MakeSessionOptions(const LoadedModel& m, const ProfileOptions& o) {
   // Sessions are created from bytes, so external data has no folder of its
-  // own: resolve it next to the model file.
-  std::string folder = m.path.empty() ? std::string() : fs::absolute(fs::path(m.path)).parent_path().string();
+  // own: the importer's, next to the model file.
   return ort::MakePuSessionOptions({o.provider, o.provider_options, o.threads, o.cores}, GraphOptimization(m),
-                                   folder);
+                                   m.external_data_dir);
 }
 
 // `warmup` untimed runs, then `runs` timed ones (µs each).

@@ -213,6 +213,7 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                         {"planned_start_us", seg.planned_start_us},
                         {"planned_finish_us", seg.planned_finish_us}});
     if (seg.unused_outputs) segments.back()["unused_outputs"] = true;
+    if (!seg.data_file.empty()) segments.back()["data_file"] = seg.data_file;
     if (seg.predicted_boundary_us > 0) segments.back()["predicted_boundary_us"] = seg.predicted_boundary_us;
     if (m.requests > 1) segments.back()["request"] = seg.request;
   }
@@ -317,6 +318,19 @@ Result<ManifestSegment> ReadSegment(const nlohmann::json& js, size_t i, const st
                  path, i, seg.device, seg.path, dir);
   }
   seg.sha256 = js.value("sha256", std::string());
+  seg.data_file = js.value("data_file", std::string());
+  if (!seg.data_file.empty()) {
+    if (fs::path(seg.data_file).is_absolute() || seg.data_file.find("..") != std::string::npos ||
+        seg.data_file.find('/') != std::string::npos) {
+      return rd.Bad(where + ".data_file", fmt::format("'{}' is not a file name inside the folder", seg.data_file));
+    }
+    if (!fs::is_regular_file(fs::path(dir) / seg.data_file, ec)) {
+      return Error(ErrorCode::kNotFound,
+                   "{}: segment {} ({}): its external weights {} are not found; re-run hetplan split "
+                   "SCHEDULE --out {} to write them",
+                   path, i, seg.device, (fs::path(dir) / seg.data_file).string(), dir);
+    }
+  }
   seg.nodes = static_cast<int>(IntOr(js, "nodes", 0));
   if (js.contains("operators") && js["operators"].is_array()) {
     for (const auto& v : js["operators"]) {

@@ -56,7 +56,7 @@ Status StartPuWorkers(const Manifest& m, const std::vector<std::string>& used, i
     HETPLAN_RETURN_IF_ERROR(ort::CheckCores(rt.cores, where + ": cores"));
     HETPLAN_ASSIGN_OR_RETURN(auto worker, ort::PinnedWorker::Start(rt.cores));
     workers->push_back(std::move(worker));
-    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, ort::MakePuSessionOptions(rt, m.graph_optimization));
+    HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, ort::MakePuSessionOptions(rt, m.graph_optimization, m.dir));
     options->push_back(std::move(so));
   }
   return Status::Ok();

@@ -448,8 +448,7 @@ class Reference {
 // The unsplit model the split outputs are checked against: the manifest's
 // (or --model's) file, the one that was split (SHA-256), with the plan's
 // assumed If branches pinned.
-Result<std::unique_ptr<Reference>> OpenReference(Ort::Env& env, const Manifest& m, const RunOptions& o,
-                                                 const Ort::SessionOptions& so) {
+Result<std::unique_ptr<Reference>> OpenReference(Ort::Env& env, const Manifest& m, const RunOptions& o, int threads) {
   std::string path = o.model_path.empty() ? m.model_file : o.model_path;
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
@@ -482,6 +481,9 @@ Result<std::unique_ptr<Reference>> OpenReference(Ort::Env& env, const Manifest& 
     }
     proto.SerializeToString(&pinned);
   }
+  // Its external weights, if any, are beside it.
+  const Ort::SessionOptions so =
+      ort::MakeSessionOptions(threads, m.graph_optimization, fs::absolute(fs::path(path), ec).parent_path().string());
   return Reference::Create(env, m, path, pinned, so);
 }
 
@@ -608,7 +610,8 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(Manifest m, LoadManifest(dir));
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const int threads = o.threads > 0 ? o.threads : m.threads;
-  Ort::SessionOptions so = ort::MakeSessionOptions(threads, m.graph_optimization);
+  // Segments are created from bytes: their external weights are in the split folder.
+  Ort::SessionOptions so = ort::MakeSessionOptions(threads, m.graph_optimization, m.dir);
 
   std::vector<std::string> bytes;
   for (const auto& seg : m.segments) {
@@ -667,7 +670,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
 
   std::unique_ptr<Reference> ref;
   if (o.reference) {
-    HETPLAN_ASSIGN_OR_RETURN(ref, OpenReference(*env, m, o, so));
+    HETPLAN_ASSIGN_OR_RETURN(ref, OpenReference(*env, m, o, threads));
   }
 
   std::vector<Timeline> timelines;

@@ -106,15 +106,6 @@ class Splitter {
   }
 
   Status Build() {
-    for (int i = 0; i < g_.initializer_size(); ++i) {
-      if (g_.initializer(i).data_location() == onnx::TensorProto::EXTERNAL) {
-        return Error(ErrorCode::kUnsupported,
-                     "{}: initializer '{}' is stored as external data, which split "
-                     "cannot copy into sub-models yet; re-save the model with its weights inside the file "
-                     "(onnx.save(model, path, save_as_external_data=False))",
-                     m_.path, g_.initializer(i).name());
-      }
-    }
     for (int i = 0; i < g_.node_size(); ++i) {
       const int s = segment_of_node_[static_cast<size_t>(i)];
       if (s >= 0) builds_[static_cast<size_t>(s)].nodes.insert(i);
@@ -157,6 +148,7 @@ class Splitter {
     return Status::Ok();
   }
 
+  const LoadedModel& model() const { return m_; }
   const std::vector<SegmentBuild>& builds() const { return builds_; }
 
   // Outputs in the order their producing nodes write them.
@@ -576,7 +568,7 @@ Status AddModelTensors(const LoadedModel& model, const Splitter& splitter, int k
 // options.check) and serialised.
 Result<std::string> SegmentBytes(const Splitter& splitter, int s, const std::string& model_name,
                                  const std::string& device, const std::string& file,
-                                 const std::string& schedule_label, const SplitOptions& options) {
+                                 const std::string& schedule_label, const SplitOptions& options, std::string* data) {
   HETPLAN_ASSIGN_OR_RETURN(
       onnx::ModelProto sub,
       splitter.SubModel(s, fmt::format("{}_segment_{}_{}", SafeName(model_name), s, SafeName(device))));
@@ -586,9 +578,16 @@ Result<std::string> SegmentBytes(const Splitter& splitter, int s, const std::str
   meta = sub.add_metadata_props();
   meta->set_key("hetplan.device");
   meta->set_value(device);
+  HETPLAN_ASSIGN_OR_RETURN(*data, GatherExternalData(&sub, splitter.model(), file + ".data"));
   if (options.check) {
     try {
-      onnx::checker::check_model(sub);
+      if (data->empty()) {
+        onnx::checker::check_model(sub);
+      } else {
+        onnx::ModelProto checked = sub;
+        DropExternalData(&checked);
+        onnx::checker::check_model(checked);
+      }
     } catch (const std::exception& e) {
       return Error(ErrorCode::kInternal,
                    "{}: segment {} ({}, {}) fails the ONNX checker: {}; this is a bug "
@@ -698,9 +697,14 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
     const SegmentPlan& sp = (*plan)[static_cast<size_t>(s)];
     const std::string& device = ps.devices[static_cast<size_t>(sp.device)].name;
     const std::string file = SegmentFileName(s, device);
+    std::string data;
     HETPLAN_ASSIGN_OR_RETURN(std::string bytes,
-                             SegmentBytes(splitter, s, mf.model_name, device, file, schedule_label, options));
+                             SegmentBytes(splitter, s, mf.model_name, device, file, schedule_label, options, &data));
     HETPLAN_ASSIGN_OR_RETURN(ManifestSegment seg, SegmentEntry(splitter, sp, ps, tr, s, file, bytes, &totals));
+    if (!data.empty()) {
+      seg.data_file = file + ".data";
+      result.data_files.emplace_back(seg.data_file, std::move(data));
+    }
     mf.segments.push_back(std::move(seg));
     if (s > 0 && (*plan)[static_cast<size_t>(s - 1)].device != sp.device) ++result.boundaries;
     result.files.emplace_back(file, std::move(bytes));
@@ -771,30 +775,6 @@ Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const st
   HETPLAN_ASSIGN_OR_RETURN(SplitResult split, SplitModel(model, schedule, schedule_path, options));
   HETPLAN_RETURN_IF_ERROR(WriteSplit(split, out_dir));
   return split;
-}
-
-Status WriteSplit(const SplitResult& split, const std::string& out_dir) {
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    return Error(ErrorCode::kIoError, "{}: cannot create the output folder ({}); choose another --out", out_dir,
-                 ec.message());
-  }
-  std::set<std::string> written;
-  for (const auto& [name, bytes] : split.files) {
-    HETPLAN_RETURN_IF_ERROR(WriteFileAtomic((fs::path(out_dir) / name).string(), bytes));
-    written.insert(name);
-  }
-  HETPLAN_RETURN_IF_ERROR(WriteManifest(split.manifest, out_dir));
-  // Segment files of an earlier split would only confuse: the manifest is the truth.
-  for (const auto& entry : fs::directory_iterator(out_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.starts_with("segment_") && name.ends_with(".onnx") && !written.count(name)) {
-      std::error_code rm;
-      fs::remove(entry.path(), rm);
-    }
-  }
-  return Status::Ok();
 }
 
 }  // namespace hetplan

@@ -26,4 +26,22 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& sc
 Result<SplitResult> SplitRequests(const LoadedModel& model, const PlanFile& schedule, int violations,
                                   const std::string& schedule_label, const SplitOptions& options);
 
+// --- external weights (split_data.cc) ------------------------------------------
+
+// Moves the external weights of `sub`, a sub-model of `model`, into one data
+// blob for the file `data_file` beside the sub-model: each external tensor's
+// bytes are read from the model's folder and appended at an offset aligned
+// to 4096 bytes (ONNX Runtime maps aligned ranges instead of copying them);
+// its entries then point there. Returns "" when `sub` has none.
+Result<std::string> GatherExternalData(onnx::ModelProto* sub, const LoadedModel& model, const std::string& data_file);
+
+// Empties every external tensor of `sub` (no data, dims [0]): a copy the
+// ONNX checker can judge before the data file is written (it looks for the
+// file relative to the working folder). The checker (not the full check)
+// judges the graph, not the weights, so nothing else is lost.
+void DropExternalData(onnx::ModelProto* sub);
+
+// Points every external tensor of `sub` at `data_file` (the same ranges).
+void RenameExternalData(onnx::ModelProto* sub, const std::string& data_file);
+
 }  // namespace hetplan::deploy_internal

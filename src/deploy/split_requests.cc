@@ -237,6 +237,15 @@ Result<nlohmann::json> MergedSegment(const SplitResult& part, const RequestSegme
   auto* prop = proto.add_metadata_props();
   prop->set_key("hetplan.request");
   prop->set_value(std::to_string(node.request));
+  // Its external weights move with it, under its new name.
+  if (seg.contains("data_file")) {
+    const std::string old_data = seg["data_file"].get<std::string>();
+    seg["data_file"] = file + ".data";
+    RenameExternalData(&proto, file + ".data");
+    for (const auto& [name, data] : part.data_files) {
+      if (name == old_data) out->data_files.emplace_back(file + ".data", data);
+    }
+  }
   std::string bytes;
   if (!proto.SerializeToString(&bytes)) {
     return Error(ErrorCode::kLimitExceeded, "{}: segment {} cannot be serialised", schedule_label, id);

@@ -215,21 +215,6 @@ Status AddConstantBytes(const BuildContext& ctx, const std::unordered_map<std::s
 // them from attributes to inputs (the reductions' axes at 18, DFT's axis at
 // 20, Pad's axes at 18, Squeeze's at 13, Slice's at 10, ...); they are not
 // counted in param_bytes, so that an operator costs the same at every opset.
-bool IsArgumentInput(const onnx::NodeProto& node, int index) {
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
-  static const std::unordered_map<std::string, std::vector<int>> kArguments = {
-      {"ReduceMean", {1}},   {"ReduceMax", {1}},      {"ReduceMin", {1}},       {"ReduceProd", {1}},
-      {"ReduceSum", {1}},    {"ReduceL1", {1}},       {"ReduceL2", {1}},        {"ReduceLogSum", {1}},
-      {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}}, {"Squeeze", {1}},    {"Unsqueeze", {1}},
-      {"Split", {1}},        {"Slice", {1, 2, 3, 4}}, {"Pad", {1, 2, 3}},      {"Resize", {1, 2, 3}},
-      {"Upsample", {1}},     {"Reshape", {1}},        {"Expand", {1}},          {"Tile", {1}},
-      {"TopK", {1}},         {"Clip", {1, 2}},        {"DFT", {1, 2}},          {"STFT", {1, 3}},
-      {"CumSum", {1}},       {"Trilu", {1}},          {"OneHot", {1}},          {"Col2Im", {1, 2}},
-      {"CenterCropPad", {1}}, {"Dropout", {1, 2}},    {"NonMaxSuppression", {2, 3, 4}},
-  };
-  auto it = kArguments.find(node.op_type());
-  return it != kArguments.end() && std::find(it->second.begin(), it->second.end(), index) != it->second.end();
-}
 
 // The nodes of unit `u` (sorted) into `op`, with the tensors they read: constants as parameter bytes, the others as
 // inputs, with an edge from the unit that produces each.
@@ -533,6 +518,22 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
     return ctx.Fail(ErrorCode::kParseError, "the graph has no operators after removing constants; nothing to plan");
   }
   return graph;
+}
+
+bool IsArgumentInput(const onnx::NodeProto& node, int index) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  static const std::unordered_map<std::string, std::vector<int>> kArguments = {
+      {"ReduceMean", {1}},   {"ReduceMax", {1}},      {"ReduceMin", {1}},       {"ReduceProd", {1}},
+      {"ReduceSum", {1}},    {"ReduceL1", {1}},       {"ReduceL2", {1}},        {"ReduceLogSum", {1}},
+      {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}}, {"Squeeze", {1}},    {"Unsqueeze", {1}},
+      {"Split", {1}},        {"Slice", {1, 2, 3, 4}}, {"Pad", {1, 2, 3}},      {"Resize", {1, 2, 3}},
+      {"Upsample", {1}},     {"Reshape", {1}},        {"Expand", {1}},          {"Tile", {1}},
+      {"TopK", {1}},         {"Clip", {1, 2}},        {"DFT", {1, 2}},          {"STFT", {1, 3}},
+      {"CumSum", {1}},       {"Trilu", {1}},          {"OneHot", {1}},          {"Col2Im", {1, 2}},
+      {"CenterCropPad", {1}}, {"Dropout", {1, 2}},    {"NonMaxSuppression", {2, 3, 4}},
+  };
+  auto it = kArguments.find(node.op_type());
+  return it != kArguments.end() && std::find(it->second.begin(), it->second.end(), index) != it->second.end();
 }
 
 }  // namespace hetplan::internal

@@ -89,4 +89,9 @@ struct TensorFacts {
 Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGroup>& groups,
                                const TensorFacts& facts);
 
+// Whether input `index` of `node` is an argument (axes, pads, a shape, sizes,
+// bounds) rather than data: read by shape inference and folding, never counted
+// as parameter bytes, and read from external data at import.
+bool IsArgumentInput(const onnx::NodeProto& node, int index);
+
 }  // namespace hetplan::internal

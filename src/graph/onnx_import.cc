@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <queue>
 #include <set>
@@ -584,7 +585,7 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
   // every call becomes its nodes, named after the call, before anything reads them.
   HETPLAN_RETURN_IF_ERROR(internal::InlineModelFunctions(model_.get(), label_));
   HETPLAN_RETURN_IF_ERROR(CheckStructure());
-  HETPLAN_RETURN_IF_ERROR(CheckExternalData());
+  HETPLAN_RETURN_IF_ERROR(ResolveExternalData());
   HETPLAN_RETURN_IF_ERROR(CheckTensorData());
   HETPLAN_RETURN_IF_ERROR(FixInputShapes());
   HETPLAN_RETURN_IF_ERROR(TopologicalSort());
@@ -611,7 +612,12 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
   auto graph = BuildGraph();
   if (!graph.ok()) return graph.status();
   LoadedModel m{std::move(graph).value(), model_, label_, Sha256Hex(bytes), original_nodes_,
-                folded_nodes_, options_.fusion, {}};
+                folded_nodes_, options_.fusion, {}, 0, 0, {}};
+  if (external_tensors_ > 0) {
+    m.external_data_dir = options_.external_data_dir;
+    m.external_tensors = external_tensors_;
+    m.external_bytes = external_bytes_;
+  }
   m.assumptions.input_shapes = options_.input_shapes;
   m.assumptions.fixed_inputs = fixed_inputs_;
   m.assumptions.branches = branches_;
@@ -653,7 +659,13 @@ Result<LoadedModel> LoadOnnxModel(const std::string& path, const ImportOptions& 
     }
     return bytes.status();
   }
-  return LoadOnnxModelFromBytes(*bytes, path, options);
+  ImportOptions o = options;
+  if (o.external_data_dir.empty()) {
+    std::error_code ec;
+    const auto abs = std::filesystem::absolute(std::filesystem::path(path), ec);
+    o.external_data_dir = (ec ? std::filesystem::path(path) : abs).parent_path().string();
+  }
+  return LoadOnnxModelFromBytes(*bytes, path, o);
 }
 
 }  // namespace hetplan

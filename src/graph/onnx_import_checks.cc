@@ -5,6 +5,7 @@
 #include "graph/onnx_importer.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,6 +15,7 @@
 #include "graph/domains.h"
 #include "graph/graph_builder.h"
 #include "graph/shape_errors.h"
+#include "hetplan/graph/external_data.h"
 #include "hetplan/util/utf8.h"
 
 namespace hetplan {
@@ -143,33 +145,60 @@ Status Importer::CheckStructure() {
   return Status::Ok();
 }
 
-// External data is never read (the planner needs shapes, not weights), but a
-// reference that escapes the model's directory is refused outright.
-Status Importer::CheckExternalData() {
-  auto check = [&](const onnx::TensorProto& t) -> Status {
-    if (t.data_location() != onnx::TensorProto::EXTERNAL) return Status::Ok();
-    for (const auto& kv : t.external_data()) {
-      if (kv.key() != "location") continue;
-      const std::string& loc = kv.value();
-      bool escapes = loc.empty() || loc[0] == '/' || loc.find("..") != std::string::npos ||
-                     loc.find('\\') != std::string::npos || loc.find(':') != std::string::npos;
-      if (escapes) {
-        return Fail(ErrorCode::kUnsupported,
-                    fmt::format("initializer '{}' points to external data at '{}', outside the "
-                                "model's folder; refusing to follow it (keep external data next to "
-                                "the model)",
-                                t.name(), loc));
+// External data: every reference is checked from its entries (inside the
+// model's folder, the length the tensor needs). The tensors shape inference
+// and folding read are read into the model: the arguments (axes, pads,
+// shapes, sizes) and the small integer tensors (indices). The weights stay in
+// their file, which the importer never opens: ONNX Runtime reads them when it
+// profiles or runs, split when it copies them, and a plan from analytical
+// costs needs no data file at all.
+Status Importer::ResolveExternalData() {
+  constexpr int64_t kSmallIntegerBytes = 64 << 10;
+  const std::string& dir = options_.external_data_dir;
+  std::unordered_set<std::string> arguments;
+  std::function<void(const onnx::GraphProto&)> collect = [&](const onnx::GraphProto& g) {
+    for (const auto& n : g.node()) {
+      for (int k = 0; k < n.input_size(); ++k) {
+        if (IsArgumentInput(n, k)) arguments.insert(n.input(k));
+      }
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) collect(a.g());
+        for (const auto& sg : a.graphs()) collect(sg);
+      }
+    }
+  };
+  collect(model_->graph());
+  auto resolve = [&](onnx::TensorProto* t, const std::string& what) -> Status {
+    if (t->data_location() != onnx::TensorProto::EXTERNAL) return Status::Ok();
+    HETPLAN_ASSIGN_OR_RETURN(ExternalRange r, ExternalRangeOf(*t, label_, what));
+    const bool integer = t->data_type() == onnx::TensorProto::INT64 || t->data_type() == onnx::TensorProto::INT32;
+    if (!arguments.count(t->name()) && !(integer && r.length <= kSmallIntegerBytes)) {
+      ++external_tensors_;
+      external_bytes_ += std::max<int64_t>(r.length, 0);
+      return Status::Ok();
+    }
+    HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadExternalTensor(*t, dir, label_, what));
+    t->set_raw_data(std::move(bytes));
+    t->clear_external_data();
+    t->set_data_location(onnx::TensorProto::DEFAULT);
+    return Status::Ok();
+  };
+  std::function<Status(onnx::GraphProto*)> walk = [&](onnx::GraphProto* g) -> Status {
+    for (auto& t : *g->mutable_initializer()) {
+      HETPLAN_RETURN_IF_ERROR(resolve(&t, fmt::format("initializer '{}'", t.name())));
+    }
+    for (auto& n : *g->mutable_node()) {
+      for (auto& a : *n.mutable_attribute()) {
+        const std::string what = fmt::format("attribute '{}' of node '{}'", a.name(), n.name());
+        if (a.has_t()) HETPLAN_RETURN_IF_ERROR(resolve(a.mutable_t(), what));
+        for (auto& t : *a.mutable_tensors()) HETPLAN_RETURN_IF_ERROR(resolve(&t, what));
+        if (a.has_g()) HETPLAN_RETURN_IF_ERROR(walk(a.mutable_g()));
+        for (auto& sg : *a.mutable_graphs()) HETPLAN_RETURN_IF_ERROR(walk(&sg));
       }
     }
     return Status::Ok();
   };
-  for (const auto& t : model_->graph().initializer()) HETPLAN_RETURN_IF_ERROR(check(t));
-  for (const auto& n : model_->graph().node()) {
-    for (const auto& a : n.attribute()) {
-      if (a.has_t()) HETPLAN_RETURN_IF_ERROR(check(a.t()));
-    }
-  }
-  return Status::Ok();
+  return walk(model_->mutable_graph());
 }
 
 // A tensor stored in the file whose data disagrees with its dims is corrupt

@@ -42,7 +42,7 @@ class Importer {
  private:
   Status Parse(std::string_view bytes);
   Status CheckStructure();
-  Status CheckExternalData();
+  Status ResolveExternalData();
   Status CheckTensorData();
   Status FixInputShapes();
   // The stages of FixInputShapes: a negative dim_value becomes unknown; --shape
@@ -73,6 +73,8 @@ class Importer {
   std::shared_ptr<onnx::ModelProto> model_ = std::make_shared<onnx::ModelProto>();
   int original_nodes_ = 0;
   int folded_nodes_ = 0;
+  int external_tensors_ = 0;  // left in their data file
+  int64_t external_bytes_ = 0;
   std::unordered_set<std::string> initializer_names_;
   // name → static shape and dtype of every tensor with a fully known shape
   std::unordered_map<std::string, std::vector<int64_t>> shapes_;

@@ -113,6 +113,10 @@ std::string GraphSummaryText(const LoadedModel& m) {
   out += fmt::format("fusion     {}\n", ToString(m.fusion));
   out += fmt::format("ONNX nodes {} ({} folded into constants)\n", m.onnx_nodes,
                      m.folded_nodes);
+  if (m.external_tensors > 0) {
+    out += fmt::format("weights    {} tensors ({:.1f} MiB) in external data, read by ONNX Runtime from {}\n",
+                       m.external_tensors, static_cast<double>(m.external_bytes) / (1 << 20), m.external_data_dir);
+  }
   out += fmt::format("operators  {}   edges {}   parallel pairs |P| {}\n", s.operators, s.edges,
                      s.parallel_pairs);
   out += fmt::format("phases     {} ({} parallel, up to {} branches)\n", s.phases, s.parallel_phases,

@@ -365,6 +365,20 @@ def onnx_files():
         m = tiny()
         external(m.graph.initializer[0], location)
         files[name] = m.SerializeToString()
+    # A shape argument in external data (read at import) whose data file is
+    # shorter than the tensor; a weight whose declared length is not its size.
+    target = helper.make_tensor("target", TensorProto.INT64, [2], [1, 24])
+    external(target, "external_truncated.bin")
+    files["external_truncated.onnx"] = model(
+        [helper.make_node("Reshape", ["x", "target"], ["flat"], name="reshape"),
+         helper.make_node("Relu", ["flat"], ["y"], name="relu")],
+        [tensor_in("x", [1, 4, 6])], [tensor_out("y")], [target]).SerializeToString()
+    files["external_truncated.bin"] = bytes(4)
+    m = tiny()
+    external(m.graph.initializer[0], "w0.bin")
+    kv = m.graph.initializer[0].external_data.add()
+    kv.key, kv.value = "length", "7"
+    files["external_length.onnx"] = m.SerializeToString()
 
     # A node name that is not UTF-8 (protobuf does not check ONNX's proto2 strings).
     files["name_not_utf8.onnx"] = good_bytes.replace(b"relu0", b"rel\xff0")

@@ -65,6 +65,9 @@ const std::vector<ModelCase>& Cases() {
       {"kv_decode", "kv_decoder.onnx",
        {"--shape", "hidden_states=1x1x64", "--shape", "past_key_values.0.key=1x4x8x16", "--shape",
         "past_key_values.0.value=1x4x8x16"}},
+      // Every tensor in a .onnx.data file, the arguments too.
+      {"external_transformer", "external_transformer.onnx", {}},
+      {"external_forms", "external_forms.onnx", {}},
   };
   return cases;
 }
@@ -277,6 +280,27 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
                 std::string::npos)
           << part.out;
     }
+    if (c.name.starts_with("external_")) {  // the weights stayed external: a data file beside each sub-model
+      int data_files = 0;
+      for (const auto& seg : manifest["segments"]) {
+        if (!seg.contains("data_file")) continue;
+        ++data_files;
+        EXPECT_EQ(seg["data_file"], seg["file"].get<std::string>() + ".data");
+        EXPECT_TRUE(fs::is_regular_file(fs::path(split_dir) / seg["data_file"].get<std::string>()));
+      }
+      EXPECT_GT(data_files, 0) << manifest.dump();
+      // Without the model's data file split cannot copy them: one line naming the file and the fix.
+      const fs::path data = File(c.file + ".data"), moved = work / (c.name + ".data.moved");
+      fs::rename(data, moved);
+      auto missing = RunHetplan({"split", schedule, "--out", work / (c.name + "_split_missing")});
+      fs::rename(moved, data);
+      EXPECT_EQ(missing.exit_code, 1);
+      EXPECT_NE(missing.err.find("is stored as external data in '" + c.file + ".data', which is not beside the model"),
+                std::string::npos)
+          << missing.err;
+      EXPECT_NE(missing.err.find("copy the model's data file next to it"), std::string::npos) << missing.err;
+      EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+    }
     if (c.name == "local_functions") {  // inlined: each operator named after the call it came from
       std::set<std::string> names;
       for (const auto& op : s["operators"]) names.insert(op["name"].get<std::string>());
@@ -341,9 +365,10 @@ std::string ExposeAll(onnx::ModelProto m, const std::map<std::string, int32_t>& 
 // others are random floats / zero integers of the shapes given.
 std::map<std::string, std::vector<int64_t>> OrtShapes(const std::string& bytes,
                                                       const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                                                      const std::vector<FixedInput>& values) {
+                                                      const std::vector<FixedInput>& values, const fs::path& folder) {
   Ort::SessionOptions so;
   so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_DISABLE_ALL);
+  so.AddConfigEntry("session.model_external_initializers_file_folder_path", folder.c_str());  // external data
   so.SetIntraOpNumThreads(1);
   Ort::Session session(Env(), bytes.data(), bytes.size(), so);
   Ort::AllocatorWithDefaultOptions alloc;
@@ -417,7 +442,7 @@ TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
     }
     ASSERT_GT(mine.size(), 3u);
     // ONNX Runtime running the imported model, every tensor an output.
-    const auto ort_imported = OrtShapes(ExposeAll(*m->model, types), options.input_shapes, {});
+    const auto ort_imported = OrtShapes(ExposeAll(*m->model, types), options.input_shapes, {}, dir_->path);
     int compared = 0;
     for (const auto& [name, dims] : mine) {
       if (graph_inputs.count(name)) continue;  // given, not computed
@@ -435,7 +460,8 @@ TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
       if (b.assumed) assumed[b.node] = b.then;
     }
     ASSERT_TRUE(PinIfBranches(&original, assumed).ok());
-    const auto ort_original = OrtShapes(ExposeAll(original, types), options.input_shapes, m->assumptions.fixed_inputs);
+    const auto ort_original = OrtShapes(ExposeAll(original, types), options.input_shapes, m->assumptions.fixed_inputs,
+                                        dir_->path);
     int in_original = 0;
     for (const auto& [name, dims] : ort_original) {
       auto it = mine.find(name);
@@ -485,6 +511,40 @@ TEST_F(Exporters, IntegerOperatorsArePricedAtTheIntegerPeak) {
       EXPECT_FALSE(without->supported(op.id, 2)) << op.name;
     }
   }
+}
+
+// Import reads from a .onnx.data file only what shape inference and folding
+// need (the arguments: pads, axes, sizes); the weights stay there, counted
+// from their dims, and the graph is the one of the same model with its
+// tensors inside. (ONNX Runtime 1.29 refuses this file: its shape inference
+// does not read external arguments.)
+TEST_F(Exporters, ExternalDataImportReadsTheArgumentsNotTheWeights) {
+  auto inside = LoadOnnxModel(File("opset21_forms.onnx"), {});
+  auto external = LoadOnnxModel(File("external_arguments.onnx"), {});
+  ASSERT_TRUE(inside.ok()) << inside.status().message();
+  ASSERT_TRUE(external.ok()) << external.status().message();
+  EXPECT_EQ(inside->external_tensors, 0);
+  EXPECT_EQ(external->external_tensors, 6);  // w1, b1, gn_scale, gn_bias, w2, b2
+  EXPECT_EQ(external->external_bytes, (8 * 8 * 3 * 3 + 8 + 8 + 8 + 8 * 8 + 8) * 4);
+  EXPECT_EQ(external->external_data_dir, fs::absolute(dir_->path).string());
+  for (const auto& t : external->model->graph().initializer()) {
+    const bool argument = t.data_type() == onnx::TensorProto::INT64;
+    EXPECT_EQ(t.data_location() == onnx::TensorProto::EXTERNAL, !argument) << t.name();
+    if (argument) {
+      EXPECT_EQ(t.raw_data().size(), 8u * static_cast<size_t>(t.dims(0))) << t.name();
+    }
+  }
+  ASSERT_EQ(inside->graph.size(), external->graph.size());
+  for (int v = 0; v < inside->graph.size(); ++v) {
+    EXPECT_EQ(inside->graph.op(v).name, external->graph.op(v).name);
+    EXPECT_EQ(inside->graph.op(v).param_bytes, external->graph.op(v).param_bytes) << inside->graph.op(v).name;
+    EXPECT_EQ(inside->graph.op(v).macs, external->graph.op(v).macs) << inside->graph.op(v).name;
+  }
+  // From bytes there is no folder to read the arguments from: one line that says so.
+  auto bytes = LoadOnnxModelFromBytes(ReadText(File("external_arguments.onnx")), "external_arguments.onnx", {});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("the model was given without its folder"), std::string::npos)
+      << bytes.status().message();
 }
 
 // The options a user would give are needed, and each error names the fix.

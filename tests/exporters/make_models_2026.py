@@ -34,6 +34,16 @@ Each model (none needs an option):
                           past_key_values.0.key=1x4x0x16 (and .value): the
                           past is empty; decode: hidden_states=1x1x64 and a
                           past of 8 (1x4x8x16).
+  external_transformer.onnx (+ .onnx.data)  opset23_transformer with every
+                          tensor in external data (size_threshold=0), the
+                          int64 position ids too.
+  external_forms.onnx (+ .onnx.data)  opset21_forms saved as onnx.save does
+                          by default (size_threshold=1024): the larger
+                          weights external, the arguments inside.
+  external_arguments.onnx (+ .onnx.data)  opset21_forms with every tensor
+                          external, the arguments (pads, axes, sizes) too:
+                          import reads them; ONNX Runtime 1.29 itself refuses
+                          the file ("Cannot parse data from external tensors").
 """
 
 import argparse
@@ -195,6 +205,15 @@ def kv_decoder_model(out):
     save(out, "kv_decoder", nodes, [x] + past, [y] + present, inits, 18)
 
 
+def external_copies(out):
+    for source, name, threshold in (("opset23_transformer", "external_transformer", 0),
+                                    ("opset21_forms", "external_forms", 1024),
+                                    ("opset21_forms", "external_arguments", 0)):
+        model = onnx.load(os.path.join(out, source + ".onnx"))
+        onnx.save(model, os.path.join(out, name + ".onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
+                  location=name + ".onnx.data", size_threshold=threshold)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
@@ -206,6 +225,7 @@ def main():
     transformer_model(args.out)
     functions_model(args.out)
     kv_decoder_model(args.out)
+    external_copies(args.out)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Writes fuzz seeds from zoo models: each model with its weights turned into
 external-data references (dims and dtypes kept, no data), so that the whole
-graph structure of a real model fits in a few hundred KiB. The importer never
-opens external data (it only sizes tensors), so these seeds import like the
-real model.
+graph structure of a real model fits in a few hundred KiB. The importer
+opens no weights' external data (it only sizes them), so these seeds import
+like the real model; the integer tensors and the tiny ones (shapes, axes,
+Resize scales), which it would read, keep their data.
 
     /usr/bin/python3 tests/fuzz/zoo_seeds.py --out DIR MODEL.onnx...
 """
@@ -15,8 +16,13 @@ import onnx
 from onnx import TensorProto
 
 
+KEEP = (TensorProto.INT64, TensorProto.INT32)
+
+
 def strip(m):
     for t in m.graph.initializer:
+        if t.data_type in KEEP or len(t.SerializeToString()) <= 256:
+            continue
         for f in ("float_data", "int32_data", "int64_data", "double_data", "uint64_data", "raw_data"):
             t.ClearField(f)
         del t.external_data[:]

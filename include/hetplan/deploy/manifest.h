@@ -64,6 +64,8 @@ struct ManifestSegment {
   std::string file;      // relative to the manifest's folder
   std::string path;      // resolved (LoadManifest)
   std::string sha256;
+  // Its external weights, beside it (the model's were external data); "" when none.
+  std::string data_file;
   std::vector<int> operators;  // operator ids, the schedule's
   int nodes = 0;               // ONNX nodes in the file
   std::vector<ManifestTensor> inputs, outputs;

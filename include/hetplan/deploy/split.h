@@ -79,6 +79,9 @@ struct SplitOptions {
 struct SplitResult {
   nlohmann::json manifest;                                 // DIR/manifest.json
   std::vector<std::pair<std::string, std::string>> files;  // (file name, serialised ONNX), per segment
+  // (file name, external weights) of the segments whose weights were the
+  // model's external data (ManifestSegment::data_file).
+  std::vector<std::pair<std::string, std::string>> data_files;
   int segments = 0;
   int boundaries = 0;  // consecutive segments (in execution order) on different PUs
 };

@@ -46,6 +46,10 @@ struct ImportOptions {
   int64_t max_file_bytes = int64_t{4} << 30;
   int max_operators = 100000;
   int64_t max_tensor_elements = int64_t{1} << 34;
+  // The folder external data is read from (graph/external_data.h):
+  // LoadOnnxModel's default is the model file's; from bytes, none, and a
+  // model with external data is refused.
+  std::string external_data_dir;
 };
 
 // Parses "input=1x3x224x224" into (name, dims).
@@ -96,6 +100,12 @@ struct LoadedModel {
   int onnx_nodes = 0;      // nodes in the file's main graph
   int folded_nodes = 0;    // nodes removed by constant folding
   FusionLevel fusion = FusionLevel::kNone;
+  // Weights left in external data files (graph/external_data.h): their
+  // folder, where ONNX Runtime reads them; empty when every tensor is in
+  // the model.
+  std::string external_data_dir;
+  int external_tensors = 0;
+  int64_t external_bytes = 0;
   // What the model was imported with, so that a plan can record it and
   // split/run need none of it repeated.
   PlanAssumptions assumptions;
