@@ -130,6 +130,10 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
                                       po.cores.empty() ? std::string()
                                                        : fmt::format(", pinned to core{} {}", po.cores.size() == 1 ? "" : "s",
                                                                      fmt::join(po.cores, ","))));
+      if (t->meta.count("profiled_on")) {
+        out.notes.push_back(fmt::format("{}: measured on a {} of the model, not in its own types: {}", pu.name,
+                                        Meta(*t, "profiled_on", ""), Meta(*t, "profiled_on_reason", "")));
+      }
       if (std::string w = ProfileStabilityWarning(*t, pu.name); !w.empty()) out.notes.push_back("warning: " + w);
       out.run_notes.push_back(fmt::format("{}: profile cache {}", pu.name, Meta(*t, "cache", "off")));
       out.sources.tables[pu.name] = *t;

@@ -194,6 +194,7 @@ void RegisterRun(CLI::App& app) {
           " %.1f µs schedule makespan\n",
           r->estimated_us, r->predicted_sequential_us, r->predicted_makespan_us);
     }
+    if (!r->types_note.empty()) std::printf("types      %s\n", r->types_note.c_str());
     if (!r->reference_checked) {
       std::printf("outputs    not checked (--no-reference)\n");
       return 0;

@@ -42,7 +42,7 @@ CimLayout CimLayoutOf(const Operator& op, const CimParams& p) {
   // A weight's cells (bit slices, differential signs): adjacent columns, or
   // copies of the whole tiling in crossbars of their own.
   const bool adjacent = p.slice_mapping == SliceMapping::kColumns;
-  l.cols = adjacent ? SatMul(op.weight_cols, p.CellsPerWeight()) : op.weight_cols;
+  l.cols = adjacent ? SatMul(op.weight_cols, p.CellsPerWeight(op.weight_bits)) : op.weight_cols;
   const int64_t groups = Groups(op);
   if (groups > 1) {
     if (p.grouped_conv == GroupedConvMapping::kBlockDiagonal) {
@@ -53,7 +53,7 @@ CimLayout CimLayoutOf(const Operator& op, const CimParams& p) {
   }
   l.row_tiles = CeilDiv(l.rows, std::max<int64_t>(p.crossbar_rows, 1));
   l.col_tiles = CeilDiv(l.cols, std::max<int64_t>(p.crossbar_cols, 1));
-  l.copies = SatMul(adjacent ? 1 : p.CellsPerWeight(), std::max<int64_t>(op.directions, 1));
+  l.copies = SatMul(adjacent ? 1 : p.CellsPerWeight(op.weight_bits), std::max<int64_t>(op.directions, 1));
   return l;
 }
 

@@ -39,6 +39,7 @@
 
 #include "ort/pinning.h"
 #include "ort/session.h"
+#include "hetplan/graph/float32_copy.h"
 #include "hetplan/graph/quantization.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
@@ -287,6 +288,25 @@ void RecordMeta(const LoadedModel& m, const std::string& pu_name, const ProfileO
 int EndRuns(const ProfileOptions& o) { return std::min(ModelRuns(o), std::max(5, ModelRuns(o) / 5)); }
 int EndWarmup(const ProfileOptions& o) { return std::min(o.warmup, 3); }
 
+Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o);
+
+// ONNX Runtime has no kernel for the model's type (bfloat16: its CPU
+// provider has none but data movement): the table of a float32 copy, which
+// says so; nullopt when the model has no bfloat16 (the refusal stands).
+Result<std::optional<CostTable>> MeasureFloat32Copy(const LoadedModel& m, const std::string& pu_name,
+                                                    const ProfileOptions& o, const Status& refusal) {
+  auto proto = std::make_shared<onnx::ModelProto>(*m.model);
+  HETPLAN_ASSIGN_OR_RETURN(bool converted, Bfloat16ToFloat32(proto.get(), m.external_data_dir, m.path));
+  if (!converted) return std::optional<CostTable>();
+  LoadedModel copy = m;
+  copy.model = std::move(proto);
+  HETPLAN_ASSIGN_OR_RETURN(CostTable t32, Measure(copy, pu_name, o));
+  t32.meta["profiled_on"] = "float32 copy";
+  t32.meta["profiled_on_reason"] = fmt::format("ONNX Runtime {} has no CPU kernel for the model's bfloat16 ({})",
+                                               OnnxRuntimeVersion(), OneLine(refusal.message()));
+  return std::optional<CostTable>(std::move(t32));
+}
+
 Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const OpGraph& g = m.graph;
@@ -303,6 +323,10 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   HETPLAN_ASSIGN_OR_RETURN(std::string whole, WholeModelBytes(m));
   HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions plain_so, MakeSessionOptions(m, o));
   auto plain = Runner::Create(*env, whole, plain_so, kSeed);
+  if (!plain.ok() && IsMissingKernel(plain.status().message())) {
+    HETPLAN_ASSIGN_OR_RETURN(std::optional<CostTable> t32, MeasureFloat32Copy(m, pu_name, o, plain.status()));
+    if (t32) return std::move(*t32);
+  }
   if (!plain.ok()) {
     return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime {} cannot load the model: {}; the model "
                  "needs an operator, type or opset this ONNX Runtime has no CPU kernel for",

@@ -448,7 +448,8 @@ class Reference {
 // The unsplit model the split outputs are checked against: the manifest's
 // (or --model's) file, the one that was split (SHA-256), with the plan's
 // assumed If branches pinned.
-Result<std::unique_ptr<Reference>> OpenReference(Ort::Env& env, const Manifest& m, const RunOptions& o, int threads) {
+Result<std::unique_ptr<Reference>> OpenReference(Ort::Env& env, const Manifest& m, const RunOptions& o, int threads,
+                                                 bool as_float32) {
   std::string path = o.model_path.empty() ? m.model_file : o.model_path;
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
@@ -482,8 +483,11 @@ Result<std::unique_ptr<Reference>> OpenReference(Ort::Env& env, const Manifest& 
     proto.SerializeToString(&pinned);
   }
   // Its external weights, if any, are beside it.
-  const Ort::SessionOptions so =
-      ort::MakeSessionOptions(threads, m.graph_optimization, fs::absolute(fs::path(path), ec).parent_path().string());
+  const std::string folder = fs::absolute(fs::path(path), ec).parent_path().string();
+  if (as_float32) {
+    HETPLAN_ASSIGN_OR_RETURN(pinned, Float32Bytes(pinned.empty() ? model_bytes : pinned, folder, path));
+  }
+  const Ort::SessionOptions so = ort::MakeSessionOptions(threads, m.graph_optimization, folder);
   return Reference::Create(env, m, path, pinned, so);
 }
 
@@ -624,6 +628,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
     }
     bytes.push_back(std::move(b));
   }
+  HETPLAN_ASSIGN_OR_RETURN(const std::string types_note, Float32Fallback(*env, &m, &bytes, so));
 
   // Inputs, made once: the same values feed the split and the unsplit model.
   const std::vector<Ort::Value> input_list = MakeInputs(m, o.seed);
@@ -638,6 +643,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   r.threads = threads;
   r.cpu = CpuModelName();
   r.runtime = "onnxruntime " + OnnxRuntimeVersion();
+  r.types_note = types_note;
   r.rtol = o.rtol;
   r.atol = o.atol;
 
@@ -670,7 +676,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
 
   std::unique_ptr<Reference> ref;
   if (o.reference) {
-    HETPLAN_ASSIGN_OR_RETURN(ref, OpenReference(*env, m, o, threads));
+    HETPLAN_ASSIGN_OR_RETURN(ref, OpenReference(*env, m, o, threads, !types_note.empty()));
   }
 
   std::vector<Timeline> timelines;

@@ -38,6 +38,20 @@ Buffer ToBuffer(const Ort::Value& v);
 Result<Ort::Session> CreateSession(Ort::Env& env, const Manifest& m, const ManifestSegment& seg,
                                    const std::string& bytes, const Ort::SessionOptions& so);
 
+// --- bfloat16 plans (run_float32.cc) ----------------------------------------------
+
+// `bytes` (a model) with every bfloat16 as float32 (graph/float32_copy.h).
+Result<std::string> Float32Bytes(const std::string& bytes, const std::string& external_data_dir,
+                                 const std::string& label);
+
+// ONNX Runtime's CPU provider has no bfloat16 kernels: when a segment with
+// bfloat16 tensors cannot load for that, every segment runs as a float32
+// copy (`bytes` replaced, `m`'s bfloat16 tensors made float32), as the
+// unsplit model then must (OpenReference). Returns the note that says so;
+// "" when the plan runs in its own types.
+Result<std::string> Float32Fallback(Ort::Env& env, Manifest* m, std::vector<std::string>* bytes,
+                                    const Ort::SessionOptions& so);
+
 // One pass over all segments.
 struct Timeline {
   std::vector<double> run_us;  // per segment

@@ -191,6 +191,7 @@ nlohmann::json RunReportToJson(const RunReport& r) {
   j["threads"] = r.threads;
   j["cpu"] = r.cpu;
   j["runtime"] = r.runtime;
+  if (!r.types_note.empty()) j["types_note"] = r.types_note;
   auto& segs = j["segments"] = nlohmann::json::array();
   for (const auto& s : r.segments) {
     segs.push_back({{"id", s.id},

@@ -8,17 +8,18 @@ namespace {
 struct DtypeRow {
   std::string_view name;
   int32_t type;
-  int64_t bytes;
+  int64_t bits;
 };
 
 constexpr DtypeRow kDtypes[] = {
-    {"float32", onnx::TensorProto::FLOAT, 4},   {"float64", onnx::TensorProto::DOUBLE, 8},
-    {"float16", onnx::TensorProto::FLOAT16, 2}, {"bfloat16", onnx::TensorProto::BFLOAT16, 2},
-    {"int64", onnx::TensorProto::INT64, 8},     {"int32", onnx::TensorProto::INT32, 4},
-    {"int16", onnx::TensorProto::INT16, 2},     {"int8", onnx::TensorProto::INT8, 1},
-    {"uint64", onnx::TensorProto::UINT64, 8},   {"uint32", onnx::TensorProto::UINT32, 4},
-    {"uint16", onnx::TensorProto::UINT16, 2},   {"uint8", onnx::TensorProto::UINT8, 1},
-    {"bool", onnx::TensorProto::BOOL, 1}};
+    {"float32", onnx::TensorProto::FLOAT, 32},   {"float64", onnx::TensorProto::DOUBLE, 64},
+    {"float16", onnx::TensorProto::FLOAT16, 16}, {"bfloat16", onnx::TensorProto::BFLOAT16, 16},
+    {"int64", onnx::TensorProto::INT64, 64},     {"int32", onnx::TensorProto::INT32, 32},
+    {"int16", onnx::TensorProto::INT16, 16},     {"int8", onnx::TensorProto::INT8, 8},
+    {"uint64", onnx::TensorProto::UINT64, 64},   {"uint32", onnx::TensorProto::UINT32, 32},
+    {"uint16", onnx::TensorProto::UINT16, 16},   {"uint8", onnx::TensorProto::UINT8, 8},
+    {"bool", onnx::TensorProto::BOOL, 8},        {"int4", onnx::TensorProto::INT4, 4},
+    {"uint4", onnx::TensorProto::UINT4, 4}};
 
 const DtypeRow* Find(int32_t type) {
   for (const DtypeRow& d : kDtypes) {
@@ -43,7 +44,17 @@ int32_t DtypeFromName(std::string_view name) {
 
 int64_t DtypeBytes(int32_t elem_type) {
   const DtypeRow* d = Find(elem_type);
-  return d == nullptr ? 0 : d->bytes;
+  return d == nullptr ? 0 : (d->bits + 7) / 8;
+}
+
+int64_t DtypeBits(int32_t elem_type) {
+  const DtypeRow* d = Find(elem_type);
+  return d == nullptr ? 0 : d->bits;
+}
+
+int64_t DtypeStorageBytes(int32_t elem_type, int64_t elements) {
+  const DtypeRow* d = Find(elem_type);
+  return d == nullptr ? 0 : (elements / 8) * d->bits + ((elements % 8) * d->bits + 7) / 8;
 }
 
 bool IsFloatingDtype(int32_t elem_type) {

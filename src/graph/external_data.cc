@@ -19,9 +19,9 @@ namespace fs = std::filesystem;
 // the others (strings, which ONNX never stores externally, and unknown types).
 int64_t ElementBits(int32_t type) {
   using T = onnx::TensorProto;
-  if (const int64_t bytes = DtypeBytes(type); bytes > 0) return 8 * bytes;
+  if (const int64_t bits = DtypeBits(type); bits > 0) return bits;
   switch (type) {
-    case T::INT4: case T::UINT4: case T::FLOAT4E2M1: return 4;
+    case T::FLOAT4E2M1: return 4;
     case T::FLOAT8E4M3FN: case T::FLOAT8E4M3FNUZ: case T::FLOAT8E5M2: case T::FLOAT8E5M2FNUZ: return 8;
     case T::COMPLEX64: return 64;
     case T::COMPLEX128: return 128;

@@ -204,7 +204,9 @@ Status AddConstantBytes(const BuildContext& ctx, const std::unordered_map<std::s
         e *= std::max<int64_t>(d, 0);  // an empty constant (a 0 dim) stores nothing
       }
       auto dt = ctx.dtypes.find(c);
-      op->param_bytes += e * TensorElementBytes(dt == ctx.dtypes.end() ? onnx::TensorProto::FLOAT : dt->second);
+      const int32_t type = dt == ctx.dtypes.end() ? onnx::TensorProto::FLOAT : dt->second;
+      // Packed as stored (two int4 in a byte); a type without a width counts a byte per element.
+      op->param_bytes += DtypeBits(type) > 0 ? DtypeStorageBytes(type, e) : e * TensorElementBytes(type);
     }
   }
   return Status::Ok();
@@ -417,6 +419,24 @@ Status SetMatrixView(const BuildContext& ctx, const onnx::NodeProto& main, int m
   return Status::Ok();
 }
 
+// Bits of one stored weight of the product `main`, when it is stored as
+// integers: its DequantizeLinear's input (QDQ), the integer weight of
+// QLinearConv/MatMulInteger, MatMulNBits' `bits`; 0 for a float weight.
+int64_t WeightBits(const BuildContext& ctx, const std::unordered_map<std::string, int>& dequantized,
+                   const onnx::NodeProto& main) {
+  if (main.domain() == "com.microsoft" && main.op_type() == "MatMulNBits") return AttrInt(main, "bits", 4);
+  const bool standard_domain = main.domain().empty() || main.domain() == "ai.onnx";
+  const std::optional<MatrixOperands> operands = standard_domain ? MatrixOperandsOf(main.op_type()) : std::nullopt;
+  const int wi = operands ? operands->weight : 1;
+  if (main.input_size() <= wi || main.input(wi).empty()) return 0;
+  std::string w = ctx.roles.Resolve(main.input(wi));
+  if (auto dq = dequantized.find(w); dq != dequantized.end() && ctx.g.node(dq->second).input_size() > 0) {
+    w = ctx.roles.Resolve(ctx.g.node(dq->second).input(0));
+  }
+  auto dt = ctx.dtypes.find(w);
+  return dt == ctx.dtypes.end() || IsFloatingDtype(dt->second) ? 0 : DtypeBits(dt->second);
+}
+
 // Re-numbers the operators and their edges in case an empty unit was skipped.
 void RenumberOperators(size_t unit_count, std::vector<Operator>* ops, std::vector<Edge>* edges) {
   std::vector<int> renumber(unit_count, -1);
@@ -504,6 +524,7 @@ Result<OpGraph> BuildOperators(const NodeRoles& roles, const std::vector<NodeGro
     if (op.inputs.empty() && op.outputs.empty()) continue;
     op.dtype = op.outputs.empty() ? "float32" : op.outputs[0].dtype;
     HETPLAN_RETURN_IF_ERROR(SetMatrixView(ctx, main, main_index, &op));
+    if (op.has_weight) op.weight_bits = WeightBits(ctx, dequantized, main);
     ops.push_back(std::move(op));
   }
   RenumberOperators(groups.size(), &ops, &edges);

@@ -63,6 +63,8 @@ bool IntegerRange(int32_t t, int64_t* lo, int64_t* hi) {
     case TensorProto::UINT16: *lo = 0, *hi = 65535; return true;
     case TensorProto::INT16: *lo = -32768, *hi = 32767; return true;
     case TensorProto::INT32: *lo = std::numeric_limits<int32_t>::min(), *hi = std::numeric_limits<int32_t>::max(); return true;
+    case TensorProto::UINT4: *lo = 0, *hi = 15; return true;
+    case TensorProto::INT4: *lo = -8, *hi = 7; return true;
     default: return false;
   }
 }
@@ -190,7 +192,11 @@ class QuantizationChecker {
     const auto* zp_shape = zp.empty() ? nullptr : Shape(zp);
     const std::string fix_params = "re-quantize the model or re-export it";
     // Shapes: one value per tensor, or one per channel along an axis.
-    if (scale_shape && zp_shape && *scale_shape != *zp_shape) {
+    auto one_value = [](const std::vector<int64_t>* v) {
+      return v && std::all_of(v->begin(), v->end(), [](int64_t d) { return d == 1; });
+    };
+    // A scalar and a one-element tensor both hold one value (ONNX's own tests write [] and [1]).
+    if (scale_shape && zp_shape && *scale_shape != *zp_shape && !(one_value(scale_shape) && one_value(zp_shape))) {
       return Fail(n, i, fmt::format("its {}scale '{}' has shape [{}] but its {}zero point '{}' has shape [{}]", prefix,
                                     scale, fmt::join(*scale_shape, ","), prefix, zp, fmt::join(*zp_shape, ",")),
                   "a scale and its zero point must have the same shape (a scalar per tensor, or a 1-D tensor with "
@@ -198,12 +204,18 @@ class QuantizationChecker {
     }
     const std::vector<int64_t>* params_shape = scale_shape ? scale_shape : zp_shape;
     const std::string params_name = scale_shape ? scale : zp;
+    const auto* data_shape = data.empty() ? nullptr : Shape(data);
+    // Block-wise (opset 21: ONNX Runtime's 4-bit weight quantizer): one
+    // value per block of block_size along the axis, the other dims as the data's.
+    if (const int64_t block = p.from_attr ? AttrInt(n, "block_size", 0) : 0; block > 0) {
+      return CheckBlocks(n, i, block, data, data_shape, params_name, params_shape, scale, zp, fix_params);
+    }
     if (params_shape && params_shape->size() > 1) {
       return Fail(n, i, fmt::format("its {}{} '{}' has rank {} (shape [{}])", prefix, scale_shape ? "scale" : "zero point",
                                     params_name, params_shape->size(), fmt::join(*params_shape, ",")),
-                  "quantization parameters are a scalar (per tensor) or 1-D (per channel): " + fix_params);
+                  "quantization parameters are a scalar (per tensor), 1-D (per channel), or of the input's rank with "
+                  "block_size set (block-wise, opset 21): " + fix_params);
     }
-    const auto* data_shape = data.empty() ? nullptr : Shape(data);
     const int64_t count = params_shape && params_shape->size() == 1 ? (*params_shape)[0] : 1;
     if (p.from_attr && data_shape) {
       const int64_t rank = static_cast<int64_t>(data_shape->size());
@@ -232,7 +244,40 @@ class QuantizationChecker {
                     "per-channel parameters need one value per channel: " + fix_params);
       }
     }
-    // Scales: float, positive, finite.
+    return CheckValues(n, i, prefix, data, scale, zp, fix_params);
+  }
+
+  // Block-wise parameters: the data's rank, and its dims but along the axis,
+  // where there is one value per block (the last one may be shorter).
+  Status CheckBlocks(const onnx::NodeProto& n, int i, int64_t block, const std::string& data,
+                     const std::vector<int64_t>* data_shape, const std::string& params_name,
+                     const std::vector<int64_t>* params_shape, const std::string& scale, const std::string& zp,
+                     const std::string& fix_params) {
+    if (data_shape && params_shape) {
+      const int64_t rank = static_cast<int64_t>(data_shape->size());
+      const int64_t axis = AttrInt(n, "axis", 1);
+      if (axis < -rank || axis >= rank) {
+        return Fail(n, i, fmt::format("its axis {} is outside the rank-{} input '{}' (valid: {} to {})", axis, rank,
+                                      data, -rank, rank - 1),
+                    "set axis to the blocked dimension of the input or re-export the model");
+      }
+      std::vector<int64_t> want = *data_shape;
+      auto& d = want[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
+      d = (d + block - 1) / block;
+      if (*params_shape != want) {
+        return Fail(n, i, fmt::format("its block-wise parameters '{}' have shape [{}], but input '{}' [{}] in blocks "
+                                      "of {} along axis {} needs [{}]", params_name, fmt::join(*params_shape, ","),
+                                      data, fmt::join(*data_shape, ","), block, axis, fmt::join(want, ",")),
+                    "block-wise parameters hold one value per block along the axis: " + fix_params);
+      }
+    }
+    return CheckValues(n, i, "", data, scale, zp, fix_params);
+  }
+
+  // Scales: float, positive, finite. Zero points: an integer type, the
+  // tensor's own, within its range.
+  Status CheckValues(const onnx::NodeProto& n, int i, const std::string& prefix, const std::string& data,
+                     const std::string& scale, const std::string& zp, const std::string& fix_params) {
     if (!scale.empty()) {
       const int32_t st = Type(scale);
       if (st != TensorProto::UNDEFINED && !IsFloatingDtype(st)) {
@@ -252,14 +297,13 @@ class QuantizationChecker {
         }
       }
     }
-    // Zero points: an integer type, the tensor's own, and within its range.
     if (!zp.empty()) {
       const int32_t zt = Type(zp);
       int64_t lo = 0, hi = 0;
       if (zt != TensorProto::UNDEFINED && !IntegerRange(zt, &lo, &hi)) {
         return Fail(n, i, fmt::format("its {}zero point '{}' is {}", prefix, zp, TypeName(zt)),
-                    "a zero point must be int8 or uint8 (int32 for a dequantized bias), the type of the quantized "
-                    "tensor: " + fix_params);
+                    "a zero point must be int8/uint8, int4/uint4 or int16/uint16 (int32 for a dequantized bias), the "
+                    "type of the quantized tensor: " + fix_params);
       }
       const int32_t dt = data.empty() ? TensorProto::UNDEFINED : Type(data);
       const bool quantized_data = n.op_type() != "QuantizeLinear";  // a Q's input is the float tensor

@@ -57,6 +57,7 @@ nlohmann::json GraphToJson(const LoadedModel& m) {
       o["weight"] = {{"rows", op.weight_rows}, {"cols", op.weight_cols}};
       if (op.matrix_op != op.type) o["weight"]["product"] = op.matrix_op;  // FusedConv: "Conv"
       if (op.directions > 1) o["weight"]["directions"] = op.directions;
+      if (op.weight_bits > 0) o["weight"]["bits"] = op.weight_bits;
     } else {
       o["weight"] = nullptr;
     }

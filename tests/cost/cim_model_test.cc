@@ -169,6 +169,33 @@ TEST(CimModel, CrossbarsCountTheCellsAWeightTakes) {
   EXPECT_EQ(CimCrossbars(narrow, q), 8);
 }
 
+// A weight the model stores as int4 (block-wise QDQ, MatMulNBits) needs half
+// the slices of an 8-bit one; a float weight is quantized to the CIM's own
+// weight_bits, and an integer wider than weight_bits is stored at weight_bits.
+TEST(CimModel, AWeightStoredInFewerBitsTakesFewerSlices) {
+  Operator op;
+  op.type = "MatMul";
+  op.has_weight = true;
+  op.weight_rows = 512;
+  op.weight_cols = 512;
+  op.n_mvm = 1;
+  CimParams p = Paper();
+  p.bits_per_cell = 2;  // weight_bits 8: 4 slices
+  EXPECT_EQ(p.CellsPerWeight(), 4);
+  EXPECT_EQ(p.CellsPerWeight(4), 2);
+  EXPECT_EQ(p.CellsPerWeight(16), 4);
+  op.weight_bits = 0;  // float: 2048 columns, 2 x 8 crossbars
+  EXPECT_EQ(CimCrossbars(op, p), 16);
+  op.weight_bits = 8;
+  EXPECT_EQ(CimCrossbars(op, p), 16);
+  op.weight_bits = 4;  // 1024 columns
+  EXPECT_EQ(CimCrossbars(op, p), 8);
+  p.slice_mapping = SliceMapping::kCrossbars;  // a crossbar per slice: 2 copies of the 2 x 2 tiling
+  EXPECT_EQ(CimCrossbars(op, p), 8);
+  p.bits_per_cell.reset();  // one cell a weight, whatever its bits
+  EXPECT_EQ(CimCrossbars(op, p), 4);
+}
+
 TEST(CimModel, DepthwiseBlockDiagonal) {
   Operator op = Depthwise();
   CimParams p = Paper();

@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -22,6 +23,8 @@
 #include <onnx/onnx_pb.h>
 
 #include "hetplan/cost/build.h"
+#include "hetplan/cost/cim_model.h"
+#include "hetplan/graph/float32_copy.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/platform/platform.h"
 #include "robustness/run_binary.h"
@@ -68,6 +71,13 @@ const std::vector<ModelCase>& Cases() {
       // Every tensor in a .onnx.data file, the arguments too.
       {"external_transformer", "external_transformer.onnx", {}},
       {"external_forms", "external_forms.onnx", {}},
+      // Narrow types: ONNX Runtime's 4-bit weight quantizer's two formats, and float16 with operators that
+      // ONNX Runtime's CPU runs as float32 between Casts it inserts.
+      {"int4_blockwise", "int4_blockwise.onnx", {}},
+      {"matmul_nbits", "matmul_nbits.onnx", {}},
+      {"fp16_cast_ops", "fp16_cast_ops.onnx", {}},
+      // bfloat16, which ONNX Runtime 1.29's CPU has no kernel for: profiled and run as a float32 copy, labelled.
+      {"bf16_mlp", "bf16_mlp.onnx", {}},
   };
   return cases;
 }
@@ -280,6 +290,26 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
                 std::string::npos)
           << part.out;
     }
+    if (c.name == "bf16_mlp") {  // measured and run as float32 copies, and both say so
+      EXPECT_NE(part.out.find("cpu: measured on a float32 copy of the model, not in its own types: ONNX Runtime 1.29.0 "
+                              "has no CPU kernel for the model's bfloat16"),
+                std::string::npos)
+          << part.out;
+      bool noted = false;
+      for (const auto& n : s["notes"]) noted = noted || n.get<std::string>().find("float32 copy") != std::string::npos;
+      EXPECT_TRUE(noted) << s["notes"].dump();
+      EXPECT_NE(run.out.find("types      every segment and the unsplit model ran as float32 copies"), std::string::npos)
+          << run.out;
+      EXPECT_NE(report.value("types_note", std::string()).find("float32 copies"), std::string::npos);
+      auto m = LoadOnnxModel(File(c.file), {});  // planned in its own type: 2 bytes an element
+      ASSERT_TRUE(m.ok()) << m.status().message();
+      for (const Operator& op : m->graph.operators()) {
+        for (const auto& t : op.outputs) {
+          EXPECT_EQ(t.dtype, "bfloat16") << op.name;
+          EXPECT_EQ(t.element_bytes, 2) << op.name;
+        }
+      }
+    }
     if (c.name.starts_with("external_")) {  // the weights stayed external: a data file beside each sub-model
       int data_files = 0;
       for (const auto& seg : manifest["segments"]) {
@@ -338,6 +368,17 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
 }
 
 // --- shapes: hetplan's against ONNX Runtime's ----------------------------------
+
+// `bytes` with its bfloat16 as float32: ONNX Runtime 1.29's CPU has no
+// bfloat16 kernel, and the shapes are the same.
+std::string AsFloat32(const std::string& bytes) {
+  onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromString(bytes));
+  EXPECT_TRUE(Bfloat16ToFloat32(&m, "", "test").ok());
+  std::string out;
+  m.SerializeToString(&out);
+  return out;
+}
 
 // Every tensor of `m`'s main graph that `keep` accepts becomes a graph output,
 // typed as `types` says.
@@ -442,7 +483,7 @@ TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
     }
     ASSERT_GT(mine.size(), 3u);
     // ONNX Runtime running the imported model, every tensor an output.
-    const auto ort_imported = OrtShapes(ExposeAll(*m->model, types), options.input_shapes, {}, dir_->path);
+    const auto ort_imported = OrtShapes(AsFloat32(ExposeAll(*m->model, types)), options.input_shapes, {}, dir_->path);
     int compared = 0;
     for (const auto& [name, dims] : mine) {
       if (graph_inputs.count(name)) continue;  // given, not computed
@@ -460,7 +501,8 @@ TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
       if (b.assumed) assumed[b.node] = b.then;
     }
     ASSERT_TRUE(PinIfBranches(&original, assumed).ok());
-    const auto ort_original = OrtShapes(ExposeAll(original, types), options.input_shapes, m->assumptions.fixed_inputs,
+    const auto ort_original = OrtShapes(AsFloat32(ExposeAll(original, types)), options.input_shapes,
+                                        m->assumptions.fixed_inputs,
                                         dir_->path);
     int in_original = 0;
     for (const auto& [name, dims] : ort_original) {
@@ -471,6 +513,51 @@ TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
     }
     EXPECT_GE(compared, 3);
     EXPECT_GT(in_original, 0);
+  }
+}
+
+// ONNX Runtime's 4-bit weight quantizer, in both formats: block-wise QDQ
+// (int4 and uint4 with DequantizeLinear's block_size, opset 21) and
+// MatMulNBits. Each product keeps its weight matrix and its 4 bits, stored
+// packed (two weights a byte, plus the scales and zero points), and a CIM
+// with 2-bit cells lays it out in 2 slices where a float weight takes its own
+// 8 bits' 4.
+TEST_F(Exporters, FourBitWeightsKeepTheirMatrixAndTheirBits) {
+  auto platform = LoadPlatform("neurosim-rram");
+  ASSERT_TRUE(platform.ok()) << platform.status().message();
+  const CimParams* cim = nullptr;
+  for (const auto& pu : platform->pus) {
+    if (pu.kind == PuKind::kCim) cim = &pu.cim;
+  }
+  ASSERT_NE(cim, nullptr);
+  ASSERT_EQ(cim->bits_per_cell, 2);
+  ASSERT_EQ(cim->weight_bits, 8);
+  // (file, product, stored bytes: weight 64 x 64 x 4 bits, scales, zero points, the activation's QDQ parameters)
+  const std::vector<std::tuple<std::string, std::string, int64_t>> products = {
+      {"int4_blockwise.onnx", "/fc1/MatMul", 2048 + 2 * 64 * 4 + 4 + 1},
+      {"int4_blockwise.onnx", "/fc2/MatMul", 2048 + 2 * 64 * 4 + 2 * 64 / 2},
+      {"matmul_nbits.onnx", "/fc1/MatMul_Q4", 2048 + 128 * 4 + 64},
+      {"matmul_nbits.onnx", "/fc2/MatMul_Q4", 2048 + 128 * 4}};
+  for (const auto& [file, name, bytes] : products) {
+    SCOPED_TRACE(file + " " + name);
+    auto m = LoadOnnxModel(File(file), {});
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    const Operator* op = nullptr;
+    for (const Operator& o : m->graph.operators()) {
+      if (o.name == name) op = &o;
+    }
+    ASSERT_NE(op, nullptr);
+    EXPECT_TRUE(op->has_weight);
+    EXPECT_EQ(op->matrix_op, "MatMul");
+    EXPECT_EQ(op->weight_rows, 64);
+    EXPECT_EQ(op->weight_cols, 64);
+    EXPECT_EQ(op->n_mvm, 16);
+    EXPECT_EQ(op->weight_bits, 4);
+    EXPECT_EQ(op->param_bytes, bytes);
+    EXPECT_EQ(CimLayoutOf(*op, *cim).cols, 64 * 2);
+    Operator as_float = *op;
+    as_float.weight_bits = 0;
+    EXPECT_EQ(CimLayoutOf(as_float, *cim).cols, 64 * 4);
   }
 }
 

@@ -44,11 +44,40 @@ Each model (none needs an option):
                           external, the arguments (pads, axes, sizes) too:
                           import reads them; ONNX Runtime 1.29 itself refuses
                           the file ("Cannot parse data from external tensors").
+Narrow types (ml_dtypes, which onnx 1.22 depends on, for bfloat16, int4, uint4):
+  bf16_mlp.onnx         bfloat16 throughout (input, output, weights), opset
+                        21: MatMul -> Add -> Relu -> MatMul, 1x16x64 through
+                        64x64 weights. ONNX Runtime's CPU provider has no
+                        bfloat16 kernel for MatMul, Add or Relu.
+  int4_blockwise.onnx   opset 21 block-wise weight quantization as ONNX
+                        Runtime's MatMul4BitsQuantizer writes it with
+                        quant_format=QDQ: a [K, N] weight initializer of 4-bit
+                        integers, DequantizeLinear(axis=0, block_size=32) with
+                        float scales [K/32, N], feeding a MatMul. /fc1 is INT4
+                        symmetric (no zero point), /fc2 is UINT4 with UINT4
+                        zero points [K/32, N]. The float32 activation goes
+                        through a per-tensor uint8 QuantizeLinear ->
+                        DequantizeLinear pair first, as a static quantizer
+                        writes it.
+  matmul_nbits.onnx     ONNX Runtime's com.microsoft MatMulNBits (bits=4,
+                        block_size=32, K=64, N=64) between float32
+                        activations, as MatMul4BitsQuantizer's default
+                        (QOperator) format writes it: B uint8 [N, K/32, 16],
+                        scales float [N*K/32]; /fc1 with uint8 zero_points
+                        [N*ceil(K/32/2)], /fc2 without (zero point 8). Opset
+                        21 in the default domain, com.microsoft 1.
+  fp16_cast_ops.onnx    float16 throughout, opset 21: Conv -> Gelu ->
+                        ReduceMean -> MatMul -> LayerNormalization -> Softmax.
+                        ONNX Runtime 1.29's CPU provider has float16 kernels
+                        for MatMul and LayerNormalization only; for Conv,
+                        Gelu, ReduceMean and Softmax its InsertCastTransformer
+                        runs the float32 kernel between inserted Casts.
 """
 
 import argparse
 import os
 
+import ml_dtypes
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -56,17 +85,18 @@ from onnx import TensorProto, helper, numpy_helper
 RNG = np.random.default_rng(43)
 
 
-def weight(name, *dims, scale=0.1):
-    return numpy_helper.from_array((RNG.standard_normal(dims) * scale).astype(np.float32), name)
+def weight(name, *dims, scale=0.1, dtype=np.float32):
+    return numpy_helper.from_array((RNG.standard_normal(dims) * scale).astype(np.float32).astype(dtype), name)
 
 
 def ints(name, values):
     return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
 
-def save(out, name, nodes, inputs, outputs, inits, opset):
-    graph = helper.make_graph(nodes, name, inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="hetplan-tests")
+def save(out, name, nodes, inputs, outputs, inits, opset, extra_opsets=(), value_info=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, inits, value_info=list(value_info))
+    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="hetplan-tests")
     model.ir_version = 10 if opset <= 21 else 11
     onnx.checker.check_model(model, full_check=True)
     onnx.save(model, os.path.join(out, name + ".onnx"))
@@ -205,6 +235,138 @@ def kv_decoder_model(out):
     save(out, "kv_decoder", nodes, [x] + past, [y] + present, inits, 18)
 
 
+BLOCK = 32
+
+
+def bf16_mlp_model(out):
+    bf16 = ml_dtypes.bfloat16
+    x = helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [1, 16, 64])
+    y = helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [1, 16, 64])
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="/fc1/MatMul"),
+        helper.make_node("Add", ["h", "b1"], ["hb"], name="/fc1/Add"),
+        helper.make_node("Relu", ["hb"], ["r"], name="/act/Relu"),
+        helper.make_node("MatMul", ["r", "w2"], ["y"], name="/fc2/MatMul"),
+    ]
+    inits = [weight("w1", 64, 64, dtype=bf16), weight("b1", 64, dtype=bf16), weight("w2", 64, 64, dtype=bf16)]
+    save(out, "bf16_mlp", nodes, [x], [y], inits, 21)
+
+
+def quantize_blocks(w, signed):
+    """Block-wise 4-bit quantization of a float [K, N] weight along K (axis 0),
+    as MatMul4BitsQuantizer does: symmetric INT4 (no zero point) or asymmetric
+    UINT4 with a zero point per block. Returns (q [K, N], scales [K/B, N],
+    zero_points [K/B, N] or None)."""
+    k, n = w.shape
+    blocks = w.reshape(k // BLOCK, BLOCK, n)
+    if signed:
+        scales = np.abs(blocks).max(axis=1) / 7.0
+        q = np.clip(np.round(blocks / scales[:, None, :]), -8, 7)
+        return q.reshape(k, n).astype(ml_dtypes.int4), scales.astype(np.float32), None
+    lo, hi = np.minimum(blocks.min(axis=1), 0), np.maximum(blocks.max(axis=1), 0)
+    scales = (hi - lo) / 15.0
+    zp = np.clip(np.round(-lo / scales), 0, 15)
+    q = np.clip(np.round(blocks / scales[:, None, :]) + zp[:, None, :], 0, 15)
+    return q.reshape(k, n).astype(ml_dtypes.uint4), scales.astype(np.float32), zp.astype(ml_dtypes.uint4)
+
+
+def int4_blockwise_model(out):
+    k = n = 64
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, k])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, n])
+    inits = [numpy_helper.from_array(np.array(0.02, dtype=np.float32), "x_scale"),
+             numpy_helper.from_array(np.array(128, dtype=np.uint8), "x_zero_point")]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero_point"], ["x_q"], name="/fc1/input_QuantizeLinear"),
+        helper.make_node("DequantizeLinear", ["x_q", "x_scale", "x_zero_point"], ["x_dq"],
+                         name="/fc1/input_DequantizeLinear"),
+    ]
+    prev = "x_dq"
+    for layer, signed, act in (("fc1", True, "r"), ("fc2", False, "y")):
+        w = f"/{layer}/weight"  # names as MatMul4BitsQuantizer writes them: <B>_DQ_Q4, <B>_DQ_scales, ...
+        q, scales, zp = quantize_blocks(RNG.standard_normal((k, n)).astype(np.float32) * 0.1, signed)
+        inits += [numpy_helper.from_array(q, w + "_DQ_Q4"), numpy_helper.from_array(scales, w + "_DQ_scales")]
+        dq_inputs = [w + "_DQ_Q4", w + "_DQ_scales"]
+        if zp is not None:
+            inits.append(numpy_helper.from_array(zp, w + "_DQ_zero_points"))
+            dq_inputs.append(w + "_DQ_zero_points")
+        out_name = f"/{layer}/MatMul_output_0" if act == "r" else "y"
+        nodes += [
+            helper.make_node("DequantizeLinear", dq_inputs, [w + "_DQ_Q4_output"], name=f"/{layer}/MatMul_DQ_Q4",
+                             axis=0, block_size=BLOCK),
+            helper.make_node("MatMul", [prev, w + "_DQ_Q4_output"], [out_name], name=f"/{layer}/MatMul"),
+        ]
+        if act == "r":
+            nodes.append(helper.make_node("Relu", [out_name], ["r"], name="/act/Relu"))
+        prev = act
+    save(out, "int4_blockwise", nodes, [x], [y], inits, 21)
+
+
+def pack_nbits(w, with_zero_points):
+    """MatMulNBits' layout of a float [K, N] weight, 4 bits, blocks of BLOCK
+    along K: B uint8 [N, K/B, B/2] (two values a byte, the even k in the low
+    nibble), scales float [N * K/B], zero_points uint8 [N * ceil(K/B / 2)]
+    (two blocks a byte, low nibble first) or None (zero point 8)."""
+    k, n = w.shape
+    n_blocks = k // BLOCK
+    blocks = w.T.reshape(n, n_blocks, BLOCK)
+    if with_zero_points:
+        lo, hi = np.minimum(blocks.min(axis=2), 0), np.maximum(blocks.max(axis=2), 0)
+        scales = (hi - lo) / 15.0
+        zp = np.clip(np.round(-lo / scales), 0, 15).astype(np.uint8)
+    else:
+        scales = np.abs(blocks).max(axis=2) / 7.0
+        zp = np.full((n, n_blocks), 8, dtype=np.uint8)
+    q = np.clip(np.round(blocks / scales[:, :, None]) + zp[:, :, None], 0, 15).astype(np.uint8)
+    packed = (q[:, :, 0::2] | (q[:, :, 1::2] << 4)).astype(np.uint8)
+    zp_padded = np.concatenate([zp, np.zeros((n, n_blocks % 2), np.uint8)], axis=1)
+    zp_packed = (zp_padded[:, 0::2] | (zp_padded[:, 1::2] << 4)).astype(np.uint8).reshape(-1)
+    return packed, scales.astype(np.float32).reshape(-1), zp_packed if with_zero_points else None
+
+
+def matmul_nbits_model(out):
+    k = n = 64
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, k])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, n])
+    nodes, inits, prev = [], [], "x"
+    for layer, with_zp in (("fc1", True), ("fc2", False)):
+        w = f"/{layer}/weight"
+        packed, scales, zp = pack_nbits(RNG.standard_normal((k, n)).astype(np.float32) * 0.1, with_zp)
+        inits += [numpy_helper.from_array(packed, w + "_Q4"), numpy_helper.from_array(scales, w + "_scales")]
+        inputs = [prev, w + "_Q4", w + "_scales"]
+        if zp is not None:
+            inits.append(numpy_helper.from_array(zp, w + "_zero_points"))
+            inputs.append(w + "_zero_points")
+        out_name = f"/{layer}/MatMul_output_0" if layer == "fc1" else "y"
+        nodes.append(helper.make_node("MatMulNBits", inputs, [out_name], name=f"/{layer}/MatMul_Q4",
+                                      domain="com.microsoft", K=k, N=n, bits=4, block_size=BLOCK))
+        if layer == "fc1":
+            nodes.append(helper.make_node("Relu", [out_name], ["r"], name="/act/Relu"))
+        prev = "r"
+    # ONNX's shape inference does not know com.microsoft: state the first MatMulNBits' output.
+    value_info = [helper.make_tensor_value_info("/fc1/MatMul_output_0", TensorProto.FLOAT, [1, 16, n])]
+    save(out, "matmul_nbits", nodes, [x], [y], inits, 21, extra_opsets=[("com.microsoft", 1)], value_info=value_info)
+
+
+def fp16_cast_ops_model(out):
+    f16 = np.float16
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 8, 16, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, 16])
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], name="/conv/Conv", pads=[1, 1, 1, 1]),
+        helper.make_node("Gelu", ["c"], ["g"], name="/act/Gelu"),
+        helper.make_node("ReduceMean", ["g", "axes"], ["p"], name="/pool/ReduceMean", keepdims=0),
+        helper.make_node("MatMul", ["p", "w_fc"], ["f"], name="/fc/MatMul"),
+        helper.make_node("LayerNormalization", ["f", "ln_scale", "ln_bias"], ["n"], name="/norm/LayerNormalization",
+                         axis=-1, epsilon=1e-5),
+        helper.make_node("Softmax", ["n"], ["y"], name="/head/Softmax", axis=-1),
+    ]
+    inits = [weight("w", 8, 8, 3, 3, dtype=f16), weight("b", 8, dtype=f16), ints("axes", [2, 3]),
+             weight("w_fc", 8, 16, scale=1.0, dtype=f16), weight("ln_scale", 16, scale=1.0, dtype=f16),
+             weight("ln_bias", 16, dtype=f16)]
+    save(out, "fp16_cast_ops", nodes, [x], [y], inits, 21)
+
+
 def external_copies(out):
     for source, name, threshold in (("opset23_transformer", "external_transformer", 0),
                                     ("opset21_forms", "external_forms", 1024),
@@ -226,6 +388,10 @@ def main():
     functions_model(args.out)
     kv_decoder_model(args.out)
     external_copies(args.out)
+    bf16_mlp_model(args.out)
+    int4_blockwise_model(args.out)
+    matmul_nbits_model(args.out)
+    fp16_cast_ops_model(args.out)
 
 
 if __name__ == "__main__":

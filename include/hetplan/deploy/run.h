@@ -182,6 +182,9 @@ struct RunReport {
   bool resident = true;
   int runs = 0, warmup = 0, threads = 1;
   std::string cpu, runtime;
+  // Set when the plan ran in other types than its own: a bfloat16 plan as
+  // float32 copies, where ONNX Runtime's CPU has no bfloat16 kernel.
+  std::string types_note;
   std::vector<SegmentRun> segments;
   int boundaries = 0;   // consecutive segments on different PUs
   int transitions = 0;  // consecutive segment pairs (segments − 1)

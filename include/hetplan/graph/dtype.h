@@ -16,8 +16,16 @@ std::string_view DtypeName(int32_t elem_type);
 // The inverse of DtypeName; 0 (UNDEFINED) for an unknown name.
 int32_t DtypeFromName(std::string_view name);
 
-// Bytes per element; 0 for a type DtypeName does not name.
+// Bytes per element, rounded up (1 for the 4-bit types); 0 for a type
+// DtypeName does not name.
 int64_t DtypeBytes(int32_t elem_type);
+
+// Bits per element (4 for int4 and uint4); 0 for a type DtypeName does not name.
+int64_t DtypeBits(int32_t elem_type);
+
+// Bytes `elements` of the type take when stored packed, as ONNX stores them
+// (two int4 in a byte); 0 for a type DtypeName does not name.
+int64_t DtypeStorageBytes(int32_t elem_type, int64_t elements);
 
 // float32, float64, float16, bfloat16.
 bool IsFloatingDtype(int32_t elem_type);

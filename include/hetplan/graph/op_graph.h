@@ -58,6 +58,12 @@ struct Operator {
   // "LSTM" for LSTM): what a platform's supported_ops is matched against
   // besides `type`. Empty for operators without a weight matrix.
   std::string matrix_op;
+  // Bits of one stored weight when the weight is stored as integers: 8 for
+  // int8 (QDQ, QLinearConv, MatMulInteger), 4 for int4/uint4 (block-wise QDQ)
+  // and MatMulNBits' `bits`. 0 for a float weight, which a CIM quantizes to
+  // its own weight_bits; a CIM stores an integer weight in
+  // min(weight_bits, its own) bits (CimParams::CellsPerWeight).
+  int64_t weight_bits = 0;
 
   int64_t param_bytes = 0;  // all constant inputs (weights, biases, BN params)
   int64_t macs = 0;         // multiply-accumulates of the main node (0 if none)

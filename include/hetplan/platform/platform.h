@@ -134,9 +134,13 @@ struct CimParams {
     if (mvm_latency_ns) return *mvm_latency_ns;
     return circuit.given() ? circuit.MvmLatencyNs() : kDefaultMvmLatencyNs;
   }
-  // Cells one weight occupies: its bit slices times its signs.
-  int64_t CellsPerWeight() const {
-    const int64_t slices = bits_per_cell ? (weight_bits + *bits_per_cell - 1) / *bits_per_cell : 1;
+  // Cells one weight occupies: its bit slices times its signs. A model whose
+  // weights are stored as integers of `model_bits` bits (int8, int4,
+  // MatMulNBits; Operator::weight_bits) needs no more than those: the CIM
+  // stores min(model_bits, weight_bits) bits; 0 (a float weight): weight_bits.
+  int64_t CellsPerWeight(int64_t model_bits = 0) const {
+    const int64_t bits = model_bits > 0 && model_bits < weight_bits ? model_bits : weight_bits;
+    const int64_t slices = bits_per_cell ? (bits + *bits_per_cell - 1) / *bits_per_cell : 1;
     return slices * (signed_weights == SignedWeights::kDifferential ? 2 : 1);
   }
   // The ADCs an operator holding `crossbars` crossbars takes from the shared
