@@ -61,6 +61,7 @@ const std::vector<ModelCase>& Cases() {
       {"opset21_forms", "opset21_forms.onnx", {}},
       {"opset23_transformer", "opset23_transformer.onnx", {}},
       {"local_functions", "local_functions.onnx", {}},
+      {"onnxscript_functions", "onnxscript_functions.onnx", {}},  // written by onnxscript 0.7 itself
       // One KV-cache file, two shapes: prefill (the past empty) and decode (one new token, a past of 8).
       {"kv_prefill", "kv_decoder.onnx",
        {"--shape", "hidden_states=1x8x64", "--shape", "past_key_values.0.key=1x4x0x16", "--shape",
@@ -330,6 +331,14 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
           << missing.err;
       EXPECT_NE(missing.err.find("copy the model's data file next to it"), std::string::npos) << missing.err;
       EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+    }
+    if (c.name == "onnxscript_functions") {  // onnxscript names nodes n0, n1, ...: call/call/node
+      std::vector<std::string> names;
+      for (const auto& op : s["operators"]) {
+        names.push_back(op["name"].get<std::string>() + " " + op["type"].get<std::string>());
+      }
+      EXPECT_EQ(names, (std::vector<std::string>{"n0/n0/n0 Conv", "n0/n0/n1 LeakyRelu", "n0/n1/n0 Conv",
+                                                 "n0/n1/n1 LeakyRelu", "n1 Relu"}));
     }
     if (c.name == "local_functions") {  // inlined: each operator named after the call it came from
       std::set<std::string> names;

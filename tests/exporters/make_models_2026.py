@@ -44,6 +44,9 @@ Each model (none needs an option):
                           external, the arguments (pads, axes, sizes) too:
                           import reads them; ONNX Runtime 1.29 itself refuses
                           the file ("Cannot parse data from external tensors").
+  onnxscript_functions.onnx  model-local functions written by onnxscript 0.7
+                          itself (nested @script functions, an attribute
+                          default and one set by the call, unnamed nodes).
 Narrow types (ml_dtypes, which onnx 1.22 depends on, for bfloat16, int4, uint4):
   bf16_mlp.onnx         bfloat16 throughout (input, output, weights), opset
                         21: MatMul -> Add -> Relu -> MatMul, 1x16x64 through
@@ -80,7 +83,10 @@ import os
 import ml_dtypes
 import numpy as np
 import onnx
+import onnxscript
 from onnx import TensorProto, helper, numpy_helper
+from onnxscript import FLOAT, script
+from onnxscript import opset18 as op18
 
 RNG = np.random.default_rng(43)
 
@@ -367,6 +373,44 @@ def fp16_cast_ops_model(out):
     save(out, "fp16_cast_ops", nodes, [x], [y], inits, 21)
 
 
+# onnxscript's functions (it reads their annotations from the module's globals).
+BLOCKS = onnxscript.values.Opset("hetplan.blocks", 1)
+
+
+@script(BLOCKS)
+def ConvAct(X, W, B, alpha: float = 0.1):
+    C = op18.Conv(X, W, B, pads=[1, 1, 1, 1])
+    return op18.LeakyRelu(C, alpha=alpha)
+
+
+@script(BLOCKS)
+def Stage(X, W1, B1, W2, B2):
+    a = ConvAct(X, W1, B1)
+    return ConvAct(a, W2, B2, alpha=0.2)
+
+
+@script(default_opset=op18)
+def stage_net(x: FLOAT[1, 4, 16, 16], w1: FLOAT[8, 4, 3, 3], b1: FLOAT[8], w2: FLOAT[8, 8, 3, 3],
+              b2: FLOAT[8]) -> FLOAT[1, 8, 16, 16]:
+    s = Stage(x, w1, b1, w2, b2)
+    return op18.Relu(s)
+
+
+def onnxscript_functions_model(out):
+    """Model-local functions as onnxscript 0.7 writes them (stage_net: nested
+    @script functions, an attribute default and one set by the call, nodes
+    unnamed), the weights moved from graph inputs to initializers as torch's
+    exporter stores parameters."""
+    model = stage_net.to_model_proto()
+    weights = {"w1": (8, 4, 3, 3), "b1": (8,), "w2": (8, 8, 3, 3), "b2": (8,)}
+    inputs = [vi for vi in model.graph.input if vi.name not in weights]
+    del model.graph.input[:]
+    model.graph.input.extend(inputs)
+    model.graph.initializer.extend(weight(name, *dims) for name, dims in weights.items())
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(out, "onnxscript_functions.onnx"))
+
+
 def external_copies(out):
     for source, name, threshold in (("opset23_transformer", "external_transformer", 0),
                                     ("opset21_forms", "external_forms", 1024),
@@ -392,6 +436,7 @@ def main():
     int4_blockwise_model(args.out)
     matmul_nbits_model(args.out)
     fp16_cast_ops_model(args.out)
+    onnxscript_functions_model(args.out)
 
 
 if __name__ == "__main__":
