@@ -12,6 +12,7 @@
 
 #include "deploy/split_internal.h"
 #include "hetplan/graph/external_data.h"
+#include "hetplan/graph/graph_walk.h"
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/util/io.h"
 
@@ -22,20 +23,9 @@ constexpr size_t kAlign = 4096;
 
 // Calls `f` on every tensor of `g` and of its subgraphs stored as external data.
 Status ForEachExternal(onnx::GraphProto* g, const std::function<Status(onnx::TensorProto*, const std::string&)>& f) {
-  auto visit = [&](onnx::TensorProto* t, const std::string& what) -> Status {
+  return ForEachStoredTensor(g, [&](onnx::TensorProto* t, const std::string& what) {
     return t->data_location() == onnx::TensorProto::EXTERNAL ? f(t, what) : Status::Ok();
-  };
-  for (auto& t : *g->mutable_initializer()) HETPLAN_RETURN_IF_ERROR(visit(&t, fmt::format("initializer '{}'", t.name())));
-  for (auto& n : *g->mutable_node()) {
-    for (auto& a : *n.mutable_attribute()) {
-      const std::string what = fmt::format("attribute '{}' of node '{}'", a.name(), n.name());
-      if (a.has_t()) HETPLAN_RETURN_IF_ERROR(visit(a.mutable_t(), what));
-      for (auto& t : *a.mutable_tensors()) HETPLAN_RETURN_IF_ERROR(visit(&t, what));
-      if (a.has_g()) HETPLAN_RETURN_IF_ERROR(ForEachExternal(a.mutable_g(), f));
-      for (auto& sg : *a.mutable_graphs()) HETPLAN_RETURN_IF_ERROR(ForEachExternal(&sg, f));
-    }
-  }
-  return Status::Ok();
+  });
 }
 
 void PointAt(onnx::TensorProto* t, const std::string& file, size_t offset, size_t length) {

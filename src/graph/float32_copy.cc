@@ -3,13 +3,13 @@
 
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <string>
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
 #include "hetplan/graph/external_data.h"
+#include "hetplan/graph/graph_walk.h"
 
 namespace hetplan {
 namespace {
@@ -66,30 +66,28 @@ void ConvertType(onnx::TypeProto* type) {
 // tensors, and the element types nodes name (Cast's `to`, EyeLike's and the
 // random generators' `dtype`); `*found` says whether there was any.
 Status ConvertGraph(onnx::GraphProto* g, const std::string& dir, const std::string& label, bool* found) {
-  for (auto* list : {g->mutable_input(), g->mutable_output(), g->mutable_value_info()}) {
-    for (auto& vi : *list) {
-      *found = *found || vi.type().tensor_type().elem_type() == TensorProto::BFLOAT16;
-      ConvertType(vi.mutable_type());
-    }
-  }
-  for (auto& t : *g->mutable_initializer()) {
-    *found = *found || t.data_type() == TensorProto::BFLOAT16;
-    HETPLAN_RETURN_IF_ERROR(ConvertTensor(&t, dir, label));
-  }
-  for (auto& n : *g->mutable_node()) {
-    for (auto& a : *n.mutable_attribute()) {
-      const bool names_type = (a.name() == "to" && n.op_type() == "Cast") || a.name() == "dtype";
-      if (names_type && a.i() == TensorProto::BFLOAT16) {
-        a.set_i(TensorProto::FLOAT);
-        *found = true;
+  HETPLAN_RETURN_IF_ERROR(ForEachGraph(g, [&](onnx::GraphProto* graph) {
+    for (auto* list : {graph->mutable_input(), graph->mutable_output(), graph->mutable_value_info()}) {
+      for (auto& vi : *list) {
+        *found = *found || vi.type().tensor_type().elem_type() == TensorProto::BFLOAT16;
+        ConvertType(vi.mutable_type());
       }
-      if (a.has_t()) HETPLAN_RETURN_IF_ERROR(ConvertTensor(a.mutable_t(), dir, label));
-      for (auto& t : *a.mutable_tensors()) HETPLAN_RETURN_IF_ERROR(ConvertTensor(&t, dir, label));
-      if (a.has_g()) HETPLAN_RETURN_IF_ERROR(ConvertGraph(a.mutable_g(), dir, label, found));
-      for (auto& sg : *a.mutable_graphs()) HETPLAN_RETURN_IF_ERROR(ConvertGraph(&sg, dir, label, found));
     }
-  }
-  return Status::Ok();
+    for (auto& n : *graph->mutable_node()) {
+      for (auto& a : *n.mutable_attribute()) {
+        const bool names_type = (a.name() == "to" && n.op_type() == "Cast") || a.name() == "dtype";
+        if (names_type && a.i() == TensorProto::BFLOAT16) {
+          a.set_i(TensorProto::FLOAT);
+          *found = true;
+        }
+      }
+    }
+    return Status::Ok();
+  }));
+  return ForEachStoredTensor(g, [&](TensorProto* t, const std::string&) {
+    *found = *found || t->data_type() == TensorProto::BFLOAT16;
+    return ConvertTensor(t, dir, label);
+  });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <onnx/inliner/inliner.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <set>
@@ -11,10 +12,15 @@
 #include <utility>
 #include <vector>
 
+#include "hetplan/graph/graph_walk.h"
+
 namespace hetplan::internal {
 namespace {
 
 constexpr int kMaxCallDepth = 64;
+// Calls that each call the next twice expand to 2^depth copies, as ONNX's own
+// inliner would make them: refused past this many inlined nodes.
+constexpr int64_t kMaxInlinedNodes = 1000000;
 
 std::string Key(const std::string& domain, const std::string& name, const std::string& overload) {
   return domain + '\n' + name + '\n' + overload;
@@ -49,6 +55,13 @@ class CallRenamer {
         return false;
       }
       const std::string call = n->name().empty() ? fmt::format("{}_{}", n->op_type(), i) : n->name();
+      inlined_nodes_ += it->second.node_size();
+      if (inlined_nodes_ > kMaxInlinedNodes) {
+        error_ = fmt::format("the model's function calls expand to more than {} nodes (at '{}'); export the model "
+                             "with its functions inlined, or with fewer calls",
+                             kMaxInlinedNodes, n->name());
+        return false;
+      }
       onnx::FunctionProto copy = it->second;
       copy.set_name(fmt::format("{}__call{}", copy.name(), copies_.size()));
       for (int k = 0; k < copy.node_size(); ++k) {
@@ -82,34 +95,24 @@ class CallRenamer {
   std::map<std::string, onnx::FunctionProto> functions_;
   std::set<std::string> intended_;
   std::vector<onnx::FunctionProto> copies_;
+  int64_t inlined_nodes_ = 0;
   std::string error_;
 };
 
 // ONNX's inliner makes every inlined node's name unique by appending "__N",
 // even where the name was free: the names the calls gave are restored where
-// no other node has them.
+// no other node has them (`taken`: every name in the model).
 void RestoreNames(onnx::GraphProto* g, const std::set<std::string>& intended, std::set<std::string>* taken) {
-  for (auto& n : *g->mutable_node()) {
-    for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) RestoreNames(a.mutable_g(), intended, taken);
-      for (auto& sub : *a.mutable_graphs()) RestoreNames(&sub, intended, taken);
+  (void)ForEachGraph(g, [&](onnx::GraphProto* graph) {
+    for (auto& n : *graph->mutable_node()) {
+      const size_t cut = n.name().rfind("__");
+      if (cut == std::string::npos || cut + 2 == n.name().size()) continue;
+      if (n.name().find_first_not_of("0123456789", cut + 2) != std::string::npos) continue;
+      const std::string base = n.name().substr(0, cut);
+      if (intended.count(base) && taken->insert(base).second) n.set_name(base);
     }
-    const size_t cut = n.name().rfind("__");
-    if (cut == std::string::npos || cut + 2 == n.name().size()) continue;
-    if (n.name().find_first_not_of("0123456789", cut + 2) != std::string::npos) continue;
-    const std::string base = n.name().substr(0, cut);
-    if (intended.count(base) && taken->insert(base).second) n.set_name(base);
-  }
-}
-
-void CollectNames(const onnx::GraphProto& g, std::set<std::string>* names) {
-  for (const auto& n : g.node()) {
-    names->insert(n.name());
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) CollectNames(a.g(), names);
-      for (const auto& sub : a.graphs()) CollectNames(sub, names);
-    }
-  }
+    return Status::Ok();
+  });
 }
 
 }  // namespace
@@ -133,7 +136,10 @@ Status InlineModelFunctions(onnx::ModelProto* model, const std::string& label) {
   }
   model->clear_functions();
   std::set<std::string> taken;
-  CollectNames(model->graph(), &taken);
+  (void)ForEachGraph(model->mutable_graph(), [&](onnx::GraphProto* g) {
+    for (const auto& n : g->node()) taken.insert(n.name());
+    return Status::Ok();
+  });
   RestoreNames(model->mutable_graph(), renamer.intended(), &taken);
   return Status::Ok();
 }

@@ -5,7 +5,6 @@
 #include "graph/onnx_importer.h"
 
 #include <algorithm>
-#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -16,6 +15,7 @@
 #include "graph/graph_builder.h"
 #include "graph/shape_errors.h"
 #include "hetplan/graph/external_data.h"
+#include "hetplan/graph/graph_walk.h"
 #include "hetplan/util/utf8.h"
 
 namespace hetplan {
@@ -156,18 +156,14 @@ Status Importer::ResolveExternalData() {
   constexpr int64_t kSmallIntegerBytes = 64 << 10;
   const std::string& dir = options_.external_data_dir;
   std::unordered_set<std::string> arguments;
-  std::function<void(const onnx::GraphProto&)> collect = [&](const onnx::GraphProto& g) {
-    for (const auto& n : g.node()) {
+  (void)ForEachGraph(model_->mutable_graph(), [&](onnx::GraphProto* g) {
+    for (const auto& n : g->node()) {
       for (int k = 0; k < n.input_size(); ++k) {
         if (IsArgumentInput(n, k)) arguments.insert(n.input(k));
       }
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) collect(a.g());
-        for (const auto& sg : a.graphs()) collect(sg);
-      }
     }
-  };
-  collect(model_->graph());
+    return Status::Ok();
+  });
   auto resolve = [&](onnx::TensorProto* t, const std::string& what) -> Status {
     if (t->data_location() != onnx::TensorProto::EXTERNAL) return Status::Ok();
     HETPLAN_ASSIGN_OR_RETURN(ExternalRange r, ExternalRangeOf(*t, label_, what));
@@ -183,22 +179,7 @@ Status Importer::ResolveExternalData() {
     t->set_data_location(onnx::TensorProto::DEFAULT);
     return Status::Ok();
   };
-  std::function<Status(onnx::GraphProto*)> walk = [&](onnx::GraphProto* g) -> Status {
-    for (auto& t : *g->mutable_initializer()) {
-      HETPLAN_RETURN_IF_ERROR(resolve(&t, fmt::format("initializer '{}'", t.name())));
-    }
-    for (auto& n : *g->mutable_node()) {
-      for (auto& a : *n.mutable_attribute()) {
-        const std::string what = fmt::format("attribute '{}' of node '{}'", a.name(), n.name());
-        if (a.has_t()) HETPLAN_RETURN_IF_ERROR(resolve(a.mutable_t(), what));
-        for (auto& t : *a.mutable_tensors()) HETPLAN_RETURN_IF_ERROR(resolve(&t, what));
-        if (a.has_g()) HETPLAN_RETURN_IF_ERROR(walk(a.mutable_g()));
-        for (auto& sg : *a.mutable_graphs()) HETPLAN_RETURN_IF_ERROR(walk(&sg));
-      }
-    }
-    return Status::Ok();
-  };
-  return walk(model_->mutable_graph());
+  return ForEachStoredTensor(model_->mutable_graph(), resolve);
 }
 
 // A tensor stored in the file whose data disagrees with its dims is corrupt

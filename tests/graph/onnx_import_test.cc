@@ -559,15 +559,21 @@ TEST(OnnxImport, RejectsOpsetNewerThanOnnxKnows) {
 // Model-local functions are inlined at import, each operator named after its
 // call (the exporters' test runs a nested model against ONNX Runtime); a
 // function that calls itself is refused in one line, not followed forever.
-TEST(OnnxImport, InlinesLocalFunctionsNamedAfterTheirCall) {
-  auto m = MakeModel();
+// A model x → `call` (node `name`, of the domain "pkg") → y, importing "pkg"
+// at version 1; returns that import.
+onnx::OperatorSetIdProto* CallModel(onnx::ModelProto& m, const std::string& call, const std::string& name) {
   AddInput(m, "x", {1, 4});
-  auto& call = AddNode(m, "Act", {"x"}, {"y"}, "/block/Act");
-  call.set_domain("pkg");
+  AddNode(m, call, {"x"}, {"y"}, name).set_domain("pkg");
   AddOutput(m, "y");
   auto* opset = m.add_opset_import();
   opset->set_domain("pkg");
   opset->set_version(1);
+  return opset;
+}
+
+TEST(OnnxImport, InlinesLocalFunctionsNamedAfterTheirCall) {
+  auto m = MakeModel();
+  auto* opset = CallModel(m, "Act", "/block/Act");
   auto* f = m.add_functions();
   f->set_domain("pkg");
   f->set_name("Act");
@@ -591,6 +597,36 @@ TEST(OnnxImport, InlinesLocalFunctionsNamedAfterTheirCall) {
   const auto cycle = Import(m);
   EXPECT_TRUE(Fails(cycle, ErrorCode::kUnsupported, {"test.onnx", "nest deeper than 64", "re-export"}));
   EXPECT_EQ(cycle.status().message().find('\n'), std::string::npos);
+}
+
+// Acyclic functions F0 .. F29, each calling the next twice (F29 a Relu):
+// inlined they would be 2^30 nodes, as ONNX's own inliner would make them.
+// Refused in one line once a million nodes are made, not after memory runs out.
+TEST(OnnxImport, FunctionCallsThatExpandBeyondAMillionNodesAreRefused) {
+  auto m = MakeModel();
+  auto* opset = CallModel(m, "F0", "top");
+  constexpr int kLevels = 30;
+  for (int level = 0; level < kLevels; ++level) {
+    auto* f = m.add_functions();
+    f->set_domain("pkg");
+    f->set_name("F" + std::to_string(level));
+    f->add_input("X");
+    f->add_output("Y");
+    *f->add_opset_import() = m.opset_import(0);
+    *f->add_opset_import() = *opset;
+    const bool last = level + 1 == kLevels;
+    for (int k = 0; k < 2; ++k) {
+      auto* n = f->add_node();
+      n->set_op_type(last ? "Relu" : "F" + std::to_string(level + 1));
+      if (!last) n->set_domain("pkg");
+      n->set_name("c" + std::to_string(k));
+      n->add_input(k == 0 ? "X" : "T");
+      n->add_output(k == 0 ? "T" : "Y");
+    }
+  }
+  const auto r = Import(m);
+  EXPECT_TRUE(Fails(r, ErrorCode::kUnsupported, {"test.onnx", "expand to more than 1000000 nodes", "inlined"}));
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
 }
 
 TEST(OnnxImport, RejectsCycles) {

@@ -1,0 +1,34 @@
+#include "hetplan/graph/graph_walk.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+namespace hetplan {
+
+Status ForEachGraph(onnx::GraphProto* g, const std::function<Status(onnx::GraphProto*)>& f) {
+  for (auto& n : *g->mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) HETPLAN_RETURN_IF_ERROR(ForEachGraph(a.mutable_g(), f));
+      for (auto& sub : *a.mutable_graphs()) HETPLAN_RETURN_IF_ERROR(ForEachGraph(&sub, f));
+    }
+  }
+  return f(g);
+}
+
+Status ForEachStoredTensor(onnx::GraphProto* g,
+                           const std::function<Status(onnx::TensorProto*, const std::string& what)>& f) {
+  return ForEachGraph(g, [&](onnx::GraphProto* graph) -> Status {
+    for (auto& t : *graph->mutable_initializer()) HETPLAN_RETURN_IF_ERROR(f(&t, fmt::format("initializer '{}'", t.name())));
+    for (auto& n : *graph->mutable_node()) {
+      for (auto& a : *n.mutable_attribute()) {
+        if (!a.has_t() && a.tensors_size() == 0) continue;
+        const std::string what = fmt::format("attribute '{}' of node '{}'", a.name(), n.name());
+        if (a.has_t()) HETPLAN_RETURN_IF_ERROR(f(a.mutable_t(), what));
+        for (auto& t : *a.mutable_tensors()) HETPLAN_RETURN_IF_ERROR(f(&t, what));
+      }
+    }
+    return Status::Ok();
+  });
+}
+
+}  // namespace hetplan
