@@ -34,8 +34,9 @@ Status AddCoRun(const LoadedModel& model, const std::vector<CoRunPu>& pus, const
     out.profiled.push_back({label, 0, Meta(*t, "cache", "off"),
                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
   }
-  out.notes.push_back(fmt::format("{}: slowdown, co-execution and hand-off costs measured by co-running with {} on {}",
-                                  label, Meta(*t, "runtime", "onnxruntime"), Meta(*t, "cpu", "this host")));
+  out.notes.push_back(fmt::format("{}: slowdown, co-execution and hand-off costs measured by co-running with {} on {}{}",
+                                  label, Meta(*t, "runtime", "onnxruntime"), Meta(*t, "cpu", "this host"),
+                                  t->meta.count("profiled_on") ? ", on a float32 copy of the model" : ""));
   out.run_notes.push_back(fmt::format("{}: co-run profile cache {}", label, Meta(*t, "cache", "off")));
   for (const CoRunPu& pu : pus) MergeCoRun(*t, &out.sources.tables[pu.name]);
   return Status::Ok();

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "cost/profiler_internal.h"
+#include "hetplan/graph/float32_copy.h"
 #include "hetplan/graph/quantization.h"
 #include "hetplan/util/sha256.h"
 #include "ort/pinning.h"
@@ -541,14 +542,26 @@ Result<CostTable> ProfileCoRun(const LoadedModel& m, const std::vector<CoRunPu>&
   }
   std::vector<Pu> state;
   for (const CoRunPu& pu : pus) state.push_back(Pu{pu.name, pu.runtime, pu.solo, nullptr, Ort::SessionOptions{nullptr}});
+  // PUs profiled on a float32 copy (ONNX Runtime has no kernel for the
+  // model's bfloat16) co-run on the same copy.
+  const bool float32 =
+      std::any_of(pus.begin(), pus.end(), [](const CoRunPu& p) { return p.solo->meta.count("profiled_on") > 0; });
+  LoadedModel copy;
+  if (float32) {
+    auto proto = std::make_shared<onnx::ModelProto>(*m.model);
+    HETPLAN_RETURN_IF_ERROR(Bfloat16ToFloat32(proto.get(), m.external_data_dir, m.path).status());
+    copy = m;
+    copy.model = std::move(proto);
+  }
   Result<CostTable> measured = Status(ErrorCode::kInternal, "");
   try {
-    measured = Measure(m, state, o);
+    measured = Measure(float32 ? copy : m, state, o);
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInternal, "{}: co-run profiling failed: {}", m.path, OneLine(e.what()));
   }
   if (!measured.ok()) return measured;
   CostTable t = std::move(measured).value();
+  if (float32) t.meta["profiled_on"] = "float32 copy";
   cost_internal::StoreInCache(o.cache_dir, key, &t);
   return t;
 }

@@ -302,6 +302,16 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
       EXPECT_NE(run.out.find("types      every segment and the unsplit model ran as float32 copies"), std::string::npos)
           << run.out;
       EXPECT_NE(report.value("types_note", std::string()).find("float32 copies"), std::string::npos);
+      // Two measured PUs co-run the same copy (ONNX Runtime cannot load the bfloat16 operators either).
+      auto two = RunHetplan({"partition", File(c.file), "--platform", "host-2core", "--warmup", "1", "--runs", "3",
+                             "--cache-dir", work / "cache", "--out", work / "bf16_two.json"},
+                            testing::WithTimeout(300));
+      ASSERT_EQ(two.exit_code, 0) << two.err << two.out;
+      EXPECT_NE(two.out.find("cpu0+cpu1: slowdown, co-execution and hand-off costs measured by co-running with "
+                             "onnxruntime 1.29.0"),
+                std::string::npos)
+          << two.out;
+      EXPECT_NE(two.out.find(", on a float32 copy of the model"), std::string::npos) << two.out;
       auto m = LoadOnnxModel(File(c.file), {});  // planned in its own type: 2 bytes an element
       ASSERT_TRUE(m.ok()) << m.status().message();
       for (const Operator& op : m->graph.operators()) {
