@@ -213,7 +213,10 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                         {"planned_start_us", seg.planned_start_us},
                         {"planned_finish_us", seg.planned_finish_us}});
     if (seg.unused_outputs) segments.back()["unused_outputs"] = true;
-    if (!seg.data_file.empty()) segments.back()["data_file"] = seg.data_file;
+    if (!seg.data_file.empty()) {
+      segments.back()["data_file"] = seg.data_file;
+      segments.back()["data_bytes"] = seg.data_bytes;
+    }
     if (seg.predicted_boundary_us > 0) segments.back()["predicted_boundary_us"] = seg.predicted_boundary_us;
     if (m.requests > 1) segments.back()["request"] = seg.request;
   }
@@ -324,11 +327,19 @@ Result<ManifestSegment> ReadSegment(const nlohmann::json& js, size_t i, const st
         seg.data_file.find('/') != std::string::npos) {
       return rd.Bad(where + ".data_file", fmt::format("'{}' is not a file name inside the folder", seg.data_file));
     }
-    if (!fs::is_regular_file(fs::path(dir) / seg.data_file, ec)) {
+    const fs::path data = fs::path(dir) / seg.data_file;
+    seg.data_bytes = IntOr(js, "data_bytes", -1);
+    if (!fs::is_regular_file(data, ec)) {
       return Error(ErrorCode::kNotFound,
                    "{}: segment {} ({}): its external weights {} are not found; re-run hetplan split "
                    "SCHEDULE --out {} to write them",
-                   path, i, seg.device, (fs::path(dir) / seg.data_file).string(), dir);
+                   path, i, seg.device, data.string(), dir);
+    }
+    if (seg.data_bytes >= 0 && static_cast<int64_t>(fs::file_size(data, ec)) != seg.data_bytes) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "{}: segment {} ({}): its external weights {} changed since it was split (not {} bytes); re-run "
+                   "hetplan split SCHEDULE --out {}",
+                   path, i, seg.device, data.string(), seg.data_bytes, dir);
     }
   }
   seg.nodes = static_cast<int>(IntOr(js, "nodes", 0));

@@ -41,10 +41,10 @@ Result<std::string> Float32Fallback(Ort::Env& env, Manifest* m, std::vector<std:
                                     const Ort::SessionOptions& so) {
   std::string missing;  // ONNX Runtime's refusal of the first segment it has no kernel for
   for (size_t s = 0; s < m->segments.size() && missing.empty(); ++s) {
-    bool narrow = false;
-    for (const auto* list : {&m->segments[s].inputs, &m->segments[s].outputs}) {
-      for (const auto& t : *list) narrow = narrow || t.dtype == "bfloat16";
-    }
+    // Any bfloat16 in it, at its boundary or inside (a Cast to bfloat16)?
+    onnx::ModelProto proto;
+    if (!proto.ParseFromString((*bytes)[s])) continue;  // CreateSession says what is wrong with it
+    HETPLAN_ASSIGN_OR_RETURN(bool narrow, Bfloat16ToFloat32(&proto, m->dir, m->segments[s].path));
     if (!narrow) continue;
     try {
       Ort::Session probe(env, (*bytes)[s].data(), (*bytes)[s].size(), so);

@@ -703,6 +703,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
     HETPLAN_ASSIGN_OR_RETURN(ManifestSegment seg, SegmentEntry(splitter, sp, ps, tr, s, file, bytes, &totals));
     if (!data.empty()) {
       seg.data_file = file + ".data";
+      seg.data_bytes = static_cast<int64_t>(data.size());
       result.data_files.emplace_back(seg.data_file, std::move(data));
     }
     mf.segments.push_back(std::move(seg));

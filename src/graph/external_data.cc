@@ -1,14 +1,18 @@
 #include "hetplan/graph/external_data.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
 #include "hetplan/graph/dtype.h"
+#include "hetplan/util/utf8.h"
 
 namespace hetplan {
 namespace {
@@ -27,6 +31,21 @@ int64_t ElementBits(int32_t type) {
     case T::COMPLEX128: return 128;
     default: return 0;
   }
+}
+
+// A location ONNX allows: relative, no component "..", no drive or
+// backslash (the same file on every system).
+bool InsideFolder(const std::string& loc) {
+  if (loc[0] == '/' || loc.find('\\') != std::string::npos || loc.find(':') != std::string::npos) return false;
+  for (const auto& part : fs::path(loc)) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+
+// Text that can stand in a one-line message: UTF-8 without control characters.
+bool IsPrintable(const std::string& s) {
+  return IsUtf8(s) && std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
 }
 
 bool ParseCount(const std::string& text, int64_t* out) {
@@ -50,13 +69,20 @@ Result<ExternalRange> ExternalRangeOf(const onnx::TensorProto& t, const std::str
       r.location = kv.value();
     } else if ((kv.key() == "offset" && !ParseCount(kv.value(), &r.offset)) ||
                (kv.key() == "length" && !ParseCount(kv.value(), &r.length))) {
-      return Error(ErrorCode::kParseError, "{}: {} has external data {} '{}', not a byte count; the file is corrupt: "
-                   "save the model again", label, what, kv.key(), kv.value());
+      return Error(ErrorCode::kParseError, "{}: {} has an external data {} that is not a byte count; the file is "
+                   "corrupt: save the model again", label, what, kv.key());
     }
   }
   const std::string& loc = r.location;
-  if (loc.empty() || loc[0] == '/' || loc.find("..") != std::string::npos || loc.find('\\') != std::string::npos ||
-      loc.find(':') != std::string::npos) {
+  if (loc.empty()) {
+    return Error(ErrorCode::kParseError, "{}: {} is stored as external data but names no location; the file is "
+                 "corrupt: save the model again", label, what);
+  }
+  if (!IsPrintable(loc)) {
+    return Error(ErrorCode::kParseError, "{}: {} names an external data location that is not printable UTF-8; the "
+                 "file is corrupt: save the model again", label, what);
+  }
+  if (!InsideFolder(loc)) {
     return Error(ErrorCode::kUnsupported,
                  "{}: {} points to external data at '{}', outside the model's folder; refusing to follow it "
                  "(keep external data next to the model)", label, what, loc);
@@ -89,26 +115,54 @@ Result<std::string> ReadExternalTensor(const onnx::TensorProto& t, const std::st
                  "{}: {} is stored as external data in '{}', and the model was given without its folder; load it "
                  "from its file, with '{}' beside it", label, what, loc, loc);
   }
-  const fs::path file = fs::path(dir) / loc;
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) {
-    return Error(ErrorCode::kNotFound,
-                 "{}: {} is stored as external data in '{}', which is not beside the model ({} is missing or not "
-                 "a regular file); copy the model's data file next to it", label, what, loc, file.string());
+  if (r.length < 0) {
+    return Error(ErrorCode::kParseError, "{}: {} is stored as external data in '{}' without a length, and its type "
+                 "has no fixed width; save the model again", label, what, loc);
   }
-  const auto size = static_cast<int64_t>(fs::file_size(file, ec));
-  if (ec || r.length < 0 || r.offset > size || r.length > size - r.offset) {
+  // As ONNX's own checker: no symbolic link, the real path inside the
+  // model's folder, and a regular file (never a pipe or a device, which
+  // could block), checked on the file descriptor that is read.
+  const fs::path file = fs::path(dir) / loc;
+  std::error_code ec, root_ec;
+  const auto missing = [&]() {
+    return Error(ErrorCode::kNotFound,
+                 "{}: {} is stored as external data in '{}', which is not beside the model ({} is missing or not a "
+                 "regular file); copy the model's data file next to it", label, what, loc, file.string());
+  };
+  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+    return Error(ErrorCode::kUnsupported, "{}: {} is stored as external data in '{}', a symbolic link; refusing to "
+                 "follow it (copy the data file itself next to the model)", label, what, loc);
+  }
+  const fs::path real = fs::canonical(file, ec), root = fs::canonical(dir, root_ec);
+  if (ec || root_ec) return missing();
+  const fs::path inside = real.lexically_relative(root);
+  if (inside.empty() || *inside.begin() == "..") {
+    return Error(ErrorCode::kUnsupported, "{}: {} is stored as external data in '{}', which resolves outside the "
+                 "model's folder (through a symbolic link); refusing to follow it", label, what, loc);
+  }
+  const int fd = ::open(real.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return missing();
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  const auto size = static_cast<int64_t>(st.st_size);
+  if (!regular || r.offset > size || r.length > size - r.offset) {
+    ::close(fd);
+    if (!regular) return missing();
     return Error(ErrorCode::kParseError,
                  "{}: {} reads bytes {}..{} of '{}', which has {} bytes; the data file is truncated or not this "
-                 "model's: copy it again", label, what, r.offset, r.offset + std::max<int64_t>(r.length, 0), loc,
-                 ec ? 0 : size);
+                 "model's: copy it again", label, what, r.offset, r.offset + r.length, loc, size);
   }
-  std::ifstream in(fs::path(dir) / r.location, std::ios::binary);
   std::string bytes(static_cast<size_t>(r.length), '\0');
-  in.seekg(r.offset);
-  if (!in || !in.read(bytes.data(), r.length)) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(r.offset) + done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (done != bytes.size()) {
     return Error(ErrorCode::kIoError, "{}: {}: bytes {}..{} of '{}' could not be read; check the file", label, what,
-                 r.offset, r.offset + r.length, r.location);
+                 r.offset, r.offset + r.length, loc);
   }
   return bytes;
 }

@@ -64,7 +64,8 @@ void ConvertType(onnx::TypeProto* type) {
 
 // Every bfloat16 of `g` and its subgraphs as float32: value types, stored
 // tensors, and the element types nodes name (Cast's `to`, EyeLike's and the
-// random generators' `dtype`); `*found` says whether there was any.
+// random generators' `dtype`, DequantizeLinear's `output_dtype`); `*found`
+// says whether there was any.
 Status ConvertGraph(onnx::GraphProto* g, const std::string& dir, const std::string& label, bool* found) {
   HETPLAN_RETURN_IF_ERROR(ForEachGraph(g, [&](onnx::GraphProto* graph) {
     for (auto* list : {graph->mutable_input(), graph->mutable_output(), graph->mutable_value_info()}) {
@@ -75,7 +76,8 @@ Status ConvertGraph(onnx::GraphProto* g, const std::string& dir, const std::stri
     }
     for (auto& n : *graph->mutable_node()) {
       for (auto& a : *n.mutable_attribute()) {
-        const bool names_type = (a.name() == "to" && n.op_type() == "Cast") || a.name() == "dtype";
+        const bool names_type =
+            (a.name() == "to" && n.op_type() == "Cast") || a.name() == "dtype" || a.name() == "output_dtype";
         if (names_type && a.i() == TensorProto::BFLOAT16) {
           a.set_i(TensorProto::FLOAT);
           *found = true;

@@ -48,18 +48,18 @@ class CallRenamer {
       }
       auto it = functions_.find(Key(n->domain(), n->op_type(), n->overload()));
       if (it == functions_.end()) continue;
+      const std::string call = n->name().empty() ? fmt::format("{}_{}", n->op_type(), i) : n->name();
       if (depth >= kMaxCallDepth) {
         error_ = fmt::format("function calls nest deeper than {} (at '{}'); the model's functions call each other "
                              "in a cycle or are corrupt: re-export it",
-                             kMaxCallDepth, n->name());
+                             kMaxCallDepth, call);
         return false;
       }
-      const std::string call = n->name().empty() ? fmt::format("{}_{}", n->op_type(), i) : n->name();
       inlined_nodes_ += it->second.node_size();
       if (inlined_nodes_ > kMaxInlinedNodes) {
         error_ = fmt::format("the model's function calls expand to more than {} nodes (at '{}'); export the model "
                              "with its functions inlined, or with fewer calls",
-                             kMaxInlinedNodes, n->name());
+                             kMaxInlinedNodes, call);
         return false;
       }
       onnx::FunctionProto copy = it->second;

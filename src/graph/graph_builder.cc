@@ -427,7 +427,8 @@ int64_t WeightBits(const BuildContext& ctx, const std::unordered_map<std::string
   if (main.domain() == "com.microsoft" && main.op_type() == "MatMulNBits") return AttrInt(main, "bits", 4);
   const bool standard_domain = main.domain().empty() || main.domain() == "ai.onnx";
   const std::optional<MatrixOperands> operands = standard_domain ? MatrixOperandsOf(main.op_type()) : std::nullopt;
-  const int wi = operands ? operands->weight : 1;
+  const bool qgemm = main.domain() == "com.microsoft" && main.op_type() == "QGemm";  // B at 3, as QLinear*'s
+  const int wi = operands ? operands->weight : qgemm ? 3 : 1;
   if (main.input_size() <= wi || main.input(wi).empty()) return 0;
   std::string w = ctx.roles.Resolve(main.input(wi));
   if (auto dq = dequantized.find(w); dq != dequantized.end() && ctx.g.node(dq->second).input_size() > 0) {

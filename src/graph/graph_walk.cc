@@ -19,12 +19,23 @@ Status ForEachStoredTensor(onnx::GraphProto* g,
                            const std::function<Status(onnx::TensorProto*, const std::string& what)>& f) {
   return ForEachGraph(g, [&](onnx::GraphProto* graph) -> Status {
     for (auto& t : *graph->mutable_initializer()) HETPLAN_RETURN_IF_ERROR(f(&t, fmt::format("initializer '{}'", t.name())));
+    for (auto& sp : *graph->mutable_sparse_initializer()) {
+      const std::string what = fmt::format("sparse initializer '{}'", sp.values().name());
+      HETPLAN_RETURN_IF_ERROR(f(sp.mutable_values(), what));
+      HETPLAN_RETURN_IF_ERROR(f(sp.mutable_indices(), what + "'s indices"));
+    }
     for (auto& n : *graph->mutable_node()) {
       for (auto& a : *n.mutable_attribute()) {
-        if (!a.has_t() && a.tensors_size() == 0) continue;
+        if (!a.has_t() && a.tensors_size() == 0 && !a.has_sparse_tensor() && a.sparse_tensors_size() == 0) continue;
         const std::string what = fmt::format("attribute '{}' of node '{}'", a.name(), n.name());
         if (a.has_t()) HETPLAN_RETURN_IF_ERROR(f(a.mutable_t(), what));
         for (auto& t : *a.mutable_tensors()) HETPLAN_RETURN_IF_ERROR(f(&t, what));
+        auto sparse = [&](onnx::SparseTensorProto* sp) -> Status {
+          HETPLAN_RETURN_IF_ERROR(f(sp->mutable_values(), what));
+          return f(sp->mutable_indices(), what);
+        };
+        if (a.has_sparse_tensor()) HETPLAN_RETURN_IF_ERROR(sparse(a.mutable_sparse_tensor()));
+        for (auto& sp : *a.mutable_sparse_tensors()) HETPLAN_RETURN_IF_ERROR(sparse(&sp));
       }
     }
     return Status::Ok();

@@ -154,12 +154,20 @@ Status Importer::CheckStructure() {
 // costs needs no data file at all.
 Status Importer::ResolveExternalData() {
   constexpr int64_t kSmallIntegerBytes = 64 << 10;
+  constexpr int64_t kMaxReadBytes = 1 << 20;  // what import reads of one tensor, at most
   const std::string& dir = options_.external_data_dir;
+  // What shape inference and folding read: the arguments (Range's bounds
+  // too) and Constant nodes' values.
   std::unordered_set<std::string> arguments;
+  std::unordered_set<const onnx::TensorProto*> constant_values;
   (void)ForEachGraph(model_->mutable_graph(), [&](onnx::GraphProto* g) {
     for (const auto& n : g->node()) {
       for (int k = 0; k < n.input_size(); ++k) {
-        if (IsArgumentInput(n, k)) arguments.insert(n.input(k));
+        if (IsArgumentInput(n, k) || (n.op_type() == "Range" && n.domain().empty())) arguments.insert(n.input(k));
+      }
+      if (n.op_type() != "Constant") continue;
+      for (const auto& a : n.attribute()) {
+        if (a.has_t()) constant_values.insert(&a.t());
       }
     }
     return Status::Ok();
@@ -168,7 +176,8 @@ Status Importer::ResolveExternalData() {
     if (t->data_location() != onnx::TensorProto::EXTERNAL) return Status::Ok();
     HETPLAN_ASSIGN_OR_RETURN(ExternalRange r, ExternalRangeOf(*t, label_, what));
     const bool integer = t->data_type() == onnx::TensorProto::INT64 || t->data_type() == onnx::TensorProto::INT32;
-    if (!arguments.count(t->name()) && !(integer && r.length <= kSmallIntegerBytes)) {
+    const bool needed = arguments.count(t->name()) || constant_values.count(t) || (integer && r.length <= kSmallIntegerBytes);
+    if (!needed || r.length > kMaxReadBytes) {
       ++external_tensors_;
       external_bytes_ += std::max<int64_t>(r.length, 0);
       return Status::Ok();

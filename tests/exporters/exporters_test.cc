@@ -330,6 +330,18 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
         EXPECT_TRUE(fs::is_regular_file(fs::path(split_dir) / seg["data_file"].get<std::string>()));
       }
       EXPECT_GT(data_files, 0) << manifest.dump();
+      // A data file that changed since the split is refused by run in one line (its size is in the manifest).
+      for (const auto& seg : manifest["segments"]) {
+        if (!seg.contains("data_file")) continue;
+        const fs::path data = fs::path(split_dir) / seg["data_file"].get<std::string>();
+        EXPECT_EQ(seg["data_bytes"].get<int64_t>(), static_cast<int64_t>(fs::file_size(data)));
+        fs::resize_file(data, fs::file_size(data) + 1);
+        auto changed = RunHetplan({"run", split_dir, "--runs", "1", "--warmup", "0"}, testing::WithTimeout(120));
+        EXPECT_EQ(changed.exit_code, 2);  // bad input, as a changed segment file
+        EXPECT_NE(changed.err.find("changed since it was split"), std::string::npos) << changed.err;
+        EXPECT_EQ(std::count(changed.err.begin(), changed.err.end(), '\n'), 1) << changed.err;
+        break;
+      }
       // Without the model's data file split cannot copy them: one line naming the file and the fix.
       const fs::path data = File(c.file + ".data"), moved = work / (c.name + ".data.moved");
       fs::rename(data, moved);

@@ -4,7 +4,9 @@
 // external data the planner does not need (checked with FIFOs: opening one
 // for reading blocks until a writer comes, so a read would hang the run and
 // trip its timeout — no strace needed).
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <sys/stat.h>
@@ -149,6 +151,29 @@ TEST_F(Limits, ExternalDataIsNeverOpened) {
   EXPECT_FALSE(r.timed_out) << "hetplan opened the out-of-tree external data file";
   ExpectOneLineError(r, {"'../outside.fifo'", "outside the model's folder", "refusing"});
   EXPECT_FALSE(fs::exists(models / "sub/g.json"));
+}
+
+// An argument import must read (a Reshape's target in external data) whose
+// data file is a symbolic link, to a file outside the model's folder or
+// beside it: refused by name as ONNX's checker refuses it, never read.
+TEST_F(Limits, ExternalDataThroughASymbolicLinkIsRefused) {
+  TempDir models("symlink");
+  fs::create_directories(models.path / "model");
+  fs::copy_file(File("external_truncated.onnx"), models / "model/model.onnx");
+  {
+    const int64_t target[2] = {1, 24};  // a valid target for x [1,4,6]: little-endian int64, as ONNX stores it
+    std::ofstream secret(models / "secret.bin", std::ios::binary);
+    secret.write(reinterpret_cast<const char*>(target), sizeof target);
+  }
+  fs::create_symlink(models / "secret.bin", models / "model/external_truncated.bin");
+  RunResult r = RunHetplan({"graph", models / "model/model.onnx", "--json", models / "g.json"}, WithTimeout(20));
+  ExpectOneLineError(r, {"initializer 'target'", "'external_truncated.bin'", "a symbolic link", "refusing"});
+  EXPECT_FALSE(fs::exists(models / "g.json"));
+  // The same bytes as a file of its own are read.
+  fs::remove(models / "model/external_truncated.bin");
+  fs::copy_file(models / "secret.bin", models / "model/external_truncated.bin");
+  r = RunHetplan({"graph", models / "model/model.onnx"}, WithTimeout(20));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace

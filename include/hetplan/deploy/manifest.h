@@ -64,8 +64,10 @@ struct ManifestSegment {
   std::string file;      // relative to the manifest's folder
   std::string path;      // resolved (LoadManifest)
   std::string sha256;
-  // Its external weights, beside it (the model's were external data); "" when none.
+  // Its external weights, beside it (the model's were external data); "" when
+  // none. Their size is checked when the manifest is loaded.
   std::string data_file;
+  int64_t data_bytes = 0;
   std::vector<int> operators;  // operator ids, the schedule's
   int nodes = 0;               // ONNX nodes in the file
   std::vector<ManifestTensor> inputs, outputs;

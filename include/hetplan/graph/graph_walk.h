@@ -19,9 +19,9 @@ namespace hetplan {
 Status ForEachGraph(onnx::GraphProto* g, const std::function<Status(onnx::GraphProto*)>& f);
 
 // Calls `f` on every tensor stored in `g` and its nested graphs: the
-// initializers ("initializer 'w'") and the tensors of node attributes
-// (Constant's `value`: "attribute 'value' of node 'c'"); stops at the first
-// error.
+// initializers ("initializer 'w'"), the values and indices of sparse ones,
+// and the tensors of node attributes (Constant's `value`: "attribute 'value'
+// of node 'c'", sparse ones too); stops at the first error.
 Status ForEachStoredTensor(onnx::GraphProto* g,
                            const std::function<Status(onnx::TensorProto*, const std::string& what)>& f);
 

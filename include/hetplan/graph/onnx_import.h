@@ -47,8 +47,10 @@ struct ImportOptions {
   int max_operators = 100000;
   int64_t max_tensor_elements = int64_t{1} << 34;
   // The folder external data is read from (graph/external_data.h):
-  // LoadOnnxModel's default is the model file's; from bytes, none, and a
-  // model with external data is refused.
+  // LoadOnnxModel's default is the model file's. From bytes there is none:
+  // weights in external data still import (sized from their dims, enough
+  // for analytical costs), a tensor import must read is refused in one line,
+  // and ONNX Runtime cannot profile or run the model.
   std::string external_data_dir;
 };
 
