@@ -19,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -546,22 +547,19 @@ Result<CostTable> ProfileCoRun(const LoadedModel& m, const std::vector<CoRunPu>&
   // model's bfloat16) co-run on the same copy.
   const bool float32 =
       std::any_of(pus.begin(), pus.end(), [](const CoRunPu& p) { return p.solo->meta.count("profiled_on") > 0; });
-  LoadedModel copy;
+  std::optional<LoadedModel> copy;
   if (float32) {
-    auto proto = std::make_shared<onnx::ModelProto>(*m.model);
-    HETPLAN_RETURN_IF_ERROR(Bfloat16ToFloat32(proto.get(), m.external_data_dir, m.path).status());
-    copy = m;
-    copy.model = std::move(proto);
+    HETPLAN_ASSIGN_OR_RETURN(copy, Float32Copy(m));
   }
   Result<CostTable> measured = Status(ErrorCode::kInternal, "");
   try {
-    measured = Measure(float32 ? copy : m, state, o);
+    measured = Measure(copy ? *copy : m, state, o);
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInternal, "{}: co-run profiling failed: {}", m.path, OneLine(e.what()));
   }
   if (!measured.ok()) return measured;
   CostTable t = std::move(measured).value();
-  if (float32) t.meta["profiled_on"] = "float32 copy";
+  if (copy) t.meta["profiled_on"] = "float32 copy";
   cost_internal::StoreInCache(o.cache_dir, key, &t);
   return t;
 }

@@ -295,12 +295,9 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
 // says so; nullopt when the model has no bfloat16 (the refusal stands).
 Result<std::optional<CostTable>> MeasureFloat32Copy(const LoadedModel& m, const std::string& pu_name,
                                                     const ProfileOptions& o, const Status& refusal) {
-  auto proto = std::make_shared<onnx::ModelProto>(*m.model);
-  HETPLAN_ASSIGN_OR_RETURN(bool converted, Bfloat16ToFloat32(proto.get(), m.external_data_dir, m.path));
-  if (!converted) return std::optional<CostTable>();
-  LoadedModel copy = m;
-  copy.model = std::move(proto);
-  HETPLAN_ASSIGN_OR_RETURN(CostTable t32, Measure(copy, pu_name, o));
+  HETPLAN_ASSIGN_OR_RETURN(std::optional<LoadedModel> copy, Float32Copy(m));
+  if (!copy) return std::optional<CostTable>();
+  HETPLAN_ASSIGN_OR_RETURN(CostTable t32, Measure(*copy, pu_name, o));
   t32.meta["profiled_on"] = "float32 copy";
   t32.meta["profiled_on_reason"] = fmt::format("ONNX Runtime {} has no CPU kernel for the model's bfloat16 ({})",
                                                OnnxRuntimeVersion(), OneLine(refusal.message()));

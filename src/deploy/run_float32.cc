@@ -1,6 +1,7 @@
 // bfloat16 plans on a CPU without bfloat16 kernels (deploy/run_internal.h):
 // the segments and the unsplit model run as float32 copies, and the report
 // says so.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,13 +40,21 @@ Result<std::string> Float32Bytes(const std::string& bytes, const std::string& ex
 
 Result<std::string> Float32Fallback(Ort::Env& env, Manifest* m, std::vector<std::string>* bytes,
                                     const Ort::SessionOptions& so) {
-  std::string missing;  // ONNX Runtime's refusal of the first segment it has no kernel for
-  for (size_t s = 0; s < m->segments.size() && missing.empty(); ++s) {
-    // Any bfloat16 in it, at its boundary or inside (a Cast to bfloat16)?
+  // Each segment with a bfloat16 in it (at its boundary or inside: a Cast to
+  // bfloat16) converted once; ONNX Runtime asked about them until it refuses one.
+  std::vector<std::optional<std::string>> converted(m->segments.size());
+  std::string missing;  // its refusal of the first segment it has no kernel for
+  for (size_t s = 0; s < m->segments.size(); ++s) {
     onnx::ModelProto proto;
     if (!proto.ParseFromString((*bytes)[s])) continue;  // CreateSession says what is wrong with it
     HETPLAN_ASSIGN_OR_RETURN(bool narrow, Bfloat16ToFloat32(&proto, m->dir, m->segments[s].path));
     if (!narrow) continue;
+    converted[s].emplace();
+    if (!proto.SerializeToString(&*converted[s])) {
+      return Error(ErrorCode::kLimitExceeded, "{}: its float32 copy cannot be serialised (over 2 GiB?)",
+                   m->segments[s].path);
+    }
+    if (!missing.empty()) continue;
     try {
       Ort::Session probe(env, (*bytes)[s].data(), (*bytes)[s].size(), so);
     } catch (const std::exception& e) {
@@ -54,8 +63,8 @@ Result<std::string> Float32Fallback(Ort::Env& env, Manifest* m, std::vector<std:
   }
   if (missing.empty()) return std::string();
   for (size_t s = 0; s < m->segments.size(); ++s) {
+    if (converted[s]) (*bytes)[s] = std::move(*converted[s]);
     ManifestSegment& seg = m->segments[s];
-    HETPLAN_ASSIGN_OR_RETURN((*bytes)[s], Float32Bytes((*bytes)[s], m->dir, seg.path));
     for (auto* list : {&seg.inputs, &seg.outputs}) {
       for (auto& t : *list) ToFloat32(&t);
     }

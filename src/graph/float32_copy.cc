@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include <fmt/format.h>
@@ -99,6 +100,15 @@ Result<bool> Bfloat16ToFloat32(onnx::ModelProto* model, const std::string& exter
   bool found = false;
   HETPLAN_RETURN_IF_ERROR(ConvertGraph(model->mutable_graph(), external_data_dir, label, &found));
   return found;
+}
+
+Result<std::optional<LoadedModel>> Float32Copy(const LoadedModel& m) {
+  auto proto = std::make_shared<onnx::ModelProto>(*m.model);
+  HETPLAN_ASSIGN_OR_RETURN(bool converted, Bfloat16ToFloat32(proto.get(), m.external_data_dir, m.path));
+  if (!converted) return std::optional<LoadedModel>();
+  LoadedModel copy = m;
+  copy.model = std::move(proto);
+  return std::optional<LoadedModel>(std::move(copy));
 }
 
 bool IsMissingKernel(std::string_view ort_message) {

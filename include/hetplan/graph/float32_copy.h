@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include <optional>
+
+#include "hetplan/graph/onnx_import.h"
 #include "hetplan/util/status.h"
 
 namespace ONNX_NAMESPACE {  // onnx:: (hetplan/util/onnx_namespace.h)
@@ -22,6 +25,11 @@ namespace hetplan {
 // model in errors.
 Result<bool> Bfloat16ToFloat32(onnx::ModelProto* model, const std::string& external_data_dir,
                                const std::string& label);
+
+// `m` with its model a float32 copy (Bfloat16ToFloat32, external tensors
+// read from m.external_data_dir): what the profilers measure. nullopt when
+// `m` has no bfloat16.
+Result<std::optional<LoadedModel>> Float32Copy(const LoadedModel& m);
 
 // Whether ONNX Runtime's error says it has no kernel for a node's types
 // (NOT_IMPLEMENTED: "Could not find an implementation for ...").
