@@ -136,6 +136,13 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
                                         Meta(*t, "profiled_on", ""), Meta(*t, "profiled_on_reason", "")));
       }
       if (std::string w = ProfileStabilityWarning(*t, pu.name); !w.empty()) out.notes.push_back("warning: " + w);
+      // What this run's profile held (a cache hit's would be another run's).
+      if (std::string mem = ProfileMemoryText(*t); !mem.empty() && Meta(*t, "cache", "") != "hit") {
+        out.run_notes.push_back(pu.name + ": " + mem);
+      }
+      if (t->meta.count("boundary_memory")) {
+        out.notes.push_back(fmt::format("{}: boundary fit: {}", pu.name, Meta(*t, "boundary_memory", "")));
+      }
       out.run_notes.push_back(fmt::format("{}: profile cache {}", pu.name, Meta(*t, "cache", "off")));
       out.sources.tables[pu.name] = *t;
       po.cache_dir.clear();

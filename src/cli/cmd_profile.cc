@@ -76,6 +76,9 @@ std::string Summary(const CostTable& table, const LoadedModel& model, const std:
                        b->second, std::count(points.begin(), points.end(), ':'),
                        num("boundary_r2"), points);
   }
+  if (std::string mem = ProfileMemoryText(table); !mem.empty()) out += fmt::format("memory         {}\n", mem);
+  if (!meta("boundary_memory").empty()) out += fmt::format("boundary       {}\n", meta("boundary_memory"));
+  if (!meta("boundary_skipped").empty()) out += fmt::format("boundary       not fitted: {}\n", meta("boundary_skipped"));
   if (!meta("model_drift").empty()) {
     out += fmt::format("drift          {:+.1f} % (the whole model at the end of the profile, {}, against its start)"
                        "{}\n",

@@ -67,6 +67,13 @@ void PrintPuThreads(const PuThreadReport& p) {
               Percent(p.relative_error).c_str());
 }
 
+// "float32", or "float32 computed in float16" when a narrower type on the
+// output's path chose its default tolerance.
+std::string JudgedType(const OutputCheck& c) {
+  return c.tolerance_dtype.empty() || !c.default_tolerance ? c.dtype
+                                                           : fmt::format("{} computed in {}", c.dtype, c.tolerance_dtype);
+}
+
 std::string ToleranceText(const OutputCheck& c) {
   if (c.rtol == 0 && c.atol == 0) return "exact";
   return fmt::format("rtol {:g}, atol {:g}{}", c.rtol, c.atol, c.default_tolerance ? " by default" : "");
@@ -75,7 +82,7 @@ std::string ToleranceText(const OutputCheck& c) {
 // The tolerances the outputs were judged with, one entry per element type.
 std::string TolerancesText(const RunReport& r) {
   std::map<std::string, std::string> by_type;
-  for (const auto& c : r.outputs) by_type.emplace(c.dtype, ToleranceText(c));
+  for (const auto& c : r.outputs) by_type.emplace(JudgedType(c), ToleranceText(c));
   std::vector<std::string> parts;
   for (const auto& [dtype, text] : by_type) parts.push_back(fmt::format("{}: {}", dtype, text));
   return fmt::format("{}", fmt::join(parts, "; "));
@@ -203,7 +210,7 @@ void RegisterRun(CLI::App& app) {
       std::printf("output     %-12s %s: max abs error %.3g, max rel error %.3g, %lld of %lld elements off "
                   "(%s: %s)\n",
                   c.name.c_str(), c.match ? "matches" : "DIFFERS", c.max_abs_error, c.max_rel_error,
-                  static_cast<long long>(c.mismatches), static_cast<long long>(c.elements), c.dtype.c_str(),
+                  static_cast<long long>(c.mismatches), static_cast<long long>(c.elements), JudgedType(c).c_str(),
                   ToleranceText(c).c_str());
     }
     if (r->stream) PrintStream(*r->stream);

@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "hetplan/app/refine.h"
+#include "hetplan/cost/sample_shapes.h"
 #include "hetplan/solve/solver.h"
 
 namespace hetplan::cli {
@@ -16,11 +19,16 @@ void AddModelOptions(CLI::App* sub, ModelOptions* o) {
   sub->add_option("--fusion", o->fusion, "Operator fusion level: none | activation")
       ->default_val("none");
   sub->add_option("--shape", o->shapes,
-                  "Static shape for a graph input, e.g. input=1x3x224x224; a 0 makes it empty, e.g. past=1x4x0x16 "
-                  "(repeatable)");
+                  "Static shape for a graph input, e.g. input=1x3x224x224; a 0 makes it empty, e.g. past=1x4x0x16; "
+                  "the name may be a glob pattern for many inputs, e.g. 'past_key_values.*.key=1x2x128x32' "
+                  "(repeatable; a name given exactly wins)");
   sub->add_option("--value", o->values,
                   "Fix a graph input to a constant, NAME=V[,V...], e.g. sr=16000 (repeatable); it folds like a "
                   "weight, and profiling, split and run feed it");
+  sub->add_option("--sample-input", o->samples,
+                  "Plan for the shapes a representative input gives, NAME=FILE.npy (repeatable): the model runs once "
+                  "in ONNX Runtime on it to record shapes that depend on input values (durations, NonZero); the input "
+                  "stays an input, and profiling and run feed it");
   sub->add_option("--branch", o->branches,
                   "Plan a data-dependent If as one branch, NODE=then|else (repeatable); the schedule records it");
   sub->add_option("--max-operators", o->max_operators, "Refuse models with more operators")
@@ -47,6 +55,12 @@ Result<ImportOptions> MakeImportOptions(const ModelOptions& o) {
     HETPLAN_ASSIGN_OR_RETURN(auto kv, ParseBranchOverride(s));
     io.branches[kv.first] = kv.second;
   }
+  std::vector<std::pair<std::string, std::string>> samples;
+  for (const auto& s : o.samples) {
+    HETPLAN_ASSIGN_OR_RETURN(auto kv, ParseSampleInput(s));
+    samples.push_back(std::move(kv));
+  }
+  HETPLAN_RETURN_IF_ERROR(RecordSampleShapes(o.path, samples, &io));
   return io;
 }
 
@@ -79,6 +93,14 @@ void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f) {
   sub->add_option("--corun-runs", f->corun_runs, "Co-run profiler: timed runs per block (medians are kept)")
       ->default_val(f->corun_runs)
       ->check(CLI::Range(1, 1000000));
+  sub->add_option("--max-memory", f->max_memory,
+                  "Resident memory the profile stays under, e.g. 8G or 512M (default: what hetplan holds plus 60 % "
+                  "of the memory available when it starts); over it, the boundary fit's largest cuts, then the "
+                  "in-context run are left out, and a model whose one session would not fit is refused")
+      ->check([](const std::string& v) {
+        return ParseByteSize(v) ? std::string()
+                                : fmt::format("'{}' is not a size; give bytes or a number with K, M or G, e.g. 8G", v);
+      });
   sub->add_option("--corun-rounds", f->corun_rounds,
                   "Co-run profiler: rounds of alternating solo and co-run blocks (their spread is the noise)")
       ->default_val(f->corun_rounds)
@@ -159,8 +181,26 @@ PlanInputs MakePlanInputs(const std::string& model, const ImportOptions& io, con
   return in;
 }
 
+std::optional<int64_t> ParseByteSize(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !(v > 0) || !std::isfinite(v)) return std::nullopt;
+  std::string unit(end);
+  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b') && unit.size() > 1) unit.pop_back();
+  double scale = 1;
+  if (unit == "K" || unit == "k" || unit == "Ki") scale = 1024.0;
+  else if (unit == "M" || unit == "m" || unit == "Mi") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "g" || unit == "Gi") scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty()) return std::nullopt;
+  const double bytes = v * scale;
+  if (bytes < 1 || bytes > 9.0e18) return std::nullopt;
+  return static_cast<int64_t>(bytes);
+}
+
 ProfileOptions MakeProfileOptions(const ProfilingFlags& f) {
   ProfileOptions po;
+  if (!f.max_memory.empty()) po.max_memory_bytes = ParseByteSize(f.max_memory).value_or(0);
   po.warmup = f.warmup;
   po.runs = f.runs;
   po.model_runs = f.model_runs;  // unset: they follow --runs (ProfileOptions)

@@ -24,6 +24,7 @@ struct ModelOptions {
   std::vector<std::string> shapes;
   std::vector<std::string> values;    // --value NAME=V[,V...]
   std::vector<std::string> branches;  // --branch NODE=then|else
+  std::vector<std::string> samples;   // --sample-input NAME=FILE.npy
   int max_operators = 100000;
   double max_model_mib = 4096;  // larger files are refused before they are read
 };
@@ -48,7 +49,10 @@ struct ProfilingFlags {
   int corun_runs = CoRunOptions{}.runs;
   int corun_rounds = CoRunOptions{}.rounds;
   std::string boundary_cost = "none";  // --boundary-cost none | fitted (planning commands only)
+  std::string max_memory;  // --max-memory, e.g. 8G or 512M; empty: the profiler's default
 };
+// "8G", "1.5G", "512M", "64K" or a byte count; nullopt when not a size.
+std::optional<int64_t> ParseByteSize(const std::string& text);
 void AddProfilingFlags(CLI::App* sub, ProfilingFlags* f);
 // --boundary-cost, for the planning commands (partition, map, frontier, dse).
 void AddBoundaryCostFlag(CLI::App* sub, ProfilingFlags* f);

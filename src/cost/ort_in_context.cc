@@ -26,6 +26,7 @@
 #include "ort/session.h"
 #include "hetplan/util/io.h"
 #include "cost/ort_profiler_internal.h"
+#include "hetplan/cost/sample_shapes.h"
 #include "cost/profiler_internal.h"
 
 namespace hetplan {
@@ -288,7 +289,9 @@ Status MeasureInContext(Ort::Env& env, const LoadedModel& m, const ProfileOption
     (*meta)["profiler_probe_error"] = OneLine(probe.status().message());
   }
   {
-    auto runner = Runner::Create(env, whole, so, kSeed);
+    auto samples = ReadSamples(m.assumptions.sample_inputs);
+    if (!samples.ok()) return samples.status();
+    auto runner = Runner::Create(env, whole, so, kSeed, &*samples);
     if (!runner.ok()) {
       failure = Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot load the model with its "
                       "profiler on: {}", model_label, runner.status().message());

@@ -20,6 +20,7 @@
 #include <onnxruntime_cxx_api.h>
 
 #include "ort/session.h"
+#include "hetplan/cost/sample_shapes.h"
 #include "hetplan/graph/dtype.h"
 #include "cost/ort_profiler_internal.h"
 #include "cost/profiler_internal.h"
@@ -219,17 +220,72 @@ struct BoundaryFit {
   std::vector<int> segments;
   std::vector<double> pass_us;
   double slope_us = 0, base_us = 0, r2 = 0, residual_us = 0;
+  int64_t estimate_bytes = 0;  // the kept cuts' sessions and tensors, alive together
+  std::string memory_note;     // the cuts left out to stay under the budget, and why
 };
+
+// The cuts: the model cut into 1, 2, 4, … (at most 64, at most one per
+// operator) contiguous runs of its topological order at random places.
+std::vector<std::vector<std::vector<int>>> CutSegments(const OpGraph& g) {
+  const std::vector<int>& order = g.topological_order();
+  const int n = static_cast<int>(order.size());
+  std::mt19937_64 rng(kSeed ^ 0xb0a7d);
+  std::vector<std::vector<std::vector<int>>> cuts;
+  for (int k = 1; k <= std::min(n, 64); k *= 2) {
+    std::vector<int> positions(static_cast<size_t>(std::max(0, n - 1)));
+    for (int i = 0; i + 1 < n; ++i) positions[static_cast<size_t>(i)] = i + 1;
+    std::shuffle(positions.begin(), positions.end(), rng);
+    positions.resize(static_cast<size_t>(k - 1));
+    std::sort(positions.begin(), positions.end());
+    std::vector<std::vector<int>> segments(1);
+    size_t next = 0;
+    for (int i = 0; i < n; ++i) {
+      if (next < positions.size() && positions[next] == i) {
+        segments.emplace_back();
+        ++next;
+      }
+      segments.back().push_back(order[static_cast<size_t>(i)]);
+    }
+    cuts.push_back(std::move(segments));
+  }
+  return cuts;
+}
+
+// How many of `cuts` (fewest segments first) fit in `room_bytes` alive
+// together, their estimate, and what was left out.
+size_t CutsThatFit(const LoadedModel& m, const std::vector<std::vector<std::vector<int>>>& cuts, int64_t room_bytes,
+                   int64_t* estimate, std::string* note) {
+  std::vector<int64_t> bytes;
+  for (const auto& segments : cuts) {
+    int64_t b = 0;
+    for (const auto& ops : segments) b += SegmentFootprintBytes(m, ops);
+    bytes.push_back(b);
+  }
+  size_t keep = 0;
+  *estimate = 0;
+  while (keep < cuts.size() && *estimate + bytes[keep] <= room_bytes) *estimate += bytes[keep++];
+  if (keep == cuts.size()) return keep;
+  int64_t all = 0;
+  for (int64_t b : bytes) all += b;
+  std::vector<size_t> left_out;
+  for (size_t c = keep; c < cuts.size(); ++c) left_out.push_back(cuts[c].size());
+  *note = fmt::format("the cuts into {} segments left out: all {} cuts alive together need about {}, more than the {} "
+                      "left under the memory budget (--max-memory)",
+                      fmt::join(left_out, ", "), cuts.size(), BytesText(all), BytesText(std::max<int64_t>(0, room_bytes)));
+  return keep;
+}
 
 // One way of cutting the model: contiguous runs of the topological order,
 // run one after another as the resident executor runs a plan (one session
 // per segment, every tensor that crosses a cut bound once, zero copy).
 class SplitExecution {
  public:
+  // Model inputs are random, or the sample's (`samples`, --sample-input).
   static Result<std::unique_ptr<SplitExecution>> Create(Ort::Env& env, const LoadedModel& m,
                                                         const OperatorExtractor& ex,
                                                         const std::vector<std::vector<int>>& segments,
-                                                        const Ort::SessionOptions& so) {
+                                                        const Ort::SessionOptions& so,
+                                                        const std::map<std::string, TensorData>& samples) {
     auto x = std::unique_ptr<SplitExecution>(new SplitExecution());
     std::mt19937_64 rng(kSeed);
     Ort::AllocatorWithDefaultOptions alloc;
@@ -244,10 +300,15 @@ class SplitExecution {
         for (size_t i = 0; i < session.GetInputCount(); ++i) {
           std::string name = session.GetInputNameAllocated(i, alloc).get();
           auto it = x->values_.find(name);
-          if (it == x->values_.end()) {  // a model input: random, as the profiler feeds models
+          if (it == x->values_.end()) {  // a model input: random, as the profiler feeds models, or the sample
             Ort::TypeInfo type = session.GetInputTypeInfo(i);  // owns what the view below reads
             auto info = type.GetTensorTypeAndShapeInfo();
-            it = x->values_.emplace(name, ort::RandomTensor(info.GetElementType(), info.GetShape(), rng)).first;
+            auto sample = samples.find(name);
+            it = x->values_
+                     .emplace(name, sample != samples.end()
+                                        ? ort::DataTensor(sample->second)
+                                        : ort::RandomTensor(info.GetElementType(), info.GetShape(), rng))
+                     .first;
           }
           binding.BindInput(name.c_str(), it->second);
         }
@@ -289,32 +350,21 @@ class SplitExecution {
 // what one more segment costs: its Session::Run invocation, binding its
 // inputs and outputs, and the locality it loses. The cuts are interleaved run
 // by run, so that the machine's drift falls on all of them alike.
+// Only the cuts that fit in `room_bytes` together are created (fewer than
+// two: an empty fit, its memory_note saying why).
 Result<BoundaryFit> MeasureBoundaries(Ort::Env& env, const LoadedModel& m, const ProfileOptions& o,
-                                      const OperatorExtractor& ex) {
-  const std::vector<int>& order = m.graph.topological_order();
-  const int n = static_cast<int>(order.size());
-  std::mt19937_64 rng(kSeed ^ 0xb0a7d);
-  std::vector<std::unique_ptr<SplitExecution>> cuts;
+                                      const OperatorExtractor& ex, int64_t room_bytes) {
+  const auto all = CutSegments(m.graph);
   BoundaryFit fit;
+  const size_t keep = CutsThatFit(m, all, room_bytes, &fit.estimate_bytes, &fit.memory_note);
+  if (keep < std::min<size_t>(2, all.size())) return fit;
+  std::vector<std::unique_ptr<SplitExecution>> cuts;
   HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
-  for (int k = 1; k <= std::min(n, 64); k *= 2) {
-    std::vector<int> positions(static_cast<size_t>(std::max(0, n - 1)));
-    for (int i = 0; i + 1 < n; ++i) positions[static_cast<size_t>(i)] = i + 1;
-    std::shuffle(positions.begin(), positions.end(), rng);
-    positions.resize(static_cast<size_t>(k - 1));
-    std::sort(positions.begin(), positions.end());
-    std::vector<std::vector<int>> segments(1);
-    size_t next = 0;
-    for (int i = 0; i < n; ++i) {
-      if (next < positions.size() && positions[next] == i) {
-        segments.emplace_back();
-        ++next;
-      }
-      segments.back().push_back(order[static_cast<size_t>(i)]);
-    }
-    HETPLAN_ASSIGN_OR_RETURN(auto x, SplitExecution::Create(env, m, ex, segments, so));
+  HETPLAN_ASSIGN_OR_RETURN(const auto samples, ReadSamples(m.assumptions.sample_inputs));
+  for (size_t c = 0; c < keep; ++c) {
+    HETPLAN_ASSIGN_OR_RETURN(auto x, SplitExecution::Create(env, m, ex, all[c], so, samples));
     cuts.push_back(std::move(x));
-    fit.segments.push_back(k);
+    fit.segments.push_back(static_cast<int>(all[c].size()));
   }
   std::vector<std::vector<double>> us(cuts.size());
   try {
@@ -356,8 +406,14 @@ Result<BoundaryFit> MeasureBoundaries(Ort::Env& env, const LoadedModel& m, const
 }  // namespace
 
 Status RecordBoundaryFit(Ort::Env& env, const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o,
-                         const OperatorExtractor& extractor, CostTable* t) {
-  HETPLAN_ASSIGN_OR_RETURN(BoundaryFit fit, MeasureBoundaries(env, m, o, extractor));
+                         const OperatorExtractor& extractor, int64_t room_bytes, CostTable* t) {
+  HETPLAN_ASSIGN_OR_RETURN(BoundaryFit fit, MeasureBoundaries(env, m, o, extractor, room_bytes));
+  t->meta["boundary_estimate_bytes"] = std::to_string(fit.estimate_bytes);
+  if (!fit.memory_note.empty()) t->meta["boundary_memory"] = fit.memory_note;
+  if (fit.segments.empty()) {
+    t->meta["boundary_skipped"] = "fewer than two cuts fit: " + fit.memory_note;
+    return Status::Ok();
+  }
   // A slope below 0 is noise: no measurable cost.
   t->boundary_us[pu_name] = std::max(0.0, fit.slope_us);
   std::string points;

@@ -26,6 +26,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,7 @@
 
 #include "ort/pinning.h"
 #include "ort/session.h"
+#include "hetplan/cost/sample_shapes.h"
 #include "hetplan/graph/float32_copy.h"
 #include "hetplan/graph/quantization.h"
 #include "hetplan/util/io.h"
@@ -53,6 +55,12 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using ort::Runner;
 using ort_profiler_internal::BoundaryCuts;
+using ort_profiler_internal::BytesText;
+using ort_profiler_internal::kArenaFactor;
+using ort_profiler_internal::MemoryBudgetBytes;
+using ort_profiler_internal::PeakResidentBytes;
+using ort_profiler_internal::ResidentBytes;
+using ort_profiler_internal::SegmentFootprintBytes;
 using ort_profiler_internal::BoundaryPasses;
 using ort_profiler_internal::BoundaryWarmup;
 using ort_profiler_internal::DoubleText;
@@ -304,6 +312,32 @@ Result<std::optional<CostTable>> MeasureFloat32Copy(const LoadedModel& m, const 
   return std::optional<CostTable>(std::move(t32));
 }
 
+// Whether the whole model's sessions fit under `budget` beside the
+// `held` bytes hetplan holds: an error when one does not; false when the
+// in-context run's second one does not (and meta in_context_error says so);
+// o.in_context otherwise. The estimates go to the meta.
+Result<bool> WholeModelFits(const LoadedModel& m, const ProfileOptions& o, int64_t budget, int64_t held,
+                            std::map<std::string, std::string>* meta) {
+  const int64_t whole = SegmentFootprintBytes(m, m.graph.topological_order());
+  (*meta)["memory_budget_bytes"] = std::to_string(budget);
+  (*meta)["memory_whole_model_bytes"] = std::to_string(whole);
+  if (held + whole > budget) {
+    return Error(ErrorCode::kLimitExceeded,
+                 "{}: profiling needs about {} for one session of the whole model (its weights, inputs and outputs, "
+                 "and {}x its activations alive at once) besides the {} hetplan holds, over the memory budget of {}; "
+                 "give a larger --max-memory or smaller input shapes (--shape)",
+                 m.path.empty() ? std::string("the model") : m.path, BytesText(whole), kArenaFactor, BytesText(held),
+                 BytesText(budget));
+  }
+  if (o.in_context && held + 2 * whole > budget) {
+    (*meta)["in_context_error"] = fmt::format("left out to stay under the memory budget of {}: the plain and the "
+                                              "profiled whole-model sessions need about {} together",
+                                              BytesText(budget), BytesText(2 * whole));
+    return false;
+  }
+  return o.in_context;
+}
+
 Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(Ort::Env * env, ort::SharedEnv());
   const OpGraph& g = m.graph;
@@ -315,11 +349,17 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
     return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot run the model: {}", model_label, OneLine(e.what()));
   };
 
-  // The whole model first: a model ORT cannot load fails before minutes of
-  // per-operator work.
+  // Memory: one whole-model session must fit, or the in-context run is left out.
+  const int64_t budget = MemoryBudgetBytes(o);
+  const int64_t held_at_start = ResidentBytes().value_or(0);
+  HETPLAN_ASSIGN_OR_RETURN(const bool in_context, WholeModelFits(m, o, budget, held_at_start, &meta));
+
+  // The whole model first (on --sample-input's arrays, whose shapes the plan
+  // has): a model ORT cannot load fails before minutes of per-operator work.
   HETPLAN_ASSIGN_OR_RETURN(std::string whole, WholeModelBytes(m));
   HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions plain_so, MakeSessionOptions(m, o));
-  auto plain = Runner::Create(*env, whole, plain_so, kSeed);
+  HETPLAN_ASSIGN_OR_RETURN(const auto samples, ReadSamples(m.assumptions.sample_inputs));
+  auto plain = Runner::Create(*env, whole, plain_so, kSeed, &samples);
   if (!plain.ok() && IsMissingKernel(plain.status().message())) {
     HETPLAN_ASSIGN_OR_RETURN(std::optional<CostTable> t32, MeasureFloat32Copy(m, pu_name, o, plain.status()));
     if (t32) return std::move(*t32);
@@ -350,14 +390,14 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   const int op_runs = o.warmup + o.runs;
   stage(fmt::format("whole model, {} warm-up and {} timed runs{}; then {} operators x {} runs, {} whole-model "
                     "runs in all",
-                    o.warmup, ModelRuns(o), o.in_context ? " plain and as many with ONNX Runtime's profiler" : "",
+                    o.warmup, ModelRuns(o), in_context ? " plain and as many with ONNX Runtime's profiler" : "",
                     g.size(), op_runs, whole_runs),
         whole_runs, op_runs);
 
-  InContextShares in_context{std::vector<std::optional<double>>(static_cast<size_t>(g.size())),
-                             std::vector<std::optional<double>>(static_cast<size_t>(g.size()))};
-  if (o.in_context) {
-    HETPLAN_RETURN_IF_ERROR(MeasureInContext(*env, m, o, whole, **plain, &plain_us, &in_context, &meta));
+  InContextShares shares{std::vector<std::optional<double>>(static_cast<size_t>(g.size())),
+                         std::vector<std::optional<double>>(static_cast<size_t>(g.size()))};
+  if (in_context) {
+    HETPLAN_RETURN_IF_ERROR(MeasureInContext(*env, m, o, whole, **plain, &plain_us, &shares, &meta));
   }
   try {
     if (plain_us.size() != static_cast<size_t>(ModelRuns(o))) plain_us = TimeRuns(**plain, o.warmup, ModelRuns(o));
@@ -378,7 +418,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   stage(fmt::format("{} operators, {} warm-up and {} timed runs each", g.size(), o.warmup, o.runs),
         EndWarmup(o) + end_runs + boundary_passes, op_runs);
   if (o.progress) o.progress(0, g.size());
-  HETPLAN_RETURN_IF_ERROR(MeasureOperators(*env, m, pu_name, o, extractor, in_context, &t, &sum_us, &planned_us));
+  HETPLAN_RETURN_IF_ERROR(MeasureOperators(*env, m, pu_name, o, extractor, shares, &t, &sum_us, &planned_us));
 
   // Did the machine keep its speed? Every in-context cost was scaled to the
   // whole model timed before the operators, minutes ago on a large model: on
@@ -405,12 +445,16 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   }
 
   if (BoundaryRuns(o) > 0) {
-    stage(fmt::format("boundary fit, the model cut into 1 to {} segments: {} passes each", 1 << (BoundaryCuts(g.size()) - 1),
+    const int64_t room = budget - ResidentBytes().value_or(held_at_start);
+    stage(fmt::format("boundary fit, the model cut into 1 to {} segments (those that fit in the {} left of the "
+                      "memory budget): {} passes each",
+                      1 << (BoundaryCuts(g.size()) - 1), BytesText(std::max<int64_t>(0, room)),
                       BoundaryWarmup(o) + BoundaryRuns(o)),
           boundary_passes, 0);
-    HETPLAN_RETURN_IF_ERROR(RecordBoundaryFit(*env, m, pu_name, o, extractor, &t));
+    HETPLAN_RETURN_IF_ERROR(RecordBoundaryFit(*env, m, pu_name, o, extractor, room, &t));
   }
   RecordMeta(m, pu_name, o, sum_us, planned_us, &t);
+  if (auto peak = PeakResidentBytes()) meta["memory_peak_bytes"] = std::to_string(*peak);
   return t;
 }
 
@@ -437,6 +481,8 @@ std::string ModelKeyText(const LoadedModel& m) {
   for (const FixedInput& f : m.assumptions.fixed_inputs) {
     text += fmt::format("value={}:{}\n", f.name, fmt::join(f.values, ","));
   }
+  // --sample-input: the shapes inside depend on its values.
+  for (const SampleInput& s : m.assumptions.sample_inputs) text += fmt::format("sample={}:{}\n", s.name, s.sha256);
   for (const BranchChoice& b : m.assumptions.branches) {
     text += fmt::format("branch={}:{}\n", b.node, b.then ? "then" : "else");
   }
@@ -509,6 +555,26 @@ std::string CpuModelName() {
     }
   }
   return fallback.empty() ? "unknown" : fallback;
+}
+
+std::string ProfileMemoryText(const CostTable& t) {
+  auto bytes = [&](const char* key) -> std::optional<int64_t> {
+    auto it = t.meta.find(key);
+    if (it == t.meta.end()) return std::nullopt;
+    return std::strtoll(it->second.c_str(), nullptr, 10);
+  };
+  const auto peak = bytes("memory_peak_bytes"), budget = bytes("memory_budget_bytes");
+  if (!peak || !budget) return "";
+  std::string estimate;
+  if (auto whole = bytes("memory_whole_model_bytes")) {
+    estimate = fmt::format("one whole-model session {}", BytesText(*whole));
+  }
+  if (auto cuts = bytes("boundary_estimate_bytes"); cuts && *cuts > 0) {
+    estimate += fmt::format(", the boundary fit's cuts {}", BytesText(*cuts));
+  }
+  return fmt::format("profile memory: peak {} resident, budget {}{}", BytesText(*peak),
+                     *budget == std::numeric_limits<int64_t>::max() ? std::string("none") : BytesText(*budget),
+                     estimate.empty() ? std::string() : " (estimated: " + estimate + ")");
 }
 
 std::string ProfileStabilityWarning(const CostTable& t, const std::string& pu) {

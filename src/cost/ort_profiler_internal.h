@@ -44,6 +44,34 @@ std::vector<double> TimeRuns(ort::Runner& r, int warmup, int runs);
 // A meta value: the shortest text that reads back to the same double.
 std::string DoubleText(double v);
 
+// --- memory (profile_memory.cc) ---------------------------------------------------
+
+// The default budget: what hetplan holds when profiling starts plus this
+// share of the memory the kernel reports available (MemAvailable).
+inline constexpr double kDefaultMemoryShare = 0.6;
+// What ONNX Runtime's arena holds, as a multiple of the most activations
+// alive at once: the first Run allocates them one by one (chunks rounded up
+// as the arena grows), the second adds the memory pattern's one block and
+// keeps both. Measured on a 512×512 dynamic-uint8 segmentation model: one
+// whole-model session held 392 MiB after its second Run (259 after its
+// first) for 97 MiB alive at once. Each session adds its kernels and graph.
+inline constexpr double kArenaFactor = 4.0;
+inline constexpr int64_t kSessionOverheadBytes = int64_t{2} << 20;
+
+std::optional<int64_t> AvailableMemoryBytes();  // /proc/meminfo MemAvailable
+std::optional<int64_t> ResidentBytes();         // /proc/self/status VmRSS
+std::optional<int64_t> PeakResidentBytes();     // /proc/self/status VmHWM
+// o.max_memory_bytes, or the default above (the maximum when unknown).
+int64_t MemoryBudgetBytes(const ProfileOptions& o);
+// What one session running operators `ops` (ids in topological order) holds,
+// estimated from the imported model's tensors, node by node (an operator's
+// fused or quantization nodes hold tensors of their own): the weights it
+// copies, its inputs and outputs (bound for its whole life), kArenaFactor ×
+// the most internal tensors alive at once, and kSessionOverheadBytes.
+// Initializers read are the weights (param_bytes), not inputs.
+int64_t SegmentFootprintBytes(const LoadedModel& m, const std::vector<int>& ops);
+std::string BytesText(int64_t bytes);  // "1.25 GiB", "310.0 MiB"
+
 // --- cutting parts out of the model (ort_model_parts.cc) ----------------------
 
 class OperatorExtractor {
@@ -90,9 +118,13 @@ int BoundaryWarmup(const ProfileOptions& o);
 // Passes of the split executions the boundary fit times, warm-up included.
 int BoundaryPasses(const ProfileOptions& o, int operators);
 
-// The boundary cost fitted from split executions, into `t`.
+// The boundary cost fitted from split executions, into `t`. The cuts are
+// alive together; those with the most segments are left out while their
+// estimated footprint exceeds `room_bytes` (meta boundary_memory says which
+// and why), and the fit is skipped, with meta boundary_skipped, when fewer
+// than two cuts fit.
 Status RecordBoundaryFit(Ort::Env& env, const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o,
-                         const OperatorExtractor& extractor, CostTable* t);
+                         const OperatorExtractor& extractor, int64_t room_bytes, CostTable* t);
 
 // --- in context (ort_in_context.cc) -------------------------------------------
 

@@ -74,6 +74,13 @@ class JsonReader {
     t.model_output = j.value("model_output", false);
     t.bytes = IntOr(j, "bytes", 0);
     t.segment = static_cast<int>(IntOr(j, "segment", -1));
+    if (j.contains("narrowest_on_path")) {
+      const auto& n = j["narrowest_on_path"];
+      if (!n.is_string() || !IsFloatingDtype(DtypeFromName(n.get<std::string>()))) {
+        return Bad(where + ".narrowest_on_path", "not a floating type name such as float16");
+      }
+      t.narrowest_on_path = n.get<std::string>();
+    }
     return t;
   }
 
@@ -180,6 +187,7 @@ nlohmann::json ManifestToJson(const Manifest& m) {
   for (const ManifestTensor& t : m.outputs) {
     nlohmann::json o = TensorJson(t);
     if (t.segment >= 0) o["segment"] = t.segment;
+    if (!t.narrowest_on_path.empty()) o["narrowest_on_path"] = t.narrowest_on_path;
     outputs.push_back(std::move(o));
   }
   auto& segments = j["segments"] = nlohmann::json::array();

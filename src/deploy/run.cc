@@ -31,6 +31,7 @@
 
 #include "deploy/run_internal.h"
 #include "ort/session.h"
+#include "hetplan/cost/sample_shapes.h"
 #include "hetplan/cost/profiler.h"
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/graph/dtype.h"
@@ -353,12 +354,19 @@ double ElementAsDouble(const Buffer& b, size_t i) {
   }
 }
 
-OutputCheck Compare(const std::string& name, const Buffer& got, const Buffer& want, const RunOptions& o) {
+// `narrowest`: the narrowest floating type the output is computed through
+// when narrower than its own (ManifestTensor::narrowest_on_path): the
+// default tolerance is that type's, since a split may round at a boundary
+// where ONNX Runtime's whole-model run removed a Cast pair.
+OutputCheck Compare(const std::string& name, const Buffer& got, const Buffer& want, const RunOptions& o,
+                    const std::string& narrowest = "") {
   OutputCheck c;
   c.name = name;
   const auto elem = static_cast<int32_t>(want.type);
   c.dtype = DtypeName(want.type);
-  const Tolerance def = DefaultTolerance(elem);
+  const bool narrower = !narrowest.empty() && IsFloatingDtype(elem);
+  if (narrower) c.tolerance_dtype = narrowest;
+  const Tolerance def = DefaultTolerance(narrower ? DtypeFromName(narrowest) : elem);
   c.default_tolerance = !o.rtol && !o.atol;
   const double rtol = o.rtol.value_or(def.rtol), atol = o.atol.value_or(def.atol);
   c.rtol = IsFloatingDtype(elem) ? rtol : 0;
@@ -508,7 +516,7 @@ void CheckOutputs(const Manifest& m, const RunOptions& o, const std::map<std::st
         c.match = false;
         c.mismatches = 1;
       } else {
-        c = Compare(key, got->second, want->second, o);
+        c = Compare(key, got->second, want->second, o, t.narrowest_on_path);
       }
       r->outputs_match = r->outputs_match && c.match;
       r->outputs.push_back(std::move(c));
@@ -516,13 +524,18 @@ void CheckOutputs(const Manifest& m, const RunOptions& o, const std::map<std::st
   }
 }
 
-// One input's values from `seed`: the model's inputs (random), then, for
-// the unsplit model only, the --value inputs.
-std::vector<Ort::Value> MakeInputs(const Manifest& m, uint64_t seed) {
+// One input's values from `seed`: the model's inputs (random, or the
+// plan's --sample-input arrays, `samples`), then, for the unsplit model only,
+// the --value inputs.
+std::vector<Ort::Value> MakeInputs(const Manifest& m, uint64_t seed, const std::map<std::string, TensorData>& samples) {
   std::mt19937_64 rng(seed);
   std::vector<Ort::Value> v;
   v.reserve(m.inputs.size() + m.assumptions.fixed_inputs.size());
-  for (const auto& t : m.inputs) v.push_back(ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
+  for (const auto& t : m.inputs) {
+    auto sample = samples.find(t.name);
+    v.push_back(sample != samples.end() ? ort::DataTensor(sample->second)
+                                        : ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
+  }
   for (const auto& f : m.assumptions.fixed_inputs) {
     v.push_back(ort::ValueTensor(static_cast<ONNXTensorElementDataType>(f.elem_type), f.shape, f.values));
   }
@@ -540,13 +553,13 @@ std::map<std::string, const Ort::Value*> SplitInputs(const Manifest& m, const st
 // each input's outputs against the unsplit model's on the same input, and
 // the rates beside the one-input passes and the unsplit model already timed.
 Status StreamPart(Ort::Env& env, const Manifest& m, const std::vector<std::string>& bytes, const RunOptions& o,
-                  Reference* ref, RunReport* r) {
+                  Reference* ref, const std::map<std::string, TensorData>& samples, RunReport* r) {
   const int n = o.stream;
   std::vector<std::vector<Ort::Value>> values;
   std::vector<std::map<std::string, const Ort::Value*>> inputs;
   values.reserve(static_cast<size_t>(n));  // `inputs` points into it
   for (int i = 0; i < n; ++i) {
-    values.push_back(MakeInputs(m, o.seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1)));
+    values.push_back(MakeInputs(m, o.seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1), samples));
     inputs.push_back(SplitInputs(m, values.back()));
   }
   HETPLAN_ASSIGN_OR_RETURN(StreamTimes t, RunStream(env, m, bytes, o, inputs));
@@ -581,7 +594,7 @@ Status StreamPart(Ort::Env& env, const Manifest& m, const std::vector<std::strin
         auto got = t.outputs[static_cast<size_t>(i)].find(out.name);
         auto exp = want.find(out.name);
         ok = ok && got != t.outputs[static_cast<size_t>(i)].end() && exp != want.end() &&
-             Compare(out.name, got->second, exp->second, o).match;
+             Compare(out.name, got->second, exp->second, o, out.narrowest_on_path).match;
       }
       st.outputs_mismatched += ok ? 0 : 1;
     }
@@ -631,7 +644,9 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(const std::string types_note, Float32Fallback(*env, &m, &bytes, so));
 
   // Inputs, made once: the same values feed the split and the unsplit model.
-  const std::vector<Ort::Value> input_list = MakeInputs(m, o.seed);
+  // --sample-input: the plan's shapes are the sample's; it is what the model is fed.
+  HETPLAN_ASSIGN_OR_RETURN(const auto samples, ReadSamples(m.assumptions.sample_inputs));
+  const std::vector<Ort::Value> input_list = MakeInputs(m, o.seed, samples);
   const std::map<std::string, const Ort::Value*> inputs = SplitInputs(m, input_list);
 
   RunReport r;
@@ -707,7 +722,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
   if (ref) CheckOutputs(m, o, split_outputs, ref_outputs, &r);
   if (o.stream > 0) {
     try {
-      HETPLAN_RETURN_IF_ERROR(StreamPart(*env, m, bytes, o, ref.get(), &r));
+      HETPLAN_RETURN_IF_ERROR(StreamPart(*env, m, bytes, o, ref.get(), samples, &r));
     } catch (const std::exception& e) {
       return Error(ErrorCode::kUnsupported, "{}: ONNX Runtime failed while streaming: {}", m.path, OneLine(e.what()));
     }

@@ -285,7 +285,10 @@ nlohmann::json RunReportToJson(const RunReport& r) {
                     {"dtype", c.dtype},
                     {"rtol", c.rtol},
                     {"atol", c.atol},
-                    {"tolerance", c.default_tolerance ? "default for its type" : "given"}});
+                    {"tolerance", !c.default_tolerance          ? "given"
+                                  : c.tolerance_dtype.empty() ? "default for its type"
+                                                              : "default for " + c.tolerance_dtype +
+                                                                    ", the narrowest type on its path"}});
   }
   j["check"] = {{"reference", r.reference_checked},
                 {"outputs_match", r.reference_checked ? nlohmann::json(r.outputs_match) : nlohmann::json(nullptr)},

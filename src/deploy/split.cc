@@ -21,6 +21,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "hetplan/cost/sample_shapes.h"
+#include "hetplan/graph/algorithms.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/graph/quantization.h"
 #include "hetplan/report/schedule_file.h"
@@ -556,6 +558,7 @@ Status AddModelTensors(const LoadedModel& model, const Splitter& splitter, int k
   for (const auto& vi : model.model->graph().output()) {
     HETPLAN_ASSIGN_OR_RETURN(Boundary t, splitter.Describe(vi.name()));
     ManifestTensor o = TensorOf(t);
+    if (IsFloatingDtype(DtypeFromName(o.dtype))) o.narrowest_on_path = NarrowestFloatOnPath(model.graph, o.name, o.dtype);
     for (int s = 0; s < k; ++s) {
       if (builds[static_cast<size_t>(s)].model_outputs.count(vi.name())) o.segment = s;
     }
@@ -765,6 +768,7 @@ Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const st
   // The shapes, values and branches the plan was made with: split needs none repeated.
   HETPLAN_ASSIGN_OR_RETURN(PlanAssumptions planned, ReadPlanAssumptions(jm, schedule_path));
   ApplyPlanAssumptions(planned, &io);
+  HETPLAN_RETURN_IF_ERROR(RecordSampleShapes(path, {}, &io));  // --sample-input: its shapes again
   HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(path, io));
   const std::string planned_sha = jm.value("sha256", std::string());
   if (!planned_sha.empty() && planned_sha != model.sha256) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "hetplan/graph/dtype.h"
+
 namespace hetplan {
 std::vector<std::pair<int, int>> ParallelPairs(const OpGraph& g) {
   std::vector<std::pair<int, int>> pairs;
@@ -92,6 +94,31 @@ std::vector<Phase> Phases(const OpGraph& g) {
   }
   flush_parallel();
   return phases;
+}
+
+// The narrowest floating type among the tensors that graph output `name`
+// is computed from (its producer's and every ancestor's inputs and outputs)
+// when narrower than the output's own: "float16" for a float32 output of a
+// model that computes in float16 between Casts. "" when none is narrower.
+std::string NarrowestFloatOnPath(const OpGraph& g, const std::string& name, const std::string& own) {
+  const auto rank = [](const std::string& dtype) { return dtype == "bfloat16" ? 1 : dtype == "float16" ? 2 : 3; };
+  int producer = -1;
+  for (const Operator& op : g.operators()) {
+    for (const auto& t : op.outputs) {
+      if (t.name == name) producer = op.id;
+    }
+  }
+  if (producer < 0) return "";
+  std::string narrowest = own;
+  for (const Operator& op : g.operators()) {
+    if (op.id != producer && !g.reaches(op.id, producer)) continue;
+    for (const auto* list : {&op.inputs, &op.outputs}) {
+      for (const auto& t : *list) {
+        if (IsFloatingDtype(DtypeFromName(t.dtype)) && rank(t.dtype) < rank(narrowest)) narrowest = t.dtype;
+      }
+    }
+  }
+  return narrowest == own || rank(narrowest) == 3 ? "" : narrowest;
 }
 
 }  // namespace hetplan

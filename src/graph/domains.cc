@@ -230,6 +230,10 @@ void AddQuantizationOperators(const onnx::ISchemaRegistry& registry, std::map<st
     out.back() = n;
     SetShape(ctx, 0, out);
   };
+  // What its dynamic quantizer writes for every LSTM: LSTM's inputs (X, W, R,
+  // B, sequence_lens, initial_h, initial_c, P) with W and R int8 and
+  // transposed, then their scales and zero points; LSTM's outputs.
+  ops["DynamicQuantizeLSTM"] = Standard(registry, "LSTM", 14);
   // The quantization tool's Q/DQ in ONNX Runtime's domain (16-bit, per-channel before opset 13).
   ops["QuantizeLinear"] = Standard(registry, "QuantizeLinear", 13);
   ops["DequantizeLinear"] = Standard(registry, "DequantizeLinear", 13);
@@ -271,6 +275,21 @@ int64_t Prod(const Dims& v, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t k = from; k < to && k < v.size(); ++k) p *= v[k];
   return p;
+}
+
+// A recurrent operator's view: each time step multiplies [x_t, h_{t-1}] by
+// the stacked (input + hidden) × gates·hidden matrix once per direction.
+// `x`: [seq, batch, input], or [batch, seq, input] when batch_first.
+void SetRecurrentView(const Dims& x, bool batch_first, int64_t dirs, int64_t gate_cols, int64_t input,
+                      int64_t hidden, const std::string& product, Operator* op) {
+  const int64_t seq = batch_first ? x[1] : x[0], batch = batch_first ? x[0] : x[1];
+  op->has_weight = true;
+  op->weight_rows = input + hidden;
+  op->weight_cols = gate_cols;
+  op->directions = dirs;
+  op->n_mvm = seq * batch * dirs;
+  op->macs = op->n_mvm * op->weight_rows * op->weight_cols;
+  op->matrix_op = product;
 }
 
 }  // namespace
@@ -427,6 +446,16 @@ bool SetOtherMatrixView(const onnx::NodeProto& n, const ShapeLookup& s, Operator
     op->macs = op->n_mvm * op->weight_rows * op->weight_cols;
     return true;
   }
+  if (ms && t == "DynamicQuantizeLSTM") {
+    // W [dirs, input, 4·hidden] and R [dirs, hidden, 4·hidden], int8: LSTM's
+    // matrices transposed, the same stacked (input + hidden) × 4·hidden product.
+    const auto* x = s.shape(0);
+    const auto* w = s.const_shape(1);
+    const auto* r = s.const_shape(2);
+    if (!x || x->size() != 3 || !w || !r || w->size() != 3 || r->size() != 3) return true;
+    SetRecurrentView(*x, AttrInt(n, "layout", 0) != 0, (*w)[0], (*w)[2], (*w)[1], (*r)[1], "LSTM", op);
+    return true;
+  }
   if (standard && (t == "LSTM" || t == "GRU" || t == "RNN")) {
     // X [seq, batch, input] (layout 0) or [batch, seq, input] (layout 1);
     // W [dirs, gates·hidden, input], R [dirs, gates·hidden, hidden]. Each time
@@ -436,16 +465,7 @@ bool SetOtherMatrixView(const onnx::NodeProto& n, const ShapeLookup& s, Operator
     const auto* w = s.const_shape(1);
     const auto* r = s.const_shape(2);
     if (!x || x->size() != 3 || !w || !r || w->size() != 3 || r->size() != 3) return true;
-    const bool batch_first = AttrInt(n, "layout", 0) != 0;
-    const int64_t seq = batch_first ? (*x)[1] : (*x)[0], batch = batch_first ? (*x)[0] : (*x)[1];
-    const int64_t dirs = (*w)[0], gate_cols = (*w)[1], input = (*w)[2], hidden = (*r)[2];
-    op->has_weight = true;
-    op->weight_rows = input + hidden;
-    op->weight_cols = gate_cols;
-    op->directions = dirs;
-    op->n_mvm = seq * batch * dirs;
-    op->macs = op->n_mvm * op->weight_rows * op->weight_cols;
-    op->matrix_op = t;
+    SetRecurrentView(*x, AttrInt(n, "layout", 0) != 0, (*w)[0], (*w)[1], (*w)[2], (*r)[2], t, op);
     return true;
   }
   return false;

@@ -3,6 +3,8 @@
 // onnx_import_checks.cc.
 #include "hetplan/graph/onnx_import.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -170,6 +172,13 @@ void Importer::MarkNegativeDimsUnknown() {
 // non-zero shape.
 Status Importer::ApplyInputOptions() {
   auto* g = model_->mutable_graph();
+  HETPLAN_RETURN_IF_ERROR(ExpandShapePatterns());
+  if (!options_.samples.empty() && options_.recorded_shapes.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--sample-input {}: the shapes it produces were not recorded; load the model with "
+                            "RecordSampleShapes (hetplan/cost/sample_shapes.h) first, as the hetplan command does",
+                            options_.samples.front().name));
+  }
   std::set<std::string> unused, unused_values;
   for (const auto& [name, dims] : options_.input_shapes) unused.insert(name);
   for (const auto& [name, values] : options_.input_values) unused_values.insert(name);
@@ -219,6 +228,54 @@ Status Importer::ApplyInputOptions() {
   }
   std::vector<internal::MissingShape> missing = internal::MissingInputShapes(*g, initializer_names_);
   if (!missing.empty()) return Fail(ErrorCode::kInvalidArgument, internal::MissingShapesMessage(missing));
+  return Status::Ok();
+}
+
+// --shape with a glob pattern ('past_key_values.*.key=1x2x128x32', fnmatch's
+// * ? [...]): the shape of every graph input it matches; a name given
+// exactly wins over a pattern. A pattern that matches nothing, or an input
+// that two patterns match, is refused in one line. The patterns are replaced
+// by the names they matched, which the plan records.
+Status Importer::ExpandShapePatterns() {
+  const auto is_pattern = [](const std::string& k) { return k.find_first_of("*?[") != std::string::npos; };
+  std::map<std::string, std::vector<int64_t>> exact;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> patterns;
+  for (const auto& [key, dims] : options_.input_shapes) {
+    if (is_pattern(key)) {
+      patterns.emplace_back(key, dims);
+    } else {
+      exact.emplace(key, dims);
+    }
+  }
+  if (patterns.empty()) return Status::Ok();
+  std::vector<std::string> real_inputs;
+  for (const auto& in : model_->graph().input()) {
+    if (!initializer_names_.count(in.name())) real_inputs.push_back(in.name());
+  }
+  std::map<std::string, std::string> matched_by;  // input → the pattern that gave its shape
+  for (const auto& [pattern, dims] : patterns) {
+    ShapePattern record{pattern, dims, {}};
+    for (const std::string& name : real_inputs) {
+      if (fnmatch(pattern.c_str(), name.c_str(), 0) != 0) continue;
+      if (exact.count(name) && !matched_by.count(name)) continue;  // given by name
+      if (auto it = matched_by.find(name); it != matched_by.end()) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("--shape patterns '{}' and '{}' both match input '{}'; give its shape by name "
+                                "(--shape {}=...) or narrow a pattern",
+                                it->second, pattern, name, name));
+      }
+      matched_by.emplace(name, pattern);
+      exact.emplace(name, dims);
+      record.matched.push_back(name);
+    }
+    if (record.matched.empty()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--shape pattern '{}' matches no graph input that is not given by name; inputs are: {}",
+                              pattern, fmt::join(real_inputs, ", ")));
+    }
+    shape_patterns_.push_back(std::move(record));
+  }
+  options_.input_shapes = std::move(exact);
   return Status::Ok();
 }
 
@@ -365,9 +422,41 @@ Status Importer::TopologicalSort() {
   return Status::Ok();
 }
 
+// --sample-input: every tensor of the main graph that a node still computes
+// gets the shape ONNX Runtime gave it on the sample, as value_info that
+// shape inference keeps where it cannot compute a dim (a NonZero's count, a
+// Range's length); the graph outputs' unknown dims too.
+void Importer::AddRecordedShapes() {
+  if (options_.recorded_shapes.empty()) return;
+  auto* g = model_->mutable_graph();
+  auto set_dims = [](const RecordedTensor& r, onnx::TypeProto_Tensor* tt) {
+    tt->set_elem_type(r.elem_type);
+    auto* shape = tt->mutable_shape();
+    shape->clear_dim();
+    for (int64_t d : r.dims) shape->add_dim()->set_dim_value(d);
+  };
+  std::set<std::string> outputs;
+  for (auto& o : *g->mutable_output()) {
+    outputs.insert(o.name());
+    auto it = options_.recorded_shapes.find(o.name());
+    if (it != options_.recorded_shapes.end()) set_dims(it->second, o.mutable_type()->mutable_tensor_type());
+  }
+  for (const auto& n : g->node()) {
+    for (const auto& t : n.output()) {
+      auto it = options_.recorded_shapes.find(t);
+      if (t.empty() || it == options_.recorded_shapes.end() || outputs.count(t) || initializer_names_.count(t)) continue;
+      auto* vi = g->add_value_info();
+      vi->set_name(t);
+      set_dims(it->second, vi->mutable_type()->mutable_tensor_type());
+    }
+  }
+}
+
 Status Importer::InferShapes() {
-  // Drop stale value_info so that inference starts from what the nodes say.
+  // Drop stale value_info so that inference starts from what the nodes say
+  // (and, with --sample-input, what the sample run recorded).
   model_->mutable_graph()->clear_value_info();
+  AddRecordedShapes();
   try {
     // A first pass without data propagation: where a node's inference fails
     // (a --shape that contradicts the weights), its output has no type, and
@@ -376,6 +465,7 @@ Status Importer::InferShapes() {
     onnx::ShapeInferenceOptions check(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/false);
     onnx::shape_inference::InferShapes(*model_, SchemaRegistry(), check);
     model_->mutable_graph()->clear_value_info();
+    AddRecordedShapes();
     // Data propagation carries Shape → Gather → Concat values into Reshape
     // and Expand targets before the folder has turned them into constants.
     onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/true);
@@ -619,8 +709,10 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
     m.external_bytes = external_bytes_;
   }
   m.assumptions.input_shapes = options_.input_shapes;
+  m.assumptions.shape_patterns = shape_patterns_;
   m.assumptions.fixed_inputs = fixed_inputs_;
   m.assumptions.branches = branches_;
+  m.assumptions.sample_inputs = options_.samples;
   return m;
 }
 
@@ -644,6 +736,7 @@ void ApplyPlanAssumptions(const PlanAssumptions& a, ImportOptions* o) {
   for (const auto& b : a.branches) {
     if (b.assumed) o->branches.emplace(b.node, b.then);
   }
+  if (o->samples.empty()) o->samples = a.sample_inputs;
 }
 
 Status PinIfBranches(onnx::ModelProto* model, const std::map<std::string, bool>& branches) {

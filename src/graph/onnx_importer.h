@@ -50,6 +50,8 @@ class Importer {
   // each --value input becomes an initializer.
   void MarkNegativeDimsUnknown();
   Status ApplyInputOptions();
+  Status ExpandShapePatterns();
+  void AddRecordedShapes();
   Status InputValuesToInitializers();
   Status TopologicalSort();
   Status InferShapes();
@@ -70,6 +72,7 @@ class Importer {
 
   std::string label_;
   ImportOptions options_;
+  std::vector<ShapePattern> shape_patterns_;  // --shape patterns and what they matched
   std::shared_ptr<onnx::ModelProto> model_ = std::make_shared<onnx::ModelProto>();
   int original_nodes_ = 0;
   int folded_nodes_ = 0;

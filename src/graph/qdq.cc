@@ -220,13 +220,16 @@ class QuantizationChecker {
     if (p.from_attr && data_shape) {
       const int64_t rank = static_cast<int64_t>(data_shape->size());
       const int64_t axis = AttrInt(n, "axis", 1);
-      const bool per_channel = params_shape && params_shape->size() == 1;
+      // One value (a scalar or a 1-element vector) is per tensor, whatever the
+      // axis says: ONNX ignores the axis then, as ONNX Runtime does (its static
+      // QDQ quantizer has written axis=1 on a rank-1 bias's per-tensor DQ).
+      const bool per_channel = params_shape && params_shape->size() == 1 && count != 1;
       if (per_channel && (axis < -rank || axis >= rank)) {
         return Fail(n, i, fmt::format("its axis {} is outside the rank-{} input '{}' (valid: {} to {})", axis, rank, data,
                                       -rank, rank - 1),
                     "set axis to the channel dimension of the input (0 for a Conv weight) or re-export the model");
       }
-      if (per_channel && count != 1) {
+      if (per_channel) {
         const int64_t channels = (*data_shape)[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
         if (channels != count) {
           return Fail(n, i, fmt::format("its scale '{}' has {} values but the input '{}' (shape [{}]) has {} along axis {}",

@@ -167,9 +167,13 @@ std::string UnknownShapeMessage(const onnx::GraphProto& g, const std::string& no
     std::vector<std::string> v(static_cast<size_t>(std::clamp<int64_t>(elements, 1, 4)), "V");
     fixes.push_back(fmt::format("--value {}={}{}", s, fmt::join(v, ","), elements > 4 ? ",..." : ""));
   }
-  return fmt::format("{}: the output of {} depends on the value of graph input{} '{}'; fix {} with {} ({} values)",
+  std::vector<std::string> samples;
+  for (const auto& s : sources) samples.push_back(fmt::format("--sample-input {}=FILE.npy", s));
+  return fmt::format("{}: the output of {} depends on the value of graph input{} '{}'; fix {} with {} ({} values), "
+                     "or plan for the shapes one representative input gives with {}",
                      head, at, sources.size() == 1 ? "" : "s", fmt::join(sources, "', '"),
-                     sources.size() == 1 ? "it" : "them", fmt::join(fixes, " "), sources.size() == 1 ? "its" : "their");
+                     sources.size() == 1 ? "it" : "them", fmt::join(fixes, " "), sources.size() == 1 ? "its" : "their",
+                     fmt::join(samples, " "));
 }
 
 bool IsEmptyStaticTensor(const onnx::ValueInfoProto& input) {

@@ -286,8 +286,16 @@ Ort::Value RandomTensor(ONNXTensorElementDataType type, const std::vector<int64_
   return v;
 }
 
+Ort::Value DataTensor(const TensorData& t) {
+  Ort::AllocatorWithDefaultOptions alloc;
+  Ort::Value v = Ort::Value::CreateTensor(alloc, t.shape.data(), t.shape.size(),
+                                          static_cast<ONNXTensorElementDataType>(t.elem_type));
+  if (!t.bytes.empty()) std::memcpy(v.GetTensorMutableRawData(), t.bytes.data(), t.bytes.size());
+  return v;
+}
+
 Result<std::unique_ptr<Runner>> Runner::Create(Ort::Env& env, const std::string& bytes, const Ort::SessionOptions& so,
-                                               uint64_t seed) {
+                                               uint64_t seed, const std::map<std::string, TensorData>* given) {
   auto r = std::unique_ptr<Runner>(new Runner());
   try {
     r->session_ = Ort::Session(env, bytes.data(), bytes.size(), so);
@@ -295,7 +303,7 @@ Result<std::unique_ptr<Runner>> Runner::Create(Ort::Env& env, const std::string&
     return Status(ErrorCode::kUnsupported, OneLine(e.what()));
   }
   try {
-    HETPLAN_RETURN_IF_ERROR(r->MakeInputs(seed));
+    HETPLAN_RETURN_IF_ERROR(r->MakeInputs(seed, given));
   } catch (const std::exception& e) {
     return Status(ErrorCode::kInternal, OneLine(e.what()));
   }
@@ -308,7 +316,7 @@ void Runner::Run() {
   (void)outputs;
 }
 
-Status Runner::MakeInputs(uint64_t seed) {
+Status Runner::MakeInputs(uint64_t seed, const std::map<std::string, TensorData>* given) {
   Ort::AllocatorWithDefaultOptions alloc;
   std::mt19937_64 rng(seed);
   const size_t n_in = session_.GetInputCount();
@@ -331,6 +339,12 @@ Status Runner::MakeInputs(uint64_t seed) {
     if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
       return Status(ErrorCode::kUnsupported,
                     fmt::format("input '{}' has an element type the profiler cannot fill", name));
+    }
+    if (given != nullptr) {
+      if (auto g = given->find(name); g != given->end() && g->second.shape == shape) {
+        inputs_.push_back(DataTensor(g->second));
+        continue;
+      }
     }
     inputs_.push_back(RandomTensor(type, shape, rng));
   }

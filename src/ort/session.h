@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hetplan/graph/onnx_import.h"
+#include "hetplan/util/npy.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan::ort {
@@ -76,22 +77,26 @@ Ort::Value ZeroTensor(ONNXTensorElementDataType type, const std::vector<int64_t>
 // Throws Ort::Exception.
 Ort::Value RandomTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape, std::mt19937_64& rng);
 
-// A session with its inputs made once (RandomTensor from `seed`), ready to
-// run again and again; outputs are allocated by ORT on each run, as the
-// profiler has always timed operators.
+// A tensor holding `t`'s bytes (a --sample-input's array). Throws Ort::Exception.
+Ort::Value DataTensor(const TensorData& t);
+
+// A session with its inputs made once (RandomTensor from `seed`, or the
+// array `given` holds for an input of that name), ready to run again and
+// again; outputs are allocated by ORT on each run, as the profiler has
+// always timed operators.
 class Runner {
  public:
   // Creates the session; a failure is ORT's message, one line (kUnsupported:
   // ORT refuses the model; kInternal: its inputs cannot be made).
   static Result<std::unique_ptr<Runner>> Create(Ort::Env& env, const std::string& bytes, const Ort::SessionOptions& so,
-                                                uint64_t seed);
+                                                uint64_t seed, const std::map<std::string, TensorData>* given = nullptr);
   // Throws Ort::Exception (callers catch it).
   void Run();
   Ort::Session& session() { return session_; }
 
  private:
   Runner() = default;
-  Status MakeInputs(uint64_t seed);
+  Status MakeInputs(uint64_t seed, const std::map<std::string, TensorData>* given);
 
   Ort::Session session_{nullptr};
   Ort::RunOptions run_options_;

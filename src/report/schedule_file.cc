@@ -86,7 +86,46 @@ void AddPlanAssumptions(const PlanAssumptions& m, nlohmann::json* block) {
     }
     (*block)["branches"] = std::move(branches);
   }
+  if (!m.sample_inputs.empty()) {
+    nlohmann::json samples = nlohmann::json::object();
+    for (const SampleInput& si : m.sample_inputs) {
+      samples[si.name] = {{"file", si.file}, {"sha256", si.sha256}, {"dtype", std::string(DtypeName(si.elem_type))},
+                          {"shape", si.shape}};
+    }
+    (*block)["sample_inputs"] = std::move(samples);
+  }
 }
+
+namespace {
+
+// model.sample_inputs: {name: {file, sha256, dtype, shape}}.
+Status ReadSampleInputs(const nlohmann::json& block, const std::string& label, PlanAssumptions* a) {
+  auto it = block.find("sample_inputs");
+  if (it == block.end()) return Status::Ok();
+  auto bad = [&](const std::string& key) {
+    return Error(ErrorCode::kParseError, "{}: model.sample_inputs{}: not {{file, sha256, dtype, shape}}; re-plan with "
+                 "hetplan partition", label, key);
+  };
+  if (!it->is_object()) return bad("");
+  for (const auto& [name, v] : it->items()) {
+    if (!v.is_object() || !v.contains("file") || !v["file"].is_string() || !v.contains("sha256") ||
+        !v["sha256"].is_string() || !v.contains("dtype") || !v["dtype"].is_string() || !v.contains("shape") ||
+        !v["shape"].is_array()) {
+      return bad("." + name);
+    }
+    SampleInput si{name, v["file"].get<std::string>(), v["sha256"].get<std::string>(),
+                   DtypeFromName(v["dtype"].get<std::string>()), {}};
+    if (si.elem_type == 0) return bad("." + name + ".dtype");
+    for (const auto& x : v["shape"]) {
+      if (!x.is_number_integer() || x.get<int64_t>() < 0) return bad("." + name + ".shape");
+      si.shape.push_back(x.get<int64_t>());
+    }
+    a->sample_inputs.push_back(std::move(si));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<PlanAssumptions> ReadPlanAssumptions(const nlohmann::json& block, const std::string& label) {
   auto bad = [&](const std::string& key, const std::string& what) {
@@ -141,11 +180,19 @@ Result<PlanAssumptions> ReadPlanAssumptions(const nlohmann::json& block, const s
                             b.value("condition", std::string())});
     }
   }
+  HETPLAN_RETURN_IF_ERROR(ReadSampleInputs(block, label, &a));
   return a;
 }
 
 std::vector<std::string> PlanAssumptionLines(const PlanAssumptions& m) {
   std::vector<std::string> lines;
+  for (const ShapePattern& p : m.shape_patterns) {
+    const size_t shown_n = std::min<size_t>(p.matched.size(), 6);
+    std::string shown = fmt::format("{}", fmt::join(p.matched.begin(), p.matched.begin() + static_cast<long>(shown_n), ", "));
+    if (p.matched.size() > shown_n) shown += fmt::format(", ... ({} more)", p.matched.size() - shown_n);
+    lines.push_back(fmt::format("shape [{}] for the {} input{} matching --shape '{}': {}", fmt::join(p.dims, ","),
+                                p.matched.size(), p.matched.size() == 1 ? "" : "s", p.pattern, shown));
+  }
   for (const FixedInput& f : m.fixed_inputs) {
     if (f.values.empty()) {
       lines.push_back(fmt::format("input {} is empty ({}[{}]): a constant, its one value", f.name,
@@ -157,6 +204,12 @@ std::vector<std::string> PlanAssumptionLines(const PlanAssumptions& m) {
     if (f.values.size() > 8) shown += fmt::format(",... ({} values)", f.values.size());
     lines.push_back(fmt::format("value {} = {} ({}[{}], --value)", f.name, shown, DtypeName(f.elem_type),
                                 fmt::join(f.shape, ",")));
+  }
+  for (const SampleInput& si : m.sample_inputs) {
+    lines.push_back(fmt::format("input {} = {} ({}[{}], sha256 {}...): planned for the shapes this sample gives; "
+                                "profiling and run feed it",
+                                si.name, si.file, DtypeName(si.elem_type), fmt::join(si.shape, ","),
+                                si.sha256.substr(0, 12)));
   }
   for (const BranchChoice& b : m.branches) {
     lines.push_back(b.assumed ? fmt::format("branch If '{}': {} (assumed with --branch; its condition '{}' is known "

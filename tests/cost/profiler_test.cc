@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "cost/ort_profiler_internal.h"
 #include "cost/profiler_internal.h"
 #include "hetplan/app/costs.h"
 #include "hetplan/util/io.h"
@@ -26,6 +27,7 @@ namespace {
 using test_util::AddNode;
 using test_util::AddTensor;
 using test_util::Floats;
+using test_util::CmdResult;
 using test_util::Pads;
 
 namespace fs = std::filesystem;
@@ -524,6 +526,79 @@ TEST(Profiler, RefusesBadOptions) {
   EXPECT_EQ(ProfileOnnxRuntime(m, "", Quick()).status().code(), ErrorCode::kInvalidArgument);
   LoadedModel empty;
   EXPECT_FALSE(ProfileOnnxRuntime(empty, "cpu", Quick()).ok());
+}
+
+// x → (Conv 3×3 → Relu) × `layers` at 1×16×hw×hw: every activation 4 MiB at
+// hw 256, so that a profile's sessions hold far more than its weights.
+std::string WriteActivationHeavyChain(const fs::path& dir, int layers, int64_t hw) {
+  onnx::ModelProto m = test_util::NewModel("chain");
+  auto* g = m.mutable_graph();
+  AddTensor(g->add_input(), "x", {1, 16, hw, hw});
+  std::string in = "x";
+  for (int i = 0; i < layers; ++i) {
+    const std::string p = "/l" + std::to_string(i);
+    *g->add_initializer() = Floats(p + "_w", {16, 16, 3, 3}, 0.02f);
+    Pads(AddNode(g, "Conv", {in, p + "_w"}, {p + "_c"}, p + "/Conv"));
+    AddNode(g, "Relu", {p + "_c"}, {p + "_r"}, p + "/Relu");
+    in = p + "_r";
+  }
+  AddTensor(g->add_output(), in, {1, 16, hw, hw});
+  std::string bytes;
+  EXPECT_TRUE(m.SerializeToString(&bytes));
+  std::string path = (dir / "chain.onnx").string();
+  EXPECT_TRUE(WriteFileAtomic(path, bytes).ok());
+  return path;
+}
+
+// The estimate counts what a session holds: the weights, the part's inputs
+// and outputs, twice the activations alive at once.
+TEST(ProfileMemory, TheFootprintFollowsTheActivationsAliveAtOnce) {
+  TempDir dir;
+  LoadedModel m = Load(WriteActivationHeavyChain(dir.path(), 4, 64));  // 256 KiB activations
+  const std::vector<int>& order = m.graph.topological_order();
+  const int64_t act = 16 * 64 * 64 * 4, weights = 16 * 16 * 9 * 4;
+  // Conv → Relu → … → Relu: the input and the output bound, two internal tensors alive at once.
+  EXPECT_EQ(ort_profiler_internal::SegmentFootprintBytes(m, order),
+            4 * weights + 2 * act + static_cast<int64_t>(ort_profiler_internal::kArenaFactor * 2 * act) +
+                ort_profiler_internal::kSessionOverheadBytes);
+  // One operator alone: its input and output bound, nothing internal.
+  EXPECT_EQ(ort_profiler_internal::SegmentFootprintBytes(m, {order[0]}),
+            weights + 2 * act + ort_profiler_internal::kSessionOverheadBytes);
+}
+
+// A profile under --max-memory: the boundary fit leaves out the cuts that do
+// not fit and says so, the table records the budget and the peak, and the
+// peak stays under the budget. The model's 32 operators with 4 MiB
+// activations: its six cuts (1 to 32 segments) alive together need more than
+// 1 GiB by the estimate.
+TEST(ProfileMemory, AProfileStaysUnderItsBudgetAndSaysWhatItLeftOut) {
+  TempDir dir;
+  const std::string model = WriteActivationHeavyChain(dir.path(), 16, 256);
+  const fs::path table = dir.path() / "t.csv", json = dir.path() / "t.json";
+  const int64_t budget = int64_t{600} << 20;
+  CmdResult r = test_util::Hetplan("profile " + model + " --warmup 1 --runs 3 --boundary-runs 2 --no-cache --max-memory 600M --out " +
+                                   table.string() + " --json " + json.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("memory         profile memory: peak "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("budget 600.0 MiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("left out"), std::string::npos) << r.out;
+  auto t = LoadCostTable(json.string());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const int64_t peak = std::stoll(t->meta.at("memory_peak_bytes"));
+  EXPECT_EQ(std::stoll(t->meta.at("memory_budget_bytes")), budget);
+  EXPECT_LT(peak, budget) << r.out;
+  EXPECT_NE(t->meta.at("boundary_memory").find("left under the memory budget"), std::string::npos);
+  EXPECT_GE(t->boundary_us.count("cpu"), 1u) << "the cuts that fit still give a fit";
+  // A budget below one whole-model session: refused in one line naming the fix.
+  CmdResult tiny = test_util::Hetplan("profile " + model + " --warmup 1 --runs 3 --no-cache --max-memory 64M --out " +
+                                      (dir.path() / "u.csv").string());
+  EXPECT_NE(tiny.code, 0);
+  EXPECT_NE(tiny.out.find("over the memory budget of 64.0 MiB; give a larger --max-memory"), std::string::npos)
+      << tiny.out;
+  EXPECT_FALSE(fs::exists(dir.path() / "u.csv"));
+  CmdResult bad = test_util::Hetplan("profile " + model + " --max-memory lots --out " + (dir.path() / "v.csv").string());
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("'lots' is not a size"), std::string::npos) << bad.out;
 }
 
 TEST(Profiler, ModelOnnxRuntimeCannotLoadIsAOneLineError) {

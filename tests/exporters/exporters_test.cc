@@ -24,6 +24,7 @@
 
 #include "hetplan/cost/build.h"
 #include "hetplan/cost/cim_model.h"
+#include "hetplan/cost/sample_shapes.h"
 #include "hetplan/graph/float32_copy.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/platform/platform.h"
@@ -79,16 +80,41 @@ const std::vector<ModelCase>& Cases() {
       {"fp16_cast_ops", "fp16_cast_ops.onnx", {}},
       // bfloat16, which ONNX Runtime 1.29's CPU has no kernel for: profiled and run as a float32 copy, labelled.
       {"bf16_mlp", "bf16_mlp.onnx", {}},
+      // make_models_packages.py: what Python packages ship (issue 58), ONNX Runtime's quantization tool's output.
+      {"qdq_bias", "qdq_bias.onnx", {}},          // axis=1 on a rank-1 bias's per-tensor DequantizeLinear
+      {"lstm_dynamic", "lstm_dynamic.onnx", {}},  // com.microsoft DynamicQuantizeLSTM
+      // float16 layers between float32 Casts; a fast CIM takes the Convs, so the plan cuts between float16 layers.
+      {"fp16_inside", "fp16_inside.onnx", {"--set", "cim.mvm_latency_ns=1"}},
+      // Frames decided by the tokens' values: planned for the sample's ({dir} is the models' folder).
+      {"tts_durations", "tts_durations.onnx", {"--sample-input", "tokens={dir}/tts_tokens.npy"}},
+      // Eight KV-cache inputs given by two patterns.
+      {"kv_decoder_4l", "kv_decoder_4l.onnx",
+       {"--shape", "hidden_states=1x1x32", "--shape", "past_key_values.*.key=1x2x8x16", "--shape",
+        "past_key_values.*.value=1x2x8x16"}},
   };
   return cases;
+}
+
+fs::path ModelsDir();
+
+// The case's options with {dir} the models' folder.
+std::vector<std::string> OptionsOf(const ModelCase& c) {
+  std::vector<std::string> out;
+  for (std::string opt : c.options) {
+    if (auto at = opt.find("{dir}"); at != std::string::npos) opt.replace(at, 5, ModelsDir().string());
+    out.push_back(std::move(opt));
+  }
+  return out;
 }
 
 // The options as ImportOptions (the CLI's parsing, without the CLI).
 ImportOptions ImportOptionsOf(const ModelCase& c) {
   ImportOptions o;
-  for (size_t k = 0; k + 1 < c.options.size(); k += 2) {
-    const std::string& flag = c.options[k];
-    const std::string& value = c.options[k + 1];
+  std::vector<std::pair<std::string, std::string>> samples;
+  const std::vector<std::string> options = OptionsOf(c);
+  for (size_t k = 0; k + 1 < options.size(); k += 2) {
+    const std::string& flag = options[k];
+    const std::string& value = options[k + 1];
     if (flag == "--shape") {
       auto kv = ParseShapeOverride(value);
       EXPECT_TRUE(kv.ok());
@@ -101,7 +127,15 @@ ImportOptions ImportOptionsOf(const ModelCase& c) {
       auto kv = ParseBranchOverride(value);
       EXPECT_TRUE(kv.ok());
       if (kv.ok()) o.branches[kv->first] = kv->second;
+    } else if (flag == "--sample-input") {
+      auto kv = ParseSampleInput(value);
+      EXPECT_TRUE(kv.ok());
+      if (kv.ok()) samples.push_back(*kv);
     }
+  }
+  if (!samples.empty()) {
+    Status st = RecordSampleShapes((ModelsDir() / c.file).string(), samples, &o);
+    EXPECT_TRUE(st.ok()) << st.message();
   }
   return o;
 }
@@ -144,6 +178,12 @@ class Exporters : public ::testing::Test {
       *error_ = "make_models_2026.py failed (scripts/setup_models_venv.sh creates " + venv + "): " + cmd_2026;
       return;
     }
+    const std::string cmd_packages = venv + " " + HETPLAN_TEST_DATA_DIR + "/exporters/make_models_packages.py --out '" +
+                                     dir_->path.string() + "' >/dev/null 2>&1";
+    if (int rc = std::system(cmd_packages.c_str()); rc != 0) {
+      *error_ = "make_models_packages.py failed: " + cmd_packages;
+      return;
+    }
     *error_ = SaveOrtOptimized(dir_->path / "ms_fused_source.onnx", dir_->path / "ms_fused.onnx");
   }
   static void TearDownTestSuite() {
@@ -152,10 +192,13 @@ class Exporters : public ::testing::Test {
   }
   void SetUp() override { ASSERT_EQ(*error_, ""); }
   static std::string File(const std::string& name) { return (dir_->path / name).string(); }
+  friend fs::path ModelsDir();
 
   static inline TempDir* dir_ = nullptr;
   static inline std::string* error_ = nullptr;
 };
+
+fs::path ModelsDir() { return Exporters::dir_->path; }
 
 std::vector<std::string> Cat(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -227,6 +270,46 @@ TEST_F(Exporters, RecurrentOperatorsHaveTheirStackedWeightMatrix) {
   for (const auto& b : m->assumptions.branches) EXPECT_TRUE(b.then) << b.node;
 }
 
+// ONNX Runtime's dynamic quantizer writes every LSTM as com.microsoft
+// DynamicQuantizeLSTM: LSTM's shapes, its stacked matrix from the int8 W
+// [dirs, input, 4·hidden] and R [dirs, hidden, 4·hidden] (transposed from
+// LSTM's), 8-bit weights, and a CIM supporting LSTM's products may take it.
+TEST_F(Exporters, DynamicQuantizeLstmHasLstmsMatrixAndItsInt8Weights) {
+  auto m = LoadOnnxModel(File("lstm_dynamic.onnx"), {});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  int lstms = 0;
+  for (const Operator& op : m->graph.operators()) {
+    if (op.type != "DynamicQuantizeLSTM") continue;
+    ++lstms;
+    EXPECT_TRUE(op.has_weight);
+    EXPECT_EQ(op.matrix_op, "LSTM");
+    EXPECT_EQ(op.weight_rows, 24 + 32);
+    EXPECT_EQ(op.weight_cols, 4 * 32);
+    EXPECT_EQ(op.directions, 1);
+    EXPECT_EQ(op.n_mvm, 12);
+    EXPECT_EQ(op.weight_bits, 8);
+    ASSERT_EQ(op.outputs.size(), 1u) << "Y_h and Y_c are unused";
+    EXPECT_EQ(op.outputs[0].shape, (std::vector<int64_t>{12, 1, 1, 32}));
+    // int8 W and R (7,168 bytes) with float B (1,024) and the scales and zero points, not W and R as floats.
+    EXPECT_LT(op.param_bytes, 7168 + 1024 + 64);
+    EXPECT_GE(op.param_bytes, 7168 + 1024);
+  }
+  EXPECT_EQ(lstms, 1);
+  auto platform = LoadPlatform("klein-arm");
+  ASSERT_TRUE(platform.ok()) << platform.status().message();
+  int cims = 0;
+  for (const auto& pu : platform->pus) {
+    if (pu.kind != PuKind::kCim) continue;
+    ++cims;
+    for (const Operator& op : m->graph.operators()) {
+      if (op.type == "DynamicQuantizeLSTM") {
+        EXPECT_TRUE(CimSupports(op, pu.cim)) << pu.name;
+      }
+    }
+  }
+  EXPECT_GT(cims, 0);
+}
+
 // Import → partition → validate → split → run, each model with its options.
 TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) {
   TempDir work("exporters-work");
@@ -235,7 +318,7 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
     const std::string schedule = work / (c.name + ".json"), trace = work / (c.name + ".trace.json");
     const std::string split_dir = work / (c.name + "_split");
     auto part = RunHetplan(Cat({"partition", File(c.file)},
-                               Cat(c.options, {"--platform", "klein-arm", "--warmup", "1", "--runs", "3",
+                               Cat(OptionsOf(c), {"--platform", "klein-arm", "--warmup", "1", "--runs", "3",
                                                "--cache-dir", work / "cache", "--out", schedule, "--trace", trace})),
                            testing::WithTimeout(300));
     ASSERT_EQ(part.exit_code, 0) << part.err << part.out;
@@ -281,6 +364,36 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
                                testing::WithTimeout(120));
       EXPECT_EQ(strict.exit_code, 1) << strict.out;
       EXPECT_NE(strict.out.find("DIFFERS"), std::string::npos) << strict.out;
+    }
+    if (c.name == "fp16_inside") {  // float32 outputs computed in float16: float16's tolerance, and it says why
+      EXPECT_EQ(manifest["outputs"][0]["narrowest_on_path"], "float16") << manifest["outputs"].dump();
+      EXPECT_NE(run.out.find("(float32 computed in float16: rtol 0.01, atol 0.01 by default)"), std::string::npos)
+          << run.out;
+      EXPECT_EQ(report["check"]["outputs"][0]["tolerance"], "default for float16, the narrowest type on its path");
+      EXPECT_GT(manifest["boundaries"].get<int>(), 0) << "the plan splits between float16 layers";
+      // The split rounds to float16 at its boundaries where ONNX Runtime's whole-model run computes in float32.
+      auto strict = RunHetplan({"run", split_dir, "--runs", "1", "--warmup", "0", "--rtol", "1e-4", "--atol", "1e-5"},
+                               testing::WithTimeout(120));
+      EXPECT_EQ(strict.exit_code, 1) << strict.out;
+      EXPECT_NE(strict.out.find("DIFFERS"), std::string::npos) << strict.out;
+    }
+    if (c.name == "tts_durations") {  // planned for the sample's 8 frames, which it says and run feeds
+      EXPECT_EQ(s["model"]["sample_inputs"]["tokens"]["shape"], nlohmann::json::array({1, 6})) << s["model"].dump();
+      EXPECT_EQ(s["model"]["sample_inputs"]["tokens"]["file"], (ModelsDir() / "tts_tokens.npy").string());
+      EXPECT_NE(part.out.find("assumes   input tokens = " + (ModelsDir() / "tts_tokens.npy").string() +
+                              " (int64[1,6], sha256 "),
+                std::string::npos)
+          << part.out;
+      EXPECT_NE(run.out.find("0 of 64 elements off"), std::string::npos) << "8 frames × 8 mels: " << run.out;
+    }
+    if (c.name == "kv_decoder_4l") {  // each pattern's matches said, and the schedule records the names
+      EXPECT_NE(part.out.find("assumes   shape [1,2,8,16] for the 4 inputs matching --shape 'past_key_values.*.key': "
+                              "past_key_values.0.key, past_key_values.1.key, past_key_values.2.key, "
+                              "past_key_values.3.key"),
+                std::string::npos)
+          << part.out;
+      EXPECT_EQ(s["model"]["input_shapes"].size(), 9u) << s["model"].dump();
+      EXPECT_EQ(s["model"]["input_shapes"]["past_key_values.3.value"], nlohmann::json::array({1, 2, 8, 16}));
     }
     if (c.name == "kv_prefill") {  // the empty past is a constant the schedule records; run feeds it
       for (const char* kv : {"past_key_values.0.key", "past_key_values.0.value"}) {
@@ -437,7 +550,8 @@ std::string ExposeAll(onnx::ModelProto m, const std::map<std::string, int32_t>& 
 // others are random floats / zero integers of the shapes given.
 std::map<std::string, std::vector<int64_t>> OrtShapes(const std::string& bytes,
                                                       const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                                                      const std::vector<FixedInput>& values, const fs::path& folder) {
+                                                      const std::vector<FixedInput>& values, const fs::path& folder,
+                                                      const std::map<std::string, TensorData>& samples = {}) {
   Ort::SessionOptions so;
   so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_DISABLE_ALL);
   so.AddConfigEntry("session.model_external_initializers_file_folder_path", folder.c_str());  // external data
@@ -458,7 +572,9 @@ std::map<std::string, std::vector<int64_t>> OrtShapes(const std::string& bytes,
     if (fixed != values.end()) shape = fixed->shape;
     Ort::Value v = Ort::Value::CreateTensor(alloc, shape.data(), shape.size(), info.GetElementType());
     const size_t n = v.GetTensorTypeAndShapeInfo().GetElementCount();
-    if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+    if (auto sample = samples.find(in_names.back()); sample != samples.end()) {  // --sample-input
+      std::memcpy(v.GetTensorMutableRawData(), sample->second.bytes.data(), sample->second.bytes.size());
+    } else if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
       auto* p = v.GetTensorMutableData<float>();
       for (size_t k = 0; k < n; ++k) p[k] = fixed != values.end() ? std::stof(fixed->values[k]) : uniform(rng);
     } else if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) {
@@ -514,7 +630,11 @@ TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
     }
     ASSERT_GT(mine.size(), 3u);
     // ONNX Runtime running the imported model, every tensor an output.
-    const auto ort_imported = OrtShapes(AsFloat32(ExposeAll(*m->model, types)), options.input_shapes, {}, dir_->path);
+    // The shapes as planned: --shape patterns expanded to the inputs they matched.
+    const auto& shapes = m->assumptions.input_shapes;
+    auto samples = ReadSamples(m->assumptions.sample_inputs);
+    ASSERT_TRUE(samples.ok()) << samples.status().message();
+    const auto ort_imported = OrtShapes(AsFloat32(ExposeAll(*m->model, types)), shapes, {}, dir_->path, *samples);
     int compared = 0;
     for (const auto& [name, dims] : mine) {
       if (graph_inputs.count(name)) continue;  // given, not computed
@@ -532,9 +652,8 @@ TEST_F(Exporters, EveryTensorsShapeAfterImportEqualsOnnxRuntimes) {
       if (b.assumed) assumed[b.node] = b.then;
     }
     ASSERT_TRUE(PinIfBranches(&original, assumed).ok());
-    const auto ort_original = OrtShapes(AsFloat32(ExposeAll(original, types)), options.input_shapes,
-                                        m->assumptions.fixed_inputs,
-                                        dir_->path);
+    const auto ort_original = OrtShapes(AsFloat32(ExposeAll(original, types)), shapes,
+                                        m->assumptions.fixed_inputs, dir_->path, *samples);
     int in_original = 0;
     for (const auto& [name, dims] : ort_original) {
       auto it = mine.find(name);
@@ -683,6 +802,39 @@ TEST_F(Exporters, WithoutTheirOptionsTheErrorsNameTheFix) {
   EXPECT_EQ(kv.exit_code, 2);
   EXPECT_NE(kv.err.find("3 graph inputs need a static shape"), std::string::npos) << kv.err;
   EXPECT_NE(kv.err.find("past_key_values.0.key"), std::string::npos) << kv.err;
+  // Frames decided by the tokens: the first operator whose shape depends on them, and both options.
+  auto tts = RunHetplan({"graph", File("tts_durations.onnx"), "--shape", "tokens=1x6"});
+  EXPECT_NE(tts.exit_code, 0);
+  EXPECT_NE(tts.err.find("node '/regulate/Range' (Range)"), std::string::npos) << tts.err;
+  EXPECT_NE(tts.err.find("--sample-input tokens=FILE.npy"), std::string::npos) << tts.err;
+  EXPECT_EQ(std::count(tts.err.begin(), tts.err.end(), '\n'), 1) << tts.err;
+  auto missing = RunHetplan({"graph", File("tts_durations.onnx"), "--sample-input", "tokens=" + File("none.npy")});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("none.npy: cannot open the sample input"), std::string::npos) << missing.err;
+  auto not_npy = RunHetplan({"graph", File("tts_durations.onnx"), "--sample-input", "tokens=" + File("tts_durations.onnx")});
+  EXPECT_NE(not_npy.exit_code, 0);
+  EXPECT_NE(not_npy.err.find("not a .npy file"), std::string::npos) << not_npy.err;
+  // --shape patterns: one that matches nothing, and two that match one input, each refused in one line.
+  auto none = RunHetplan({"graph", File("kv_decoder_4l.onnx"), "--shape", "hidden_states=1x1x32", "--shape",
+                          "past.*.key=1x2x8x16"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("--shape pattern 'past.*.key' matches no graph input"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("past_key_values.0.key"), std::string::npos) << none.err;
+  auto twice = RunHetplan({"graph", File("kv_decoder_4l.onnx"), "--shape", "hidden_states=1x1x32", "--shape",
+                           "past_key_values.*=1x2x8x16", "--shape", "*.0.key=1x2x4x16"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("both match input 'past_key_values.0.key'; give its shape by name"), std::string::npos)
+      << twice.err;
+  // A name given exactly wins over a pattern.
+  ImportOptions exact;
+  exact.input_shapes = {{"hidden_states", {1, 1, 32}}, {"past_key_values.*", {1, 2, 8, 16}},
+                        {"past_key_values.0.key", {1, 2, 4, 16}}, {"past_key_values.0.value", {1, 2, 4, 16}}};
+  auto layers = LoadOnnxModel(File("kv_decoder_4l.onnx"), exact);
+  ASSERT_TRUE(layers.ok()) << layers.status().message();
+  EXPECT_EQ(layers->assumptions.input_shapes.at("past_key_values.0.key"), (std::vector<int64_t>{1, 2, 4, 16}));
+  EXPECT_EQ(layers->assumptions.input_shapes.at("past_key_values.1.key"), (std::vector<int64_t>{1, 2, 8, 16}));
+  ASSERT_EQ(layers->assumptions.shape_patterns.size(), 1u);
+  EXPECT_EQ(layers->assumptions.shape_patterns[0].matched.size(), 6u);
   auto kws = RunHetplan({"graph", File("kws_two_stage.onnx")});
   EXPECT_NE(kws.exit_code, 0);
   EXPECT_NE(kws.err.find("'second_stage'"), std::string::npos) << kws.err;

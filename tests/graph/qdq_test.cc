@@ -371,6 +371,29 @@ TEST(QdqErrors, AxisOutOfRange) {
   EXPECT_NE(e.find("axis 4 is outside the rank-4 input 'w_q' (valid: -4 to 3)"), std::string::npos) << e;
 }
 
+// One value is per tensor whatever the axis says (ONNX ignores it, as ONNX
+// Runtime does): a quantizer's axis=1 on a rank-1 bias, here axis 7 on a
+// rank-4 activation, with a scalar scale and with a one-element one.
+TEST(QdqErrors, PerTensorParametersIgnoreTheAxis) {
+  const auto with_axis = [](onnx::GraphProto* g) {
+    for (auto& n : *g->mutable_node()) {
+      if (n.name() == "dequant") {
+        auto* a = n.add_attribute();
+        a->set_name("axis");
+        a->set_type(onnx::AttributeProto::INT);
+        a->set_i(7);
+      }
+    }
+  };
+  EXPECT_EQ(QdqError(with_axis), "");
+  EXPECT_EQ(QdqError([&](onnx::GraphProto* g) {
+              with_axis(g);
+              Find(g, "p_s")->add_dims(1);
+              Find(g, "p_z")->add_dims(1);
+            }),
+            "");
+}
+
 TEST(QdqErrors, ZeroOrNegativeScale) {
   std::string zero = QdqError([](onnx::GraphProto* g) { Find(g, "p_s")->set_float_data(0, 0.0f); });
   EXPECT_NE(zero.find("node 'quant' (QuantizeLinear)"), std::string::npos) << zero;

@@ -39,6 +39,14 @@ struct ProfileOptions {
   // from (the model cut at random places into 1, 2, 4, … 64 segments); 0
   // skips them (no boundary row).
   std::optional<int> boundary_runs;  // unset: DefaultBoundaryRuns(runs)
+  // The resident memory the profile stays under (bytes; 0: what hetplan
+  // holds when it starts plus 60 % of the memory available then). Before
+  // each stage the profiler estimates what its sessions will hold from the
+  // model's tensors; over the budget, it leaves out the boundary fit's
+  // largest cuts (or the fit), then the in-context run, and refuses a model
+  // whose one whole-model session would not fit. The table's meta records
+  // the budget, the estimate and the measured peak (memory_*).
+  int64_t max_memory_bytes = 0;
   std::string cache_dir;   // empty = no cache
   // Called after each operator with (operators done, operators in all); from
   // the calling thread. Not called on a cache hit.
@@ -103,6 +111,11 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
 inline constexpr double kProfileDriftLimit = 0.05;
 inline constexpr double kProfileStealLimit = 0.02;
 std::string ProfileStabilityWarning(const CostTable& t, const std::string& pu);
+
+// What the profile held in memory, from its meta: "profile memory: peak 1.20
+// GiB resident, budget 13.9 GiB (estimated: one whole-model session 210.0
+// MiB, the boundary fit's cuts 612.0 MiB)"; "" for a table without it.
+std::string ProfileMemoryText(const CostTable& t);
 
 // "1.29.0"
 std::string OnnxRuntimeVersion();

@@ -31,6 +31,10 @@ struct ManifestTensor {
   std::vector<int> to;         // segment outputs: consuming segments
   bool model_output = false;   // segment outputs: the tensor is a graph output
   int segment = -1;            // model outputs: the segment that writes it, -1 = none
+  // Model outputs: the narrowest floating type the output is computed
+  // through, when narrower than its own ("float16" for a float32 output of
+  // float16 layers between Casts); run judges it with that type's tolerance.
+  std::string narrowest_on_path;
 };
 
 // A PU of the schedule.

@@ -168,6 +168,10 @@ Tolerance DefaultTolerance(int32_t onnx_elem_type);
 struct OutputCheck {
   std::string name;
   std::string dtype;             // the output's element type ("float16")
+  // The narrower floating type computed through on the way to the output,
+  // whose default tolerance applies ("float16" for a float32 output of
+  // float16 layers between Casts); "" when the output's own type's applies.
+  std::string tolerance_dtype;
   double rtol = 0, atol = 0;     // the tolerance it was judged with
   bool default_tolerance = true;  // from its type (DefaultTolerance), not --rtol/--atol
   int64_t elements = 0;

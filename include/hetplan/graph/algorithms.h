@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,5 +25,12 @@ std::vector<bool> CutOperators(const OpGraph& g);
 // they induce, each in topological order; the phase is parallel when it has
 // more than one branch.
 std::vector<Phase> Phases(const OpGraph& g);
+
+// The narrowest floating type among the tensors graph output `name` is
+// computed from (its producer's and every ancestor's inputs and outputs)
+// when narrower than `own`, the output's type: "float16" for a float32
+// output of float16 layers between Casts (bfloat16 narrowest, then
+// float16); "" when none is narrower or no operator writes `name`.
+std::string NarrowestFloatOnPath(const OpGraph& g, const std::string& name, const std::string& own);
 
 }  // namespace hetplan

@@ -31,8 +31,30 @@ enum class FusionLevel {
 Result<FusionLevel> ParseFusionLevel(std::string_view text);
 std::string ToString(FusionLevel level);
 
+// A representative input (--sample-input NAME=FILE.npy): the plan is made
+// for the shapes this input produces where they depend on its values.
+struct SampleInput {
+  std::string name;             // the graph input
+  std::string file;             // the .npy file, as an absolute path
+  std::string sha256;           // of the file
+  int32_t elem_type = 0;        // ONNX element type
+  std::vector<int64_t> shape;
+};
+
+// A tensor's type and shape as ONNX Runtime computed it on the sample inputs.
+struct RecordedTensor {
+  int32_t elem_type = 0;
+  std::vector<int64_t> dims;
+};
+
 struct ImportOptions {
   FusionLevel fusion = FusionLevel::kNone;
+  // --sample-input: graph inputs given a representative value. The import
+  // takes the shapes that running the model on them gave every tensor
+  // (RecordSampleShapes, hetplan/cost/sample_shapes.h, fills the two fields
+  // below); the inputs stay inputs, and the plan records which files.
+  std::vector<SampleInput> samples;
+  std::map<std::string, RecordedTensor> recorded_shapes;
   // Static shapes for graph inputs with symbolic dims ("--shape input=1x3x224x224").
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Graph inputs fixed to a constant ("--value sr=16000"): the values as
@@ -81,11 +103,22 @@ struct BranchChoice {
 // The inputs and branches a model was imported with: a schedule records
 // them (docs/schedule-format.md), split re-imports with them and run feeds
 // the values to the unsplit model.
+// A --shape given as a glob pattern, and the graph inputs it gave the shape.
+struct ShapePattern {
+  std::string pattern;
+  std::vector<int64_t> dims;
+  std::vector<std::string> matched;  // in graph-input order
+};
+
 struct PlanAssumptions {
-  std::map<std::string, std::vector<int64_t>> input_shapes;  // --shape
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // --shape, patterns expanded to the inputs' names
+  std::vector<ShapePattern> shape_patterns;                  // the --shape patterns (reported, not re-applied)
   std::vector<FixedInput> fixed_inputs;                      // --value, in graph-input order
   std::vector<BranchChoice> branches;                        // every If resolved, in resolution order
-  bool empty() const { return input_shapes.empty() && fixed_inputs.empty() && branches.empty(); }
+  std::vector<SampleInput> sample_inputs;                    // --sample-input: the inputs the plan was made for
+  bool empty() const {
+    return input_shapes.empty() && fixed_inputs.empty() && branches.empty() && sample_inputs.empty();
+  }
 };
 // Adds to `options` what re-imports the model as planned: the shapes and
 // values, and the branches that were assumed (the others fold again by
