@@ -140,6 +140,9 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
       if (std::string mem = ProfileMemoryText(*t); !mem.empty() && Meta(*t, "cache", "") != "hit") {
         out.run_notes.push_back(pu.name + ": " + mem);
       }
+      if (t->meta.count("memory_warning")) {
+        out.notes.push_back(fmt::format("warning: {}: {}", pu.name, Meta(*t, "memory_warning", "")));
+      }
       if (t->meta.count("boundary_memory")) {
         out.notes.push_back(fmt::format("{}: boundary fit: {}", pu.name, Meta(*t, "boundary_memory", "")));
       }

@@ -77,6 +77,7 @@ std::string Summary(const CostTable& table, const LoadedModel& model, const std:
                        num("boundary_r2"), points);
   }
   if (std::string mem = ProfileMemoryText(table); !mem.empty()) out += fmt::format("memory         {}\n", mem);
+  if (!meta("memory_warning").empty()) out += fmt::format("memory         warning: {}\n", meta("memory_warning"));
   if (!meta("boundary_memory").empty()) out += fmt::format("boundary       {}\n", meta("boundary_memory"));
   if (!meta("boundary_skipped").empty()) out += fmt::format("boundary       not fitted: {}\n", meta("boundary_skipped"));
   if (!meta("model_drift").empty()) {

@@ -321,7 +321,12 @@ Result<bool> WholeModelFits(const LoadedModel& m, const ProfileOptions& o, int64
   const int64_t whole = SegmentFootprintBytes(m, m.graph.topological_order());
   (*meta)["memory_budget_bytes"] = std::to_string(budget);
   (*meta)["memory_whole_model_bytes"] = std::to_string(whole);
-  if (held + whole > budget) {
+  if (held + whole > budget && o.max_memory_bytes <= 0) {
+    // The default budget, and an estimate that errs high: go on, and say so.
+    (*meta)["memory_warning"] = fmt::format("one whole-model session is estimated at {} besides the {} held, over "
+                                            "the default budget of {}; give --max-memory to enforce one",
+                                            BytesText(whole), BytesText(held), BytesText(budget));
+  } else if (held + whole > budget) {
     return Error(ErrorCode::kLimitExceeded,
                  "{}: profiling needs about {} for one session of the whole model (its weights, inputs and outputs, "
                  "and {}x its activations alive at once) besides the {} hetplan holds, over the memory budget of {}; "
@@ -490,6 +495,17 @@ std::string ModelKeyText(const LoadedModel& m) {
 }
 
 void StoreInCache(const std::string& dir, const std::string& key, CostTable* t) {
+  // A table the memory budget cut short (cuts or the in-context run left
+  // out) is not what the key promises: used, never cached.
+  const auto in_context_error = t->meta.find("in_context_error");
+  const bool reduced = t->meta.count("boundary_memory") > 0 ||
+                       (in_context_error != t->meta.end() &&
+                        in_context_error->second.rfind("left out to stay under the memory budget", 0) == 0);
+  if (!key.empty() && reduced) {
+    t->meta["cache"] = "off";
+    t->meta["cache_error"] = "not cached: the memory budget left part of the profile out";
+    return;
+  }
   if (!key.empty()) {
     t->meta["cache_key"] = key;
     std::error_code ec;

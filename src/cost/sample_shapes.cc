@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 #include <onnxruntime_cxx_api.h>
 
 #include <filesystem>
 #include <map>
 #include <set>
 
+#include "hetplan/graph/dtype.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 #include "ort/session.h"
@@ -39,12 +39,24 @@ Result<Ort::Value> Feed(const onnx::ValueInfoProto& in, const ImportOptions& io,
     const TensorData& t = a->second;
     const int32_t want = in.type().tensor_type().elem_type();
     if (want != 0 && want != t.elem_type) {
-      return Error(ErrorCode::kInvalidArgument, "{}: --sample-input {}: the array's element type ({}) is not the "
-                   "input's ({}); save it with the input's dtype", label, in.name(), t.elem_type, want);
+      return Error(ErrorCode::kInvalidArgument, "{}: --sample-input {}: the array is {} but the input is {}; save it "
+                   "with the input's dtype", label, in.name(), DtypeName(t.elem_type), DtypeName(want));
     }
-    return ort::DataTensor(t);
+    try {
+      return ort::DataTensor(t);
+    } catch (const std::exception& e) {
+      return Error(ErrorCode::kInvalidArgument, "{}: --sample-input {}: {}", label, in.name(), OneLine(e.what()));
+    }
   }
   auto v = io.input_values.find(in.name());
+  if (v == io.input_values.end() && io.input_shapes.count(in.name())) {
+    bool empty = false;
+    for (int64_t d : io.input_shapes.at(in.name())) empty = empty || d == 0;
+    if (empty) {  // an empty input (a KV cache's past at prefill) has its one value
+      return ort::ZeroTensor(static_cast<ONNXTensorElementDataType>(in.type().tensor_type().elem_type()),
+                             io.input_shapes.at(in.name()));
+    }
+  }
   if (v == io.input_values.end()) {
     return Error(ErrorCode::kInvalidArgument,
                  "{}: --sample-input runs the model, and graph input '{}' has no value; give it a sample "
@@ -91,7 +103,13 @@ Status RecordSampleShapes(const std::string& model_path, const std::vector<std::
                           ImportOptions* io) {
   if (!given.empty()) {
     io->samples.clear();
+    std::set<std::string> seen;
     for (const auto& [name, file] : given) {
+      if (!seen.insert(name).second || io->input_values.count(name)) {
+        return Error(ErrorCode::kInvalidArgument, "{}: input '{}' is given {}; give it one --sample-input or one "
+                     "--value", model_path, name, io->input_values.count(name) ? "a --sample-input and a --value"
+                                                                                : "two --sample-input");
+      }
       HETPLAN_ASSIGN_OR_RETURN(TensorData t, ReadNpy(file));
       HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadFile(file));
       std::error_code ec;
@@ -126,25 +144,13 @@ Status RecordSampleShapes(const std::string& model_path, const std::vector<std::
                    model_path, s.name);
     }
   }
-  // Every tensor of the main graph an output, typed by ONNX's inference.
-  onnx::ModelProto typed = model;
-  try {
-    onnx::shape_inference::InferShapes(typed);
-  } catch (const std::exception&) {
-    // The types that inference reached are enough; ORT reports the rest.
-  }
-  std::map<std::string, int32_t> types;
-  for (const auto* list : {&typed.graph().value_info(), &typed.graph().output()}) {
-    for (const auto& vi : *list) types[vi.name()] = vi.type().tensor_type().elem_type();
-  }
+  // Every tensor of the main graph an output (untyped: ONNX Runtime types
+  // them itself, com.microsoft operators' outputs too).
   for (const auto& o : model.graph().output()) known.insert(o.name());
   for (const auto& n : model.graph().node()) {
     for (const auto& t : n.output()) {
-      auto type = types.find(t);
-      if (t.empty() || known.count(t) || type == types.end() || type->second == 0) continue;
-      auto* o = model.mutable_graph()->add_output();
-      o->set_name(t);
-      o->mutable_type()->mutable_tensor_type()->set_elem_type(type->second);
+      if (t.empty() || known.count(t)) continue;
+      model.mutable_graph()->add_output()->set_name(t);
       known.insert(t);
     }
   }

@@ -240,8 +240,10 @@ Status Importer::ExpandShapePatterns() {
   const auto is_pattern = [](const std::string& k) { return k.find_first_of("*?[") != std::string::npos; };
   std::map<std::string, std::vector<int64_t>> exact;
   std::vector<std::pair<std::string, std::vector<int64_t>>> patterns;
+  std::set<std::string> input_names;  // a name with * ? [ in it is still a name
+  for (const auto& in : model_->graph().input()) input_names.insert(in.name());
   for (const auto& [key, dims] : options_.input_shapes) {
-    if (is_pattern(key)) {
+    if (is_pattern(key) && !input_names.count(key)) {
       patterns.emplace_back(key, dims);
     } else {
       exact.emplace(key, dims);

@@ -65,15 +65,16 @@ Result<TensorData> ReadNpy(const std::string& path) {
   const std::string header = file.substr(start, header_len);
   const std::string descr = HeaderValue(header, "descr"), order = HeaderValue(header, "fortran_order");
   const std::string shape_text = HeaderValue(header, "shape");
+  if (descr.empty() || order.empty() || HeaderValue(header, "shape").empty()) {
+    return bad("its header lacks 'descr', 'fortran_order' or 'shape'");
+  }
   if (order != "False") return bad("it is in Fortran order (save a C-ordered array: numpy.ascontiguousarray)");
   // dtype: byte order, kind, size ('<f4', '|u1', '|b1').
   static const std::map<std::string, std::pair<int32_t, int>> kTypes = {
       {"f2", {10, 2}}, {"f4", {1, 4}}, {"f8", {11, 8}}, {"i1", {3, 1}}, {"i2", {5, 2}}, {"i4", {6, 4}},
       {"i8", {7, 8}},  {"u1", {2, 1}}, {"u2", {4, 2}},  {"u4", {12, 4}}, {"u8", {13, 8}}, {"b1", {9, 1}}};
-  if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '|' && descr[0] != '=')) {
-    return bad(fmt::format("its dtype '{}' is not little-endian", descr));
-  }
-  auto type = kTypes.find(descr.substr(1));
+  if (descr[0] == '>') return bad(fmt::format("its dtype '{}' is big-endian; save it little-endian", descr));
+  auto type = descr.size() == 3 ? kTypes.find(descr.substr(1)) : kTypes.end();
   if (type == kTypes.end()) {
     return bad(fmt::format("its dtype '{}' is not a number or bool type (float16/32/64, int8-64, uint8-64, bool)",
                            descr));
@@ -83,24 +84,31 @@ Result<TensorData> ReadNpy(const std::string& path) {
   }
   TensorData t;
   t.elem_type = type->second.first;
-  int64_t count = 1;
+  // The size in bytes, checked against the file as it grows (no overflow).
+  uint64_t want = static_cast<uint64_t>(type->second.second);
+  const uint64_t data_bytes = file.size() - (start + header_len);
   std::string dim;
+  bool gap = false;  // a space after a digit: "(1 2,)" is no shape
   for (char c : shape_text.substr(1)) {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
+    if (std::isdigit(static_cast<unsigned char>(c)) && !gap) {
       dim += c;
     } else if (c == ',' || c == ')') {
+      gap = false;
       if (dim.empty()) continue;
       if (dim.size() > 12) return bad("a dim of its shape is too large");
       t.shape.push_back(std::stoll(dim));
-      count *= t.shape.back();
+      if (__builtin_mul_overflow(want, static_cast<uint64_t>(t.shape.back()), &want) || want > data_bytes) {
+        return bad(fmt::format("it holds {} bytes of data, fewer than its shape needs", data_bytes));
+      }
       dim.clear();
-    } else if (!std::isspace(static_cast<unsigned char>(c)) && c != 'L') {
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      gap = !dim.empty();
+    } else {
       return bad(fmt::format("its shape '{}' is not a tuple of sizes", shape_text));
     }
   }
   const size_t data_start = start + header_len;
-  const size_t want = static_cast<size_t>(count) * static_cast<size_t>(type->second.second);
-  if (file.size() - data_start != want) {
+  if (data_bytes != want) {
     return bad(fmt::format("it holds {} bytes of data, but {} of shape [{}] need {}", file.size() - data_start, descr,
                            fmt::join(t.shape, ","), want));
   }

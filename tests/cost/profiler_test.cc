@@ -576,8 +576,9 @@ TEST(ProfileMemory, AProfileStaysUnderItsBudgetAndSaysWhatItLeftOut) {
   const std::string model = WriteActivationHeavyChain(dir.path(), 16, 256);
   const fs::path table = dir.path() / "t.csv", json = dir.path() / "t.json";
   const int64_t budget = int64_t{600} << 20;
-  CmdResult r = test_util::Hetplan("profile " + model + " --warmup 1 --runs 3 --boundary-runs 2 --no-cache --max-memory 600M --out " +
-                                   table.string() + " --json " + json.string());
+  CmdResult r = test_util::Hetplan("profile " + model + " --warmup 1 --runs 3 --boundary-runs 2 --cache-dir " +
+                                   (dir.path() / "cache").string() + " --max-memory 600M --out " + table.string() +
+                                   " --json " + json.string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("memory         profile memory: peak "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("budget 600.0 MiB"), std::string::npos) << r.out;
@@ -589,6 +590,10 @@ TEST(ProfileMemory, AProfileStaysUnderItsBudgetAndSaysWhatItLeftOut) {
   EXPECT_LT(peak, budget) << r.out;
   EXPECT_NE(t->meta.at("boundary_memory").find("left under the memory budget"), std::string::npos);
   EXPECT_GE(t->boundary_us.count("cpu"), 1u) << "the cuts that fit still give a fit";
+  // Cut short by the budget: used, not cached for a later run with more memory.
+  EXPECT_EQ(t->meta.at("cache"), "off");
+  EXPECT_NE(t->meta.at("cache_error").find("not cached"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir.path() / "cache") && !fs::is_empty(dir.path() / "cache"));
   // A budget below one whole-model session: refused in one line naming the fix.
   CmdResult tiny = test_util::Hetplan("profile " + model + " --warmup 1 --runs 3 --no-cache --max-memory 64M --out " +
                                       (dir.path() / "u.csv").string());
