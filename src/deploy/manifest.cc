@@ -405,6 +405,9 @@ Result<Manifest> LoadManifest(const std::string& dir) {
   m.fusion = model.value("fusion", std::string("none"));
   m.model_operators = static_cast<int>(IntOr(model, "operators", 0));
   HETPLAN_ASSIGN_OR_RETURN(m.assumptions, ReadPlanAssumptions(model, path));
+  for (SampleInput& si : m.assumptions.sample_inputs) {  // split copied each beside the manifest
+    if (fs::path(si.file).is_relative()) si.file = (fs::path(m.dir) / si.file).string();
+  }
   if (const auto s = j.find("schedule"); s != j.end() && s->is_object()) {
     m.schedule = {StrOr(*s, "file"),   StrOr(*s, "platform"),         StrOr(*s, "solver"),
                   StrOr(*s, "status"), NumOr(*s, "makespan_us", 0.0), static_cast<int>(IntOr(*s, "violations", 0)),

@@ -721,6 +721,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
   mf.predicted_sequential_us = totals.host_us + totals.accel_us + totals.transfers_us;
   mf.predicted_makespan_us = ps.makespan_us;
   mf.predicted_unsplit_us = ps.PredictedUnsplitUs();
+  HETPLAN_RETURN_IF_ERROR(CopySamples(&mf, &result.files));
   result.manifest = ManifestToJson(mf);
   return result;
 }

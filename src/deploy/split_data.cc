@@ -2,6 +2,7 @@
 // (deploy/split_internal.h), so that a sub-model of a model with external
 // data keeps its large weights external, in a data file of its own beside it
 // and a split folder moves as one piece; and WriteSplit.
+#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -15,6 +16,7 @@
 #include "hetplan/graph/graph_walk.h"
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/util/io.h"
+#include "hetplan/util/sha256.h"
 
 namespace hetplan::deploy_internal {
 namespace {
@@ -69,6 +71,22 @@ void RenameExternalData(onnx::ModelProto* sub, const std::string& data_file) {
     }
     return Status::Ok();
   });
+}
+
+Status CopySamples(Manifest* mf, std::vector<std::pair<std::string, std::string>>* files) {
+  for (SampleInput& si : mf->assumptions.sample_inputs) {
+    HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadFile(si.file));
+    if (Sha256Hex(bytes) != si.sha256) {
+      return Error(ErrorCode::kInvalidArgument, "{}: the sample input for '{}' changed since the plan was made; plan "
+                   "again with --sample-input {}={}", si.file, si.name, si.name, si.file);
+    }
+    std::string name = "sample_";
+    for (char c : si.name) name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+    name += ".npy";
+    files->emplace_back(name, std::move(bytes));
+    si.file = name;
+  }
+  return Status::Ok();
 }
 
 }  // namespace hetplan::deploy_internal

@@ -44,4 +44,10 @@ void DropExternalData(onnx::ModelProto* sub);
 // Points every external tensor of `sub` at `data_file` (the same ranges).
 void RenameExternalData(onnx::ModelProto* sub, const std::string& data_file);
 
+// The plan's --sample-input arrays copied into the split folder
+// (sample_<input>.npy, `files`), each checked against its sha256, and the
+// manifest's entries pointed at the copies, relative to the folder, so that
+// `run` feeds them wherever the folder moves.
+Status CopySamples(Manifest* mf, std::vector<std::pair<std::string, std::string>>* files);
+
 }  // namespace hetplan::deploy_internal

@@ -385,6 +385,9 @@ TEST_F(Exporters, EachModelPartitionsValidatesSplitsAndRunsLikeTheUnsplitModel) 
                 std::string::npos)
           << part.out;
       EXPECT_NE(run.out.find("0 of 64 elements off"), std::string::npos) << "8 frames × 8 mels: " << run.out;
+      // split keeps a copy beside the sub-models, so the folder runs wherever it moves
+      EXPECT_EQ(manifest["model"]["sample_inputs"]["tokens"]["file"], "sample_tokens.npy");
+      EXPECT_TRUE(fs::is_regular_file(fs::path(split_dir) / "sample_tokens.npy"));
     }
     if (c.name == "kv_decoder_4l") {  // each pattern's matches said, and the schedule records the names
       EXPECT_NE(part.out.find("assumes   shape [1,2,8,16] for the 4 inputs matching --shape 'past_key_values.*.key': "
