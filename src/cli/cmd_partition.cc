@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -29,7 +30,10 @@ void PrintDeviceLines(const Schedule& sched, const CostModel& costs) {
     ++ops_on[p];
     busy_on[p] += op.finish_us - op.start_us;
     energy_on[p] += OperatorEnergy(costs, static_cast<int>(v), op).value_or(0.0);
-    const int64_t xb = costs.pu(op.device).spatial ? costs.crossbars(static_cast<int>(v), op.device) : 0;
+    // A stream's copies each hold the operator's crossbars.
+    const int64_t xb = costs.pu(op.device).spatial
+                           ? costs.crossbars(static_cast<int>(v), op.device) * std::max<int64_t>(1, op.replicas)
+                           : 0;
     (op.rewritten ? written_on[p] : crossbars_on[p]) += xb;
     rewritten_on[p] += op.rewritten;
   }

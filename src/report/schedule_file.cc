@@ -274,6 +274,9 @@ nlohmann::json OperatorJson(const Operator& op, const CostModel& c, const Schedu
     cost[c.pu(p).name] = c.supported(op.id, p) ? nlohmann::json(c.latency_us(op.id, p)) : nlohmann::json(nullptr);
     if (c.pu(p).spatial && c.supported(op.id, p) && crossbars.is_null()) crossbars = c.crossbars(op.id, p);
   }
+  // On a spatial PU, the crossbars it holds there (two CIMs of different
+  // geometry need different counts); elsewhere, the first spatial PU's.
+  if (c.pu(so.device).spatial && c.supported(op.id, so.device)) crossbars = c.crossbars(op.id, so.device);
   o["cost_us"] = std::move(cost);
   o["crossbars"] = crossbars;
   // A stream's plan: what the validator needs to time a replicated operator

@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "hetplan/util/io.h"
+#include "validate/validator_internal.h"
 
 namespace hetplan {
-namespace {
+namespace validate_internal {
 
 bool Near(double a, double b) {
   return std::fabs(a - b) <= kValidateTolerance * std::max({1.0, std::fabs(a), std::fabs(b)});
-}
-bool Below(double a, double b) {  // a ≤ b within tolerance
-  return a <= b + kValidateTolerance * std::max({1.0, std::fabs(a), std::fabs(b)});
 }
 
 // A name as quoted in a violation: cut, and with line breaks blanked, so that
@@ -24,6 +24,25 @@ std::string Short(const std::string& name) {
   std::replace_if(s.begin(), s.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
   return s;
 }
+
+}  // namespace validate_internal
+
+namespace {
+
+using validate_internal::Near;
+using validate_internal::Short;
+
+bool Below(double a, double b) {  // a ≤ b within tolerance
+  return a <= b + kValidateTolerance * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+// Times compared as positions in the schedule (precedence, overlap, the
+// makespan) are judged within kValidateTolerance of the schedule's length,
+// not of their absolute value: a schedule started 10^8 µs late gains no
+// slack. Set by ValidateScheduleJson before any check.
+thread_local double time_slack = kValidateTolerance;
+bool NearT(double a, double b) { return std::fabs(a - b) <= time_slack; }
+bool BelowT(double a, double b) { return a <= b + time_slack; }
 
 struct Device {
   int index = 0;  // in devices[]
@@ -65,7 +84,7 @@ struct Op {
   bool rewritten = false;       // has a write: its crossbars are its own from start to finish only
   std::vector<std::pair<double, double>> ids;  // crossbar_ids ranges
   bool has_ids = false;
-  int request = 0;
+  int64_t request = 0;
   double replicas = 1;  // a stream's: copies of its weights on a spatial device
   bool ok = false;
 };
@@ -75,7 +94,7 @@ struct Op {
 struct Parsed {
   std::map<std::string, Device> devices;
   std::vector<Op> ops;
-  std::map<int, int> by_id;
+  std::map<int64_t, int> by_id;
   double latest = 0;
   double energy_sum = 0.0;
   bool energy_defined = true;
@@ -131,6 +150,10 @@ double ReadStreamOperator(const nlohmann::json& o, const Device& dev, double ii,
     return op.cost;
   }
   op.replicas = static_cast<double>(o["replicas"].get<int64_t>());
+  if (op.start / ii > 1e15) {
+    out.push_back(fmt::format("{}: starts {} µs in, more than 10^15 initiation intervals of {} µs", where, op.start, ii));
+    return op.cost;
+  }
   if (!o.contains("stage") || !o["stage"].is_number_integer() ||
       o["stage"].get<int64_t>() != static_cast<int64_t>(std::floor(op.start / ii + 1e-9))) {
     out.push_back(fmt::format("{}: 'stage' must be floor(start_us / II) = {}", where,
@@ -227,7 +250,11 @@ double ReadWrite(const nlohmann::json& o, const Device& dev, Op& op, const std::
   const auto write_us = Num(w, "write_us", at, out), rows = Num(w, "rows", at, out);
   const auto rows_written = Num(w, "rows_written", at, out), energy = Num(w, "energy_uj", at, out);
   if (!start || !finish || !write_us || !rows || !rows_written || !energy) return write_us.value_or(0);
-  if (!Near(*start, op.start) || !Near(*finish, op.start + *write_us)) {
+  if (*write_us < 0 || *rows < 0 || *rows_written < 0 || *energy < 0) {
+    out.push_back(fmt::format("{}: write_us {}, rows {}, rows_written {} and energy_uj {} must all be ≥ 0", where,
+                              *write_us, *rows, *rows_written, *energy));
+  }
+  if (!NearT(*start, op.start) || !NearT(*finish, op.start + *write_us)) {
     out.push_back(fmt::format("{}: the write runs [{}, {}] µs, not from the operator's start {} for write_us {}", where,
                               *start, *finish, op.start, *write_us));
   }
@@ -257,7 +284,7 @@ void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std:
     out.push_back(where + ": missing integer 'id'");
     return;
   }
-  int id = o["id"].get<int>();
+  const int64_t id = o["id"].get<int64_t>();
   if (!p.by_id.emplace(id, static_cast<int>(i)).second) out.push_back(fmt::format("{}: id {} is used twice", where, id));
   if (!o.contains("device") || !o["device"].is_string()) {
     out.push_back(where + ": missing 'device'");
@@ -286,6 +313,11 @@ void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std:
   auto cost = Num(costs, op.device.c_str(), where + " cost_us", out);
   if (!cost) return;
   op.cost = *cost;
+  for (const auto& [pu, c] : costs.items()) {  // no PU's cost is below 0
+    if (c.is_number() && c.get<double>() < 0) {
+      out.push_back(fmt::format("{}: cost_us on '{}' is negative ({} µs)", where, Short(pu), c.get<double>()));
+    }
+  }
   if (o.contains("slowdown") && !o["slowdown"].is_null()) {
     auto sd = Num(o, "slowdown", where, out);
     if (sd) {
@@ -293,8 +325,12 @@ void ReadOperator(const nlohmann::json& o, size_t i, Parsed& p, std::vector<std:
       if (*sd < 1 - kValidateTolerance) out.push_back(fmt::format("{}: slowdown {} < 1", where, *sd));
     }
   }
-  op.request = o.contains("request") && o["request"].is_number_integer() ? o["request"].get<int>() : 0;
+  op.request = o.contains("request") && o["request"].is_number_integer() ? o["request"].get<int64_t>() : 0;
   op.crossbars = Num(o, "crossbars", where, out, /*required=*/false);
+  if (op.crossbars && *op.crossbars < 0) {
+    out.push_back(fmt::format("{}: crossbars {} is negative", where, *op.crossbars));
+    op.crossbars = 0;
+  }
   if (o.contains("adcs") && o["adcs"].is_object() && o["adcs"].contains(op.device)) {
     op.adcs = Num(o["adcs"], op.device.c_str(), where + " adcs", out);
   }
@@ -338,7 +374,7 @@ void CheckEdges(const nlohmann::json& s, Parsed& p, ValidationReport& r) {
         out.push_back(where + ": needs integer 'from' and 'to'");
         continue;
       }
-      auto fu = p.by_id.find(e["from"].get<int>()), fv = p.by_id.find(e["to"].get<int>());
+      auto fu = p.by_id.find(e["from"].get<int64_t>()), fv = p.by_id.find(e["to"].get<int64_t>());
       if (fu == p.by_id.end() || fv == p.by_id.end()) {
         out.push_back(where + ": names an operator id that does not exist");
         continue;
@@ -361,7 +397,7 @@ void CheckEdges(const nlohmann::json& s, Parsed& p, ValidationReport& r) {
       if (p.ii && u.device != v.device) {
         auto ts = Num(e, "transfer_start_us", where, out);
         if (!ts) continue;
-        if (!Below(u.finish, *ts)) {
+        if (!BelowT(u.finish, *ts)) {
           out.push_back(fmt::format("{}: the transfer from '{}' starts at {} µs, before it finishes at {} µs", where,
                                     u.name, *ts, u.finish));
         }
@@ -371,14 +407,14 @@ void CheckEdges(const nlohmann::json& s, Parsed& p, ValidationReport& r) {
         const std::string& b = ordered ? v.device : u.device;
         p.links[Short(a) + "-" + Short(b)].push_back({fmt::format("transfer {} -> {}", u.name, v.name), *ts, transfer});
       }
-      if (!Below(sent + transfer, v.start)) {
+      if (!BelowT(sent + transfer, v.start)) {
         out.push_back(fmt::format("precedence: '{}' starts at {} µs before its input from '{}' arrives at {} µs "
                                   "(finish {} + transfer {})",
                                   v.name, v.start, u.name, sent + transfer, u.finish, transfer));
       }
     }
   } else {
-    out.push_back("'edges' is missing");
+    out.push_back(s.contains("edges") ? "'edges' is not a list of {from, to, ...}" : "'edges' is missing");
   }
 }
 
@@ -397,7 +433,7 @@ void CheckSharedAdcs(const std::string& name, double pool, const std::vector<con
   }
   for (const Op* at : list) {
     if (Near(at->start, at->finish)) continue;
-    const double t = at->start + kValidateTolerance * std::max(1.0, std::fabs(at->start));
+    const double t = at->start + time_slack;
     double held = 0;
     std::string who;
     for (const Op* op : list) {
@@ -422,41 +458,53 @@ void CheckSharedAdcs(const std::string& name, double pool, const std::vector<con
 void CheckReprogram(const std::string& name, const Device& dev, const std::vector<const Op*>& list,
                     std::vector<std::string>& out) {
   double resident = 0, written = 0;
+  // Every range of every operator, by its first crossbar: (first, last, operator).
+  std::vector<std::tuple<double, double, const Op*>> ranges;
   for (const Op* op : list) {
     const double need = op->crossbars.value_or(0);
     (op->rewritten ? written : resident) += need;
     double named = 0;
-    for (const auto& [first, last] : op->ids) {
+    std::vector<std::pair<double, double>> own = op->ids;
+    std::sort(own.begin(), own.end());
+    for (size_t k = 0; k < own.size(); ++k) {
+      const auto [first, last] = own[k];
       named += last - first + 1;
       if (first < 0 || last < first || (dev.capacity && last >= *dev.capacity)) {
         out.push_back(fmt::format("crossbars: '{}' names crossbars [{}, {}], outside 0 to {} of '{}'", op->name, first,
                                   last, dev.capacity.value_or(0) - 1, Short(name)));
       }
+      if (k > 0 && first <= own[k - 1].second) {
+        out.push_back(fmt::format("crossbars: '{}' names crossbar {} of '{}' twice in its crossbar_ids", op->name, first,
+                                  Short(name)));
+        break;
+      }
+      ranges.emplace_back(first, last, op);
     }
     if (!op->has_ids || named != need) {
       out.push_back(fmt::format("crossbars: '{}' on '{}' needs {} crossbars but crossbar_ids names {}", op->name,
                                 Short(name), need, named));
     }
   }
-  // The first crossbar two operators both name, or -1.
-  auto shared = [](const Op& x, const Op& y) {
-    for (const auto& [f1, l1] : x.ids) {
-      for (const auto& [f2, l2] : y.ids) {
-        if (std::max(f1, f2) <= std::min(l1, l2)) return std::max(f1, f2);
+  // Two operators share a crossbar only when both are rewritten and never run
+  // at once. Sorted by first crossbar, each range meets only the ranges
+  // before it that reach it (linear in the ranges when few overlap).
+  std::sort(ranges.begin(), ranges.end(),
+            [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+  std::set<std::pair<const Op*, const Op*>> reported;
+  std::vector<size_t> reaching;  // ranges whose last crossbar is at or past the current first
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    const auto& [first, last, y] = ranges[k];
+    std::erase_if(reaching, [&](size_t j) { return std::get<1>(ranges[j]) < first; });
+    for (size_t j : reaching) {
+      const Op& x = *std::get<2>(ranges[j]);
+      if (&x == y || (x.rewritten && y->rewritten && (BelowT(x.finish, y->start) || BelowT(y->finish, x.start)))) {
+        continue;
       }
+      if (!reported.insert({std::min(&x, y), std::max(&x, y)}).second) continue;
+      out.push_back(fmt::format("crossbars: '{}' and '{}' both hold crossbar {} of '{}'{}", x.name, y->name, first,
+                                Short(name), x.rewritten && y->rewritten ? " while both run" : " (a resident operator's)"));
     }
-    return -1.0;
-  };
-  for (size_t a = 0; a < list.size(); ++a) {
-    for (size_t b = a + 1; b < list.size(); ++b) {
-      const Op& x = *list[a];
-      const Op& y = *list[b];
-      if (x.rewritten && y.rewritten && (Below(x.finish, y.start) || Below(y.finish, x.start))) continue;
-      const double id = shared(x, y);
-      if (id < 0) continue;
-      out.push_back(fmt::format("crossbars: '{}' and '{}' both hold crossbar {} of '{}'{}", x.name, y.name, id,
-                                Short(name), x.rewritten && y.rewritten ? " while both run" : " (a resident operator's)"));
-    }
+    reaching.push_back(k);
   }
   if (written > 0 && dev.capacity &&
       dev.lifetime * written > dev.endurance * (*dev.capacity - resident) * (1 + kValidateTolerance)) {
@@ -512,7 +560,7 @@ void CheckDevices(Parsed& p, std::vector<std::string>& out) {
       return a->start != b->start ? a->start < b->start : a->finish < b->finish;
     });
     for (size_t i = 1; i < list.size(); ++i) {
-      if (!Below(list[i - 1]->finish, list[i]->start)) {
+      if (!BelowT(list[i - 1]->finish, list[i]->start)) {
         out.push_back(fmt::format("overlap on serial '{}': '{}' [{}, {}] and '{}' [{}, {}]", Short(name), list[i - 1]->name,
                                   list[i - 1]->start, list[i - 1]->finish, list[i]->name, list[i]->start,
                                   list[i]->finish));
@@ -524,7 +572,7 @@ void CheckDevices(Parsed& p, std::vector<std::string>& out) {
 // The file's makespan and energy against the operators'.
 void CheckTotals(const nlohmann::json& s, const Parsed& p, std::vector<std::string>& out) {
   auto makespan = Num(s, "makespan_us", "schedule", out);
-  if (makespan && !Near(*makespan, p.latest)) {
+  if (makespan && !NearT(*makespan, p.latest)) {
     out.push_back(fmt::format("makespan_us = {} but the latest finish is {}", *makespan, p.latest));
   }
   if (s.contains("energy_uj") && !s["energy_uj"].is_null()) {
@@ -535,6 +583,25 @@ void CheckTotals(const nlohmann::json& s, const Parsed& p, std::vector<std::stri
                                                : std::string("undefined (a device has no power_w)")));
     }
   }
+}
+
+// The schedule's length: latest finish − earliest start over the operators
+// whose times are numbers (0 when none are).
+double ScheduleLength(const nlohmann::json& ops) {
+  double first = 0, last = 0;
+  bool any = false;
+  for (const auto& o : ops) {
+    if (!o.is_object() || !o.contains("start_us") || !o.contains("finish_us") || !o["start_us"].is_number() ||
+        !o["finish_us"].is_number()) {
+      continue;
+    }
+    const double a = o["start_us"].get<double>(), b = o["finish_us"].get<double>();
+    if (!std::isfinite(a) || !std::isfinite(b)) continue;
+    first = any ? std::min(first, a) : a;
+    last = any ? std::max(last, b) : b;
+    any = true;
+  }
+  return any ? std::max(0.0, last - first) : 0.0;
 }
 
 }  // namespace
@@ -575,12 +642,24 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
   }
   const auto& ops = s["operators"];
   r.operators = static_cast<int>(ops.size());
+  time_slack = kValidateTolerance * std::max(1.0, ScheduleLength(ops));
   p.ops.resize(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) ReadOperator(ops[i], i, p, out);
   CheckEdges(s, p, r);
   CheckDevices(p, out);
   for (const auto& [link, slots] : p.links) CheckModulo("link " + link, *p.ii, slots, out);
   CheckTotals(s, p, out);
+  // Recomputed from the file's inputs: the devices against its platform
+  // block, the transfers from bytes and links, the operator counts.
+  std::map<int64_t, std::string> device_of;
+  std::map<int64_t, int64_t> per_request;
+  for (const auto& [id, i] : p.by_id) {
+    if (p.ops[static_cast<size_t>(i)].ok) device_of[id] = p.ops[static_cast<size_t>(i)].device;
+    ++per_request[p.ops[static_cast<size_t>(i)].request];
+  }
+  validate_internal::CheckDevicesAgainstPlatform(s, out);
+  validate_internal::CheckTransfers(s, device_of, out);
+  validate_internal::CheckCounts(s, per_request, out);
   return r;
 }
 

@@ -174,8 +174,7 @@ nlohmann::json ScheduleFile(const Problem& p, const SolveResult& r, const std::s
   LoadedModel model;
   model.path = "conformance.onnx";
   model.sha256 = "0";
-  Platform platform;
-  platform.name = "conformance";
+  Platform platform = testing_instances::PlatformOf(*p.costs, "conformance");
   ScheduleContext ctx{&model, &platform, &p, &r, mode, {}, {}, {}};
   nlohmann::json j = ScheduleToJson(ctx);
   j["solver"].erase("seconds");

@@ -116,13 +116,29 @@ inline void FillRandomCosts(std::mt19937& rng, const std::vector<PuInfo>& pus, d
 
 // The schedule of `r` through the schedule file (ScheduleToJson) and the
 // independent validator: its violations, none when it is valid.
+// A platform whose PUs are the cost model's (name, kind, execution, a
+// spatial PU's crossbars): the platform block the validator compares a
+// schedule file's devices with.
+inline Platform PlatformOf(const CostModel& c, const std::string& name) {
+  Platform platform;
+  platform.name = name;
+  for (int q = 0; q < c.num_pus(); ++q) {
+    ProcessingUnit pu;
+    pu.name = c.pu(q).name;
+    pu.kind = c.pu(q).kind;
+    pu.execution = c.pu(q).spatial ? Execution::kSpatial : Execution::kSerial;
+    if (c.pu(q).spatial) pu.cim.crossbars = c.pu(q).capacity;
+    platform.pus.push_back(std::move(pu));
+  }
+  return platform;
+}
+
 inline std::vector<std::string> ScheduleViolations(const Problem& p, const SolveResult& r) {
   LoadedModel model;
   model.graph = *p.graph;
   model.path = "test.onnx";
   model.sha256 = "0";
-  Platform platform;
-  platform.name = "test";
+  Platform platform = PlatformOf(*p.costs, "test");
   ScheduleContext ctx{&model, &platform, &p, &r, "partition", {}, {}, {}};
   return ValidateScheduleJson(ScheduleToJson(ctx)).violations;
 }

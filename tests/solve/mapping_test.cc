@@ -6,6 +6,8 @@
 #include "hetplan/solve/mapping.h"
 
 #include <gtest/gtest.h>
+
+#include "solve/instances.h"
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
@@ -156,8 +158,7 @@ CostModel ToCostModel(const OpGraph& g, const MappingCosts& c) {
 std::vector<std::string> Violations(const Problem& p, const SolveResult& r) {
   LoadedModel model;
   model.path = "test.onnx";
-  Platform platform;
-  platform.name = "test";
+  Platform platform = testing_instances::PlatformOf(*p.costs, "test");
   ScheduleContext ctx{&model, &platform, &p, &r, "map", {}, {}, {}};
   return ValidateScheduleJson(ScheduleToJson(ctx)).violations;
 }

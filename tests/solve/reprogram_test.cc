@@ -142,8 +142,7 @@ nlohmann::json ScheduleFile(const Problem& p, const SolveResult& r) {
   LoadedModel model;
   model.path = "reprogram.onnx";
   model.sha256 = "0";
-  Platform platform;
-  platform.name = "reprogram";
+  Platform platform = testing_instances::PlatformOf(*p.costs, "reprogram");
   ScheduleContext ctx{&model, &platform, &p, &r, "partition", {}, {}, {}};
   return ScheduleToJson(ctx);
 }
