@@ -104,6 +104,14 @@ class PlanFileWrite:
     rows: int
     rows_written: int
 
+class PlanFileWeight:
+    rows: int
+    cols: int
+    bits: int
+    groups: int
+    directions: int
+    product: str
+
 class PlanFileOperator:
     name: str
     type: str
@@ -122,6 +130,7 @@ class PlanFileOperator:
     crossbar_ids: List[Tuple[int, int]]
     write: Optional["PlanFileWrite"]
     output_bytes: int
+    weight: Optional["PlanFileWeight"]
 
 class PlanFileEdge:
     from_: int

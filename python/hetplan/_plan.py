@@ -286,9 +286,9 @@ class Schedule:
 
 def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
     """One typed operator (_core.PlanFileOperator) as the schedule file's operators[] entry, keys sorted as in
-    the file (to_dict()); adcs, crossbar_ids, op_energy_uj, slowdown, request and write only where the file
-    has them (a shared ADC pool, a reprogramming CIM, a CIM circuit's energies, not 1, not 0, a rewritten
-    operator)."""
+    the file (to_dict()); adcs, crossbar_ids, op_energy_uj, slowdown, request, weight and write only where the
+    file has them (a shared ADC pool, a reprogramming CIM, a CIM circuit's energies, not 1, not 0, a weight
+    matrix, a rewritten operator)."""
     d: Dict[str, Any] = {}
     if op.adcs:
         d["adcs"] = op.adcs
@@ -313,6 +313,10 @@ def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
         d["stage"] = op.stage
     d["start_us"] = op.start_us
     d["type"] = op.type
+    if op.weight is not None:
+        w = op.weight
+        d["weight"] = {"bits": w.bits, "cols": w.cols, "directions": w.directions, "groups": w.groups,
+                       "product": w.product, "rows": w.rows}
     if op.write is not None:
         w = op.write
         d["write"] = {"energy_uj": w.energy_uj, "finish_us": w.finish_us, "rows": w.rows,

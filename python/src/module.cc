@@ -589,6 +589,13 @@ void Bind(py::module_& m) {
       .def_readonly("energy_uj", &PlanFileWrite::energy_uj)
       .def_readonly("rows", &PlanFileWrite::rows)
       .def_readonly("rows_written", &PlanFileWrite::rows_written);
+  py::class_<PlanFileWeight>(m, "PlanFileWeight")
+      .def_readonly("rows", &PlanFileWeight::rows)
+      .def_readonly("cols", &PlanFileWeight::cols)
+      .def_readonly("bits", &PlanFileWeight::bits)
+      .def_readonly("groups", &PlanFileWeight::groups)
+      .def_readonly("directions", &PlanFileWeight::directions)
+      .def_readonly("product", &PlanFileWeight::product);
   py::class_<PlanFileOperator>(m, "PlanFileOperator")
       .def_readonly("name", &PlanFileOperator::name)
       .def_readonly("type", &PlanFileOperator::type)
@@ -607,6 +614,7 @@ void Bind(py::module_& m) {
       .def_readonly("crossbar_ids", &PlanFileOperator::crossbar_ids)
       .def_readonly("write", &PlanFileOperator::write)
       .def_readonly("output_bytes", &PlanFileOperator::output_bytes)
+      .def_readonly("weight", &PlanFileOperator::weight)
       .def_readonly("replicas", &PlanFileOperator::replicas)
       .def_readonly("stage", &PlanFileOperator::stage)
       .def_readonly("mvms", &PlanFileOperator::mvms)

@@ -3,6 +3,7 @@
 // platform block the file states, every cross-device transfer from its bytes
 // and the link between the two devices, and the counts of operators the
 // model block records.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -156,6 +157,136 @@ void CheckCounts(const nlohmann::json& s, const std::map<int64_t, int64_t>& per_
     if (want && static_cast<double>(have) != *want) {
       out.push_back(fmt::format("completeness: request {} has {} operators in the file but {} in its model", r, have,
                                 *want));
+    }
+  }
+}
+
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 || a <= 0 ? 0 : (a - 1) / b + 1; }
+
+// A CIM PU's geometry from the platform block (cost/cim_model.cc's layout).
+struct CimGeometry {
+  int64_t rows = 0, cols = 0;
+  std::optional<int64_t> bits_per_cell;
+  int64_t weight_bits = 8;
+  bool differential = false, slices_in_crossbars = false, block_diagonal = true;
+  std::optional<int64_t> pool;
+  int64_t columns_per_adc = 1;
+  std::set<std::string> supported;
+};
+
+std::optional<CimGeometry> GeometryOf(const nlohmann::json& pu) {
+  CimGeometry g;
+  const auto rows = Number(pu, "crossbar_rows"), cols = Number(pu, "crossbar_cols");
+  if (!rows || !cols || *rows < 1 || *cols < 1) return std::nullopt;
+  g.rows = static_cast<int64_t>(*rows);
+  g.cols = static_cast<int64_t>(*cols);
+  if (auto b = Number(pu, "bits_per_cell")) g.bits_per_cell = static_cast<int64_t>(*b);
+  if (auto w = Number(pu, "weight_bits")) g.weight_bits = static_cast<int64_t>(*w);
+  g.differential = Text(pu, "signed_weights") == "differential";
+  g.slices_in_crossbars = Text(pu, "slice_mapping") == "crossbars";
+  g.block_diagonal = Text(pu, "grouped_conv") != "per_group";
+  if (auto p = Number(pu, "shared_adcs")) g.pool = static_cast<int64_t>(*p);
+  if (auto c = Number(pu, "columns_per_adc"); c && *c >= 1) g.columns_per_adc = static_cast<int64_t>(*c);
+  if (pu.contains("supported_ops") && pu["supported_ops"].is_array()) {
+    for (const auto& t : pu["supported_ops"]) {
+      if (t.is_string()) g.supported.insert(t.get<std::string>());
+    }
+  }
+  return g;
+}
+
+// One operator's weight on the CIM: rows, columns, row and column tiles, copies.
+struct Layout {
+  int64_t rows = 0, cols = 0, row_tiles = 0, col_tiles = 0, copies = 0;
+  int64_t crossbars() const { return row_tiles * col_tiles * copies; }
+};
+
+Layout LayoutOf(const CimGeometry& g, int64_t rows, int64_t cols, int64_t bits, int64_t groups, int64_t directions) {
+  const int64_t stored = bits > 0 && bits < g.weight_bits ? bits : g.weight_bits;
+  const int64_t cells = (g.bits_per_cell ? CeilDiv(stored, *g.bits_per_cell) : 1) * (g.differential ? 2 : 1);
+  Layout l;
+  l.rows = rows;
+  l.cols = g.slices_in_crossbars ? cols : cols * cells;
+  if (groups > 1) {
+    if (g.block_diagonal) {
+      l.rows *= groups;
+    } else {
+      l.cols = CeilDiv(l.cols, groups);
+    }
+  }
+  l.row_tiles = CeilDiv(l.rows, g.rows);
+  l.col_tiles = CeilDiv(l.cols, g.cols);
+  l.copies = (g.slices_in_crossbars ? cells : 1) * std::max<int64_t>(directions, 1);
+  return l;
+}
+
+// An integer field of the operator's weight block, in a sane range.
+std::optional<int64_t> WeightField(const nlohmann::json& w, const char* key, int64_t lo) {
+  const auto v = Number(w, key);
+  if (!v || *v < static_cast<double>(lo) || *v > 1e12 || *v != std::floor(*v)) return std::nullopt;
+  return static_cast<int64_t>(*v);
+}
+
+}  // namespace
+
+void CheckCimLayouts(const nlohmann::json& s, std::vector<std::string>& out) {
+  if (!s.contains("platform") || !s["platform"].is_object() || !s.contains("operators") || !s["operators"].is_array()) {
+    return;
+  }
+  const auto& platform = s["platform"];
+  std::map<std::string, std::optional<CimGeometry>> geometry;  // CIM PUs priced by the CIM model
+  for (const auto& [name, pu] : platform.items()) {
+    if (pu.is_object() && Text(pu, "kind") == "cim" && Text(pu, "cost_source") == "cim") geometry[name] = GeometryOf(pu);
+  }
+  for (const auto& o : s["operators"]) {
+    if (!o.is_object() || !o.contains("device") || !o["device"].is_string()) continue;
+    const std::string device = o["device"].get<std::string>();
+    auto g = geometry.find(device);
+    if (g == geometry.end() || !g->second) continue;
+    const std::string where = fmt::format("operator '{}'", Short(Text(o, "name")));
+    const auto& w = o.contains("weight") && o["weight"].is_object() ? o["weight"] : nlohmann::json();
+    const auto rows = WeightField(w, "rows", 1), cols = WeightField(w, "cols", 1), bits = WeightField(w, "bits", 0);
+    const auto groups = WeightField(w, "groups", 1), directions = WeightField(w, "directions", 1);
+    if (!rows || !cols || !bits || !groups || !directions) {
+      out.push_back(fmt::format("{}: runs on CIM '{}' but its 'weight' (rows, cols, bits, groups, directions) is "
+                                "missing or not whole numbers; the crossbars cannot be recomputed: re-plan",
+                                where, Short(device)));
+      continue;
+    }
+    const std::string type = Text(o, "type"), product = Text(w, "product");
+    if (!g->second->supported.count(type) && !g->second->supported.count(product)) {
+      out.push_back(fmt::format("{}: a {} ({}) runs on CIM '{}', whose supported_ops do not list it", where,
+                                Short(type), Short(product), Short(device)));
+    }
+    const Layout l = LayoutOf(*g->second, *rows, *cols, *bits, *groups, *directions);
+    const auto stated = Number(o, "crossbars");
+    if (!stated || *stated != static_cast<double>(l.crossbars())) {
+      out.push_back(fmt::format("{}: crossbars = {} but its {}×{} weight ({} bits, {} groups, {} directions) takes {} "
+                                "crossbars of {}×{} on '{}'",
+                                where, stated ? fmt::format("{}", *stated) : std::string("none"), *rows, *cols, *bits,
+                                *groups, *directions, l.crossbars(), g->second->rows, g->second->cols, Short(device)));
+    }
+    if (g->second->pool && o.contains("adcs") && o["adcs"].is_object()) {
+      const int64_t want = std::min(l.crossbars() * CeilDiv(g->second->cols, g->second->columns_per_adc),
+                                    *g->second->pool);
+      const auto held = Number(o["adcs"], device.c_str());
+      if (!held || *held != static_cast<double>(want)) {
+        out.push_back(fmt::format("{}: holds {} ADCs of '{}' but its {} crossbars need {} of the pool of {}", where,
+                                  held ? fmt::format("{}", *held) : std::string("none"), Short(device),
+                                  l.crossbars(), want, *g->second->pool));
+      }
+    }
+    if (o.contains("write") && o["write"].is_object()) {
+      const auto rows_stated = Number(o["write"], "rows"), written = Number(o["write"], "rows_written");
+      const int64_t want_rows = std::min(l.rows, g->second->rows), want_written = l.rows * l.col_tiles * l.copies;
+      if (rows_stated != static_cast<double>(want_rows) || written != static_cast<double>(want_written)) {
+        out.push_back(fmt::format("{}: its write says rows {} and rows_written {} but its weight on '{}' writes {} "
+                                  "rows at once, {} in all",
+                                  where, rows_stated.value_or(-1), written.value_or(-1), Short(device), want_rows,
+                                  want_written));
+      }
     }
   }
 }

@@ -660,6 +660,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
   validate_internal::CheckDevicesAgainstPlatform(s, out);
   validate_internal::CheckTransfers(s, device_of, out);
   validate_internal::CheckCounts(s, per_request, out);
+  validate_internal::CheckCimLayouts(s, out);
   return r;
 }
 

@@ -32,4 +32,10 @@ void CheckTransfers(const nlohmann::json& s, const std::map<int64_t, std::string
 void CheckCounts(const nlohmann::json& s, const std::map<int64_t, int64_t>& per_request,
                  std::vector<std::string>& out);
 
+// Every operator on a CIM the CIM model prices: its weight block present,
+// its type or product in the PU's supported_ops, and its crossbars, shared
+// ADCs and write rows recomputed from the weight and the PU's geometry in
+// the platform block (cost/cim_model.cc's layout).
+void CheckCimLayouts(const nlohmann::json& s, std::vector<std::string>& out);
+
 }  // namespace hetplan::validate_internal

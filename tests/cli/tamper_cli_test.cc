@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <random>
@@ -176,6 +177,39 @@ TEST_F(Tamper, EachEditIsRefusedNamingTheElementAndTheRule) {
        "over the link"},
       {"two_requests", "a transfer where a concurrent mapping's costs hold the copies",
        [](nlohmann::json& s) { s["edges"][FirstCrossEdge(s)]["transfer_us"] = 5.0; }, "in a concurrent mapping"},
+      {"latency", "crossbars 0 on a CIM operator", [](nlohmann::json& s) { s["operators"][FirstOn(s, "cim")]["crossbars"] = 0; },
+       "crossbars = 0 but its"},
+      {"small_first", "a 128x128 CIM operator given the 256x256 count",
+       [](nlohmann::json& s) {
+         auto& o = s["operators"][FirstOn(s, "cimL")];
+         o["crossbars"] = std::max<int64_t>(1, o["crossbars"].get<int64_t>() / 4);
+       },
+       "crossbars of 128×128 on 'cimL'"},
+      {"shared_adcs", "an operator's ADCs set to 0",
+       [](nlohmann::json& s) { s["operators"][FirstOn(s, "cim")]["adcs"]["cim"] = 0; }, "holds 0 ADCs of 'cim'"},
+      {"reprogram", "a write's rows and time set to 0",
+       [](nlohmann::json& s) {
+         for (auto& o : s["operators"]) {
+           if (o.contains("write")) {
+             const double us = o["write"]["write_us"].get<double>();
+             o["write"]["rows"] = 0;
+             o["write"]["write_us"] = 0.0;
+             o["write"]["finish_us"] = o["start_us"];
+             o["finish_us"] = o["finish_us"].get<double>() - us;
+             break;
+           }
+         }
+       },
+       "its write says rows 0"},
+      {"latency", "a Relu placed on the CIM",
+       [](nlohmann::json& s) {
+         auto& o = s["operators"][FirstOn(s, "cim")];
+         o["type"] = "Relu";
+         o["weight"]["product"] = "Relu";
+       },
+       "whose supported_ops do not list it"},
+      {"latency", "a CIM operator's weight deleted",
+       [](nlohmann::json& s) { s["operators"][FirstOn(s, "cim")].erase("weight"); }, "'weight' (rows, cols"},
       // 2. Negative numbers.
       {"latency", "negative crossbars", [](nlohmann::json& s) { s["operators"][FirstOn(s, "cim")]["crossbars"] = -60; },
        "crossbars -60 is negative"},

@@ -45,6 +45,14 @@ struct PlanFileWrite {
   int64_t rows = 0, rows_written = 0;
 };
 
+// An operator's weight matrix (operators[].weight): rows × cols, its stored
+// bits (0: a float weight), Conv groups, recurrent directions, the product
+// a CIM's supported_ops is matched against.
+struct PlanFileWeight {
+  int64_t rows = 0, cols = 0, bits = 0, groups = 1, directions = 1;
+  std::string product;
+};
+
 // One entry of operators[], stored at its id.
 struct PlanFileOperator {
   std::string name, type, device;
@@ -66,6 +74,8 @@ struct PlanFileOperator {
   std::vector<std::pair<int64_t, int64_t>> crossbar_ids;
   std::optional<PlanFileWrite> write;
   int64_t output_bytes = 0;
+  // The weight matrix a CIM holds (weight; absent for an operator without one).
+  std::optional<PlanFileWeight> weight;
   // A stream's plan (PlanFile::initiation_interval_us): the copies of its
   // weights, its stage, and its MVMs by spatial PU (mvms, mvm_us) that time
   // the copies; predicted_us counts them.
