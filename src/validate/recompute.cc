@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "hetplan/validate/validator.h"
 #include "validate/validator_internal.h"
 
 namespace hetplan::validate_internal {
@@ -288,6 +289,106 @@ void CheckCimLayouts(const nlohmann::json& s, std::vector<std::string>& out) {
                                   want_written));
       }
     }
+  }
+}
+
+namespace {
+
+// Per input, what each resource carries with inputs pipelined
+// (solve/throughput.h's StreamLoads): a serial device its operators' costs
+// and, with --boundary-cost fitted, its boundary on every edge into it from
+// another device; a spatial device its longest operator; a link its
+// transfers. `serial` gets the serial devices' loads.
+double PipelinedInterval(const nlohmann::json& s, std::map<std::string, double>* serial) {
+  std::map<std::string, bool> spatial;
+  std::map<std::string, double> boundary;
+  for (const auto& d : s["devices"]) {
+    spatial[Text(d, "name")] = Text(d, "execution") == "spatial";
+    if (auto b = Number(d, "boundary_us")) boundary[Text(d, "name")] = *b;
+  }
+  std::map<int64_t, std::string> device;
+  double interval = 0;
+  for (const auto& o : s["operators"]) {
+    if (!o.is_object() || !o.contains("id") || !o["id"].is_number_integer()) continue;
+    const std::string dev = Text(o, "device");
+    device[o["id"].get<int64_t>()] = dev;
+    const auto cost = o.contains("cost_us") ? Number(o["cost_us"], dev.c_str()) : std::nullopt;
+    if (!cost) continue;
+    if (spatial[dev]) {
+      interval = std::max(interval, *cost);  // one copy of its weights (a one-request plan's)
+    } else {
+      (*serial)[dev] += *cost;
+    }
+  }
+  std::map<std::string, double> links;
+  for (const auto& e : s["edges"]) {
+    if (!e.is_object() || !e.contains("from") || !e.contains("to") || !e["from"].is_number_integer() ||
+        !e["to"].is_number_integer()) {
+      continue;
+    }
+    const std::string& a = device[e["from"].get<int64_t>()];
+    const std::string& b = device[e["to"].get<int64_t>()];
+    if (a == b || a.empty() || b.empty()) continue;
+    links[a < b ? a + "|" + b : b + "|" + a] += Number(e, "transfer_us").value_or(0);
+    if (!spatial[b]) (*serial)[b] += boundary[b];
+  }
+  for (const auto& [d, us] : *serial) interval = std::max(interval, us);
+  for (const auto& [l, us] : links) interval = std::max(interval, us);
+  return interval;
+}
+
+}  // namespace
+
+void CheckSummary(const nlohmann::json& s, std::vector<std::string>& out) {
+  if (!s.contains("operators") || !s["operators"].is_array() || !s.contains("devices") || !s["devices"].is_array() ||
+      !s.contains("edges") || !s["edges"].is_array()) {
+    return;  // the structural checks say so
+  }
+  const auto ii = Number(s, "initiation_interval_us");
+  if (!ii && s.contains("inputs_per_s") && !s["inputs_per_s"].is_null()) {
+    out.push_back("inputs_per_s is given without an initiation_interval_us to derive it from");
+  }
+  std::map<std::string, double> serial;
+  const double interval = PipelinedInterval(s, &serial);
+  if (ii && *ii > 0) {  // a stream: every serial device's load, boundaries included, fits one II
+    for (const auto& [d, us] : serial) {
+      if (us > *ii * (1 + kValidateTolerance) + 1e-9) {
+        out.push_back(fmt::format("stream: serial '{}' is busy {} µs per input (its operators, and its boundary on "
+                                  "every edge into it), more than the II of {} µs",
+                                  Short(d), us, *ii));
+      }
+    }
+  } else if (const auto stated = Number(s, "pipelined_ii_us"); stated && !s.contains("requests")) {
+    if (!Near(*stated, interval)) {
+      out.push_back(fmt::format("pipelined_ii_us = {} but the plan's busiest resource carries {} µs per input",
+                                *stated, interval));
+    }
+  }
+  // The host alone: every operator's cost on the one serial CPU, end to end.
+  const auto& baselines = s.contains("baselines") && s["baselines"].is_object() ? s["baselines"] : nlohmann::json();
+  const auto cpu_only = Number(baselines, "cpu_only_us");
+  std::vector<std::string> cpus;
+  for (const auto& d : s["devices"]) {
+    if (Text(d, "kind") == "cpu" && Text(d, "execution") == "serial") cpus.push_back(Text(d, "name"));
+  }
+  if (cpu_only && cpus.size() == 1 && !s.contains("requests")) {
+    double sum = 0;
+    bool all = true;
+    for (const auto& o : s["operators"]) {
+      const auto c = o.is_object() && o.contains("cost_us") ? Number(o["cost_us"], cpus[0].c_str()) : std::nullopt;
+      all = all && c.has_value();
+      sum += c.value_or(0);
+    }
+    if (all && !Near(*cpu_only, sum)) {
+      out.push_back(fmt::format("baselines.cpu_only_us = {} but every operator's cost on '{}' adds up to {}",
+                                *cpu_only, Short(cpus[0]), sum));
+    }
+  }
+  const auto speedup = Number(s, "speedup");
+  const auto per_input = ii ? ii : Number(s, "makespan_us");
+  if (speedup && cpu_only && per_input && *per_input > 0 && !Near(*speedup, *cpu_only / *per_input)) {
+    out.push_back(fmt::format("speedup = {} but baselines.cpu_only_us / {} = {}", *speedup,
+                              ii ? "initiation_interval_us" : "makespan_us", *cpu_only / *per_input));
   }
 }
 

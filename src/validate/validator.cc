@@ -661,6 +661,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
   validate_internal::CheckTransfers(s, device_of, out);
   validate_internal::CheckCounts(s, per_request, out);
   validate_internal::CheckCimLayouts(s, out);
+  validate_internal::CheckSummary(s, out);
   return r;
 }
 

@@ -38,4 +38,11 @@ void CheckCounts(const nlohmann::json& s, const std::map<int64_t, int64_t>& per_
 // the platform block (cost/cim_model.cc's layout).
 void CheckCimLayouts(const nlohmann::json& s, std::vector<std::string>& out);
 
+// What the file reports about itself: speedup = baselines.cpu_only_us ÷ the
+// makespan (a stream's: the II); cpu_only_us = Σ every operator's cost on the
+// one serial CPU; pipelined_ii_us = the busiest resource's load per input;
+// a stream's serial devices carry their operators and boundaries within the
+// II; inputs_per_s only with an II.
+void CheckSummary(const nlohmann::json& s, std::vector<std::string>& out);
+
 }  // namespace hetplan::validate_internal

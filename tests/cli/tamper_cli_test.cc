@@ -288,6 +288,23 @@ TEST_F(Tamper, EachEditIsRefusedNamingTheElementAndTheRule) {
          }
        },
        "precedence"},
+      // 8. Reported numbers.
+      {"latency", "speedup doubled", [](nlohmann::json& s) { s["speedup"] = 2 * s["speedup"].get<double>(); },
+       "speedup = "},
+      {"latency", "cpu_only_us halved, speedup with it",
+       [](nlohmann::json& s) {
+         s["baselines"]["cpu_only_us"] = s["baselines"]["cpu_only_us"].get<double>() / 2;
+         s["speedup"] = s["speedup"].get<double>() / 2;
+       },
+       "baselines.cpu_only_us = "},
+      {"latency", "pipelined_ii_us lowered",
+       [](nlohmann::json& s) { s["pipelined_ii_us"] = s["pipelined_ii_us"].get<double>() / 2; }, "pipelined_ii_us = "},
+      {"latency", "inputs_per_s without an II", [](nlohmann::json& s) { s["inputs_per_s"] = 1000.0; },
+       "inputs_per_s is given without an initiation_interval_us"},
+      // 6. A stream's boundary cost on the receiving serial PU.
+      {"throughput", "a boundary on the CPU the II leaves no room for",
+       [](nlohmann::json& s) { s["devices"][0]["boundary_us"] = s["initiation_interval_us"].get<double>(); },
+       "stream: serial 'cpu' is busy"},
       // 9. Malformed fields.
       {"latency", "edges an object", [](nlohmann::json& s) { s["edges"] = nlohmann::json::object(); },
        "'edges' is not a list"},
@@ -323,6 +340,7 @@ TEST_F(Tamper, RandomLegalRetimingsAreAcceptedAndIllegalOnesRefused) {
       o["finish_us"] = o["finish_us"].get<double>() + d;
     }
     s["makespan_us"] = s["makespan_us"].get<double>() + d;
+    s["speedup"] = s["baselines"]["cpu_only_us"].get<double>() / s["makespan_us"].get<double>();
     CmdResult ok = Validate(s);
     EXPECT_EQ(ok.code, 0) << "delay " << d << ": " << ok.out;
     // Now one operator with an input starts earlier than that input arrives.
