@@ -431,21 +431,29 @@ void CheckSharedAdcs(const std::string& name, double pool, const std::vector<con
     }
     if (*op->adcs < 0) out.push_back(fmt::format("operator '{}': adcs on '{}' is negative", op->name, Short(name)));
   }
-  for (const Op* at : list) {
-    if (Near(at->start, at->finish)) continue;
+  // Swept in time order (n log n): at each start t (within the slack), the
+  // operators with start ≤ t < finish hold their ADCs.
+  std::vector<const Op*> timed;
+  for (const Op* op : list) {
+    if (!Near(op->start, op->finish)) timed.push_back(op);
+  }
+  std::vector<const Op*> by_finish = timed;
+  std::sort(timed.begin(), timed.end(), [](const Op* a, const Op* b) { return a->start < b->start; });
+  std::sort(by_finish.begin(), by_finish.end(), [](const Op* a, const Op* b) { return a->finish < b->finish; });
+  double held = 0;
+  size_t started = 0, finished = 0;
+  for (const Op* at : timed) {
     const double t = at->start + time_slack;
-    double held = 0;
-    std::string who;
-    for (const Op* op : list) {
-      if (Near(op->start, op->finish) || op->start > t || op->finish <= t) continue;
-      held += *op->adcs;
-      who += (who.empty() ? "'" : ", '") + op->name + "'";
+    while (started < timed.size() && timed[started]->start <= t) held += *timed[started++]->adcs;
+    while (finished < by_finish.size() && by_finish[finished]->finish <= t) held -= *by_finish[finished++]->adcs;
+    if (held <= pool + 1e-9) continue;
+    std::string who;  // named once, for the line
+    for (const Op* op : timed) {
+      if (op->start <= t && op->finish > t) who += (who.empty() ? "'" : ", '") + op->name + "'";
     }
-    if (held > pool + 1e-9) {
-      out.push_back(fmt::format("shared ADCs: at {} µs the operators running on '{}' ({}) hold {} ADCs, more than its {}",
-                                at->start, Short(name), who, held, pool));
-      return;  // one line per device
-    }
+    out.push_back(fmt::format("shared ADCs: at {} µs the operators running on '{}' ({}) hold {} ADCs, more than its {}",
+                              at->start, Short(name), Short(who), held, pool));
+    return;  // one line per device
   }
 }
 
