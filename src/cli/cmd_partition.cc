@@ -2,13 +2,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <string>
+#include <set>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "hetplan/app/plan.h"
+#include "hetplan/deploy/split.h"
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
+#include "hetplan/validate/validator.h"
 
 namespace hetplan::cli {
 
@@ -163,13 +167,75 @@ void RegisterPartition(CLI::App& app) {
   });
 }
 
+// --model: the file against the model it says it plans: the SHA-256, every
+// operator's name at its id and every edge, per request. Violations, one a
+// line; an error when the model cannot be imported as planned.
+Result<std::vector<std::string>> CheckAgainstModel(const std::string& schedule_path, const std::string& model_path) {
+  HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(schedule_path, int64_t{1} << 30));
+  const nlohmann::json s = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!s.is_object() || !s.contains("model") || !s["model"].is_object()) {
+    return Error(ErrorCode::kParseError, "{}: no model block to check --model against", schedule_path);
+  }
+  HETPLAN_ASSIGN_OR_RETURN(LoadedModel m, LoadPlannedModel(s["model"], model_path, schedule_path));
+  std::vector<std::string> out;
+  std::vector<std::pair<int64_t, std::string>> requests;  // (id offset, sha256)
+  if (s.contains("requests") && s["requests"].is_array()) {
+    for (const auto& r : s["requests"]) requests.emplace_back(r.value("id_offset", int64_t{0}), r.value("sha256", ""));
+  } else {
+    requests.emplace_back(0, s["model"].value("sha256", std::string()));
+  }
+  std::map<int64_t, std::string> names;
+  std::set<std::pair<int64_t, int64_t>> file_edges;
+  for (const auto& o : s.value("operators", nlohmann::json::array())) {
+    if (o.is_object() && o.contains("id") && o["id"].is_number_integer()) names[o["id"].get<int64_t>()] = o.value("name", "");
+  }
+  for (const auto& e : s.value("edges", nlohmann::json::array())) {
+    if (e.is_object() && e.contains("from") && e.contains("to") && e["from"].is_number_integer() &&
+        e["to"].is_number_integer()) {
+      file_edges.emplace(e["from"].get<int64_t>(), e["to"].get<int64_t>());
+    }
+  }
+  for (const auto& [offset, sha] : requests) {
+    if (sha != m.sha256) {
+      out.push_back(fmt::format("model: the file plans a model with SHA-256 {}… but {} has {}…", sha.substr(0, 12),
+                                model_path, m.sha256.substr(0, 12)));
+    }
+    for (const Operator& op : m.graph.operators()) {
+      auto it = names.find(offset + op.id);
+      if (it == names.end() || it->second != op.name) {
+        out.push_back(fmt::format("model: operator id {} is '{}' in the model but {} in the file", offset + op.id,
+                                  op.name, it == names.end() ? "missing" : "'" + it->second + "'"));
+      }
+    }
+    for (const Edge& e : m.graph.edges()) {
+      if (!file_edges.erase({offset + e.from, offset + e.to})) {
+        out.push_back(fmt::format("model: edge {} -> {} ('{}' -> '{}') is missing from the file", offset + e.from,
+                                  offset + e.to, m.graph.op(e.from).name, m.graph.op(e.to).name));
+      }
+    }
+  }
+  for (const auto& [from, to] : file_edges) {
+    out.push_back(fmt::format("model: edge {} -> {} is in the file but not in the model", from, to));
+  }
+  return out;
+}
+
 void RegisterValidate(CLI::App& app) {
   auto* sub = app.add_subcommand("validate", "Check a schedule file against every constraint, from the file alone");
   auto path = std::make_shared<std::string>();
+  auto model = std::make_shared<std::string>();
   sub->add_option("schedule", *path, "Schedule JSON")->required();
-  Register(sub, [path]() -> int {
+  sub->add_option("--model", *model,
+                  "Also check the file against the ONNX model it plans: its SHA-256, every operator at its id and "
+                  "every edge");
+  Register(sub, [path, model]() -> int {
     auto report = ValidateScheduleFile(*path);
     if (!report.ok()) return ReportError(report.status());
+    if (!model->empty()) {
+      auto against = CheckAgainstModel(*path, *model);
+      if (!against.ok()) return ReportError(against.status());
+      report->violations.insert(report->violations.end(), against->begin(), against->end());
+    }
     if (report->ok()) {
       std::printf("%s: valid (%d operators, %d edges)\n", path->c_str(), report->operators, report->edges);
       return 0;

@@ -728,6 +728,21 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
 
 }  // namespace deploy_internal
 
+Result<LoadedModel> LoadPlannedModel(const nlohmann::json& model_block, const std::string& path,
+                                     const std::string& label,
+                                     const std::map<std::string, std::vector<int64_t>>& shapes) {
+  ImportOptions io;
+  auto fusion = ParseFusionLevel(model_block.value("fusion", std::string("none")));
+  if (!fusion.ok()) return Error(ErrorCode::kParseError, "{}: model.fusion: {}", label, fusion.status().message());
+  io.fusion = *fusion;
+  io.input_shapes = shapes;
+  // The shapes, values and branches the plan was made with: none repeated.
+  HETPLAN_ASSIGN_OR_RETURN(PlanAssumptions planned, ReadPlanAssumptions(model_block, label));
+  ApplyPlanAssumptions(planned, &io);
+  HETPLAN_RETURN_IF_ERROR(RecordSampleShapes(path, {}, &io));  // --sample-input: its shapes again
+  return LoadOnnxModel(path, io);
+}
+
 Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const std::string& out_dir,
                                       const SplitOptions& options) {
   HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(schedule_path, int64_t{1} << 30));
@@ -759,18 +774,7 @@ Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const st
                    schedule_path, jm["file"].get<std::string>());
     }
   }
-  ImportOptions io;
-  auto fusion = ParseFusionLevel(jm.value("fusion", std::string("none")));
-  if (!fusion.ok()) {
-    return Error(ErrorCode::kParseError, "{}: model.fusion: {}", schedule_path, fusion.status().message());
-  }
-  io.fusion = *fusion;
-  io.input_shapes = options.input_shapes;
-  // The shapes, values and branches the plan was made with: split needs none repeated.
-  HETPLAN_ASSIGN_OR_RETURN(PlanAssumptions planned, ReadPlanAssumptions(jm, schedule_path));
-  ApplyPlanAssumptions(planned, &io);
-  HETPLAN_RETURN_IF_ERROR(RecordSampleShapes(path, {}, &io));  // --sample-input: its shapes again
-  HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(path, io));
+  HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadPlannedModel(jm, path, schedule_path, options.input_shapes));
   const std::string planned_sha = jm.value("sha256", std::string());
   if (!planned_sha.empty() && planned_sha != model.sha256) {
     return Error(ErrorCode::kInvalidArgument,

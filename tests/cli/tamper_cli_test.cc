@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -323,6 +324,31 @@ TEST_F(Tamper, EachEditIsRefusedNamingTheElementAndTheRule) {
     EXPECT_NE(r.code, 0) << r.out;
     EXPECT_NE(r.out.find(e.expect), std::string::npos) << r.out;
   }
+}
+
+// With the model at hand (--model): the file's SHA-256, operators and edges
+// against it; an edge deleted from the file, which the file alone cannot
+// show, is refused, and so is another model.
+TEST_F(Tamper, AgainstTheModelADeletedEdgeIsRefused) {
+  for (const char* name : {"latency", "two_requests"}) {
+    CmdResult ok = Hetplan("validate " + files_->at(name).string() + " --model " + Zoo("resnet18"));
+    EXPECT_EQ(ok.code, 0) << name << ": " << ok.out;
+  }
+  nlohmann::json s = File("latency");
+  const auto e = s["edges"][0];
+  s["edges"].erase(0);
+  static int n = 0;
+  const fs::path p = *dir_ / ("model_edit_" + std::to_string(n++) + ".json");
+  WriteJson(p, s);
+  EXPECT_EQ(Hetplan("validate " + p.string()).code, 0) << "the file alone cannot tell";
+  CmdResult r = Hetplan("validate " + p.string() + " --model " + Zoo("resnet18"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find(fmt::format("model: edge {} -> {}", e["from"].get<int>(), e["to"].get<int>())),
+            std::string::npos)
+      << r.out;
+  CmdResult other = Hetplan("validate " + files_->at("latency").string() + " --model " + Zoo("resnet50"));
+  EXPECT_NE(other.code, 0);
+  EXPECT_NE(other.out.find("model: the file plans a model with SHA-256"), std::string::npos) << other.out;
 }
 
 // A legal re-timing (everything later by the same random amount, the

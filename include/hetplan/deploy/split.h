@@ -99,6 +99,14 @@ struct SplitResult {
 Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& schedule,
                                const std::string& schedule_label, const SplitOptions& options = {});
 
+// The model at `path` imported as the schedule file's model block says it
+// was planned (fusion, shapes, values, branches, sample inputs; `shapes`
+// added, the block's winning where both name an input). `label` names the
+// schedule in errors.
+Result<LoadedModel> LoadPlannedModel(const nlohmann::json& model_block, const std::string& path,
+                                     const std::string& label,
+                                     const std::map<std::string, std::vector<int64_t>>& shapes = {});
+
 // Reads the schedule file, reloads its model (model.file resolved against
 // the working folder, then the schedule's folder; options.model_path
 // overrides it) at the schedule's fusion level, checks its SHA-256, splits
