@@ -41,6 +41,42 @@ const nlohmann::json* LinkBetween(const nlohmann::json& platform, const std::str
   return nullptr;
 }
 
+// `what` of device `name`: "none" or the number.
+std::string Shown(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string("none"); }
+
+// A device's power, shared ADC pool and writes against its PU in the
+// platform block. A PU without power_w takes its cost table's (a `pu` row,
+// not in the file) or draws 0 (a CIM whose circuit prices every MVM,
+// cost/build.cc): then any power ≥ 0 stands.
+void CheckDeviceParameters(const std::string& name, const nlohmann::json& d, const nlohmann::json& pu,
+                           std::vector<std::string>& out) {
+  const auto power = Number(d, "power_w"), pu_power = Number(pu, "power_w");
+  if (pu_power ? power != pu_power : power.value_or(0) < 0) {
+    out.push_back(fmt::format("platform: device '{}' says power_w {} but the platform's PU says {}", Short(name),
+                              Shown(power), Shown(pu_power)));
+  }
+  const auto pool = Number(d, "shared_adcs"), pu_pool = Number(pu, "shared_adcs");
+  if (pool != pu_pool) {
+    out.push_back(fmt::format("platform: device '{}' says shared_adcs {} but the platform's PU says {}", Short(name),
+                              Shown(pool), Shown(pu_pool)));
+  }
+  const bool reprograms = pu.contains("reprogram") && pu["reprogram"].is_boolean() && pu["reprogram"].get<bool>();
+  const bool said = d.contains("reprogram") && d["reprogram"].is_object();
+  if (reprograms != said) {
+    out.push_back(fmt::format("platform: device '{}' {} but the platform's PU {}", Short(name),
+                              said ? "reprograms" : "does not reprogram", reprograms ? "does" : "does not"));
+    return;
+  }
+  if (!said) return;
+  for (const char* key : {"write_ns_per_row", "write_energy_pj_per_row", "endurance_writes", "lifetime_inferences"}) {
+    const auto v = Number(d["reprogram"], key), want = Number(pu, key);
+    if (v.value_or(0) != want.value_or(0)) {
+      out.push_back(fmt::format("platform: device '{}' says {} {} but the platform's PU says {}", Short(name), key,
+                                Shown(v), Shown(want)));
+    }
+  }
+}
+
 }  // namespace
 
 void CheckDevicesAgainstPlatform(const nlohmann::json& s, std::vector<std::string>& out) {
@@ -76,6 +112,7 @@ void CheckDevicesAgainstPlatform(const nlohmann::json& s, std::vector<std::strin
                                   *crossbars));
       }
     }
+    CheckDeviceParameters(name, d, pu, out);
   }
 }
 

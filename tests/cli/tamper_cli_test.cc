@@ -78,6 +78,7 @@ class Tamper : public ::testing::Test {
                       "--set cim.endurance_writes=1e8 --set cim.lifetime_inferences=1e6 --set cim.reprogram=true" +
                       profile},
         {"two_requests", "map " + Zoo("resnet18") + " --platform soc-example --mode concurrent" + profile},
+        {"fitted", "partition " + Zoo("resnet18") + " --platform klein-arm --boundary-cost fitted" + profile},
         {"big_first", "partition " + Zoo("resnet18") + " --platform " + TwoCims(*dir_, true) + profile},
         {"small_first", "partition " + Zoo("resnet18") + " --platform " + TwoCims(*dir_, false) + profile},
     };
@@ -249,6 +250,26 @@ TEST_F(Tamper, EachEditIsRefusedNamingTheElementAndTheRule) {
          s["devices"].push_back(d);
        },
        "device 'cim2' is not a PU of the file's platform"},
+      {"energy", "a device's power lowered",
+       [](nlohmann::json& s) { s["devices"][1]["power_w"] = s["devices"][1]["power_w"].get<double>() / 2; },
+       "says power_w"},
+      {"shared_adcs", "the ADC pool deleted", [](nlohmann::json& s) { s["devices"][1].erase("shared_adcs"); },
+       "says shared_adcs none but the platform's PU says 16"},
+      {"reprogram", "write_ns_per_row lowered",
+       [](nlohmann::json& s) { s["devices"][1]["reprogram"]["write_ns_per_row"] = 1.0; },
+       "says write_ns_per_row 1 but the platform's PU says 100"},
+      {"fitted", "a transfer without the receiver's boundary",
+       [](nlohmann::json& s) {
+         std::map<int64_t, std::string> device;
+         for (const auto& o : s["operators"]) device[o["id"].get<int64_t>()] = o["device"].get<std::string>();
+         for (auto& e : s["edges"]) {
+           if (device[e["to"].get<int64_t>()] == "cpu" && device[e["from"].get<int64_t>()] != "cpu") {
+             e["transfer_us"] = e["transfer_us"].get<double>() - s["devices"][0]["boundary_us"].get<double>();
+             break;
+           }
+         }
+       },
+       "with the receiver's boundary"},
       // 5. Missing work.
       {"latency", "an operator deleted",
        [](nlohmann::json& s) {

@@ -116,9 +116,9 @@ inline void FillRandomCosts(std::mt19937& rng, const std::vector<PuInfo>& pus, d
 
 // The schedule of `r` through the schedule file (ScheduleToJson) and the
 // independent validator: its violations, none when it is valid.
-// A platform whose PUs are the cost model's (name, kind, execution, a
-// spatial PU's crossbars): the platform block the validator compares a
-// schedule file's devices with.
+// A platform whose PUs are the cost model's (name, kind, execution, power, a
+// spatial PU's crossbars, ADC pool and writes): the platform block the
+// validator compares a schedule file's devices with.
 inline Platform PlatformOf(const CostModel& c, const std::string& name) {
   Platform platform;
   platform.name = name;
@@ -128,6 +128,13 @@ inline Platform PlatformOf(const CostModel& c, const std::string& name) {
     pu.kind = c.pu(q).kind;
     pu.execution = c.pu(q).spatial ? Execution::kSpatial : Execution::kSerial;
     if (c.pu(q).spatial) pu.cim.crossbars = c.pu(q).capacity;
+    pu.power_w = c.pu(q).power_w;
+    if (c.pu(q).adc_pool > 0) pu.cim.shared_adcs = c.pu(q).adc_pool;
+    pu.cim.reprogram = c.pu(q).reprogram;
+    pu.cim.write_ns_per_row = c.pu(q).write_ns_per_row;
+    pu.cim.write_energy_pj_per_row = c.pu(q).write_energy_pj_per_row;
+    pu.cim.endurance_writes = c.pu(q).endurance_writes;
+    pu.cim.lifetime_inferences = c.pu(q).lifetime_inferences;
     platform.pus.push_back(std::move(pu));
   }
   return platform;
