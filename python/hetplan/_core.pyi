@@ -110,6 +110,7 @@ class PlanFileWeight:
     bits: int
     groups: int
     directions: int
+    n_mvm: int
     product: str
 
 class PlanFileOperator:

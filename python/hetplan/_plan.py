@@ -316,7 +316,7 @@ def _operator_dict(op_id: int, op: Any) -> Dict[str, Any]:
     if op.weight is not None:
         w = op.weight
         d["weight"] = {"bits": w.bits, "cols": w.cols, "directions": w.directions, "groups": w.groups,
-                       "product": w.product, "rows": w.rows}
+                       "n_mvm": w.n_mvm, "product": w.product, "rows": w.rows}
     if op.write is not None:
         w = op.write
         d["write"] = {"energy_uj": w.energy_uj, "finish_us": w.finish_us, "rows": w.rows,

@@ -595,6 +595,7 @@ void Bind(py::module_& m) {
       .def_readonly("bits", &PlanFileWeight::bits)
       .def_readonly("groups", &PlanFileWeight::groups)
       .def_readonly("directions", &PlanFileWeight::directions)
+      .def_readonly("n_mvm", &PlanFileWeight::n_mvm)
       .def_readonly("product", &PlanFileWeight::product);
   py::class_<PlanFileOperator>(m, "PlanFileOperator")
       .def_readonly("name", &PlanFileOperator::name)

@@ -112,6 +112,7 @@ nlohmann::json OperatorJson(const Operator& op, const CostModel& c, const Schedu
                    {"bits", op.weight_bits},
                    {"groups", std::max<int64_t>(op.groups, 1)},
                    {"directions", std::max<int64_t>(op.directions, 1)},
+                   {"n_mvm", op.n_mvm},
                    {"product", op.matrix_op.empty() ? std::string(FloatOpType(op.type)) : op.matrix_op}};
   }
   // A stream's plan: what the validator needs to time a replicated operator
@@ -444,8 +445,8 @@ void ReadOperatorDetails(const nlohmann::json& o, PlanFileOperator* op) {
     auto integer = [&](const char* key, int64_t fallback) {
       return w.contains(key) && w[key].is_number_integer() ? w[key].get<int64_t>() : fallback;
     };
-    op->weight = PlanFileWeight{integer("rows", 0), integer("cols", 0), integer("bits", 0), integer("groups", 1),
-                                integer("directions", 1),
+    op->weight = PlanFileWeight{integer("rows", 0),       integer("cols", 0),  integer("bits", 0),
+                                integer("groups", 1),     integer("directions", 1), integer("n_mvm", 0),
                                 w.contains("product") && w["product"].is_string() ? w["product"].get<std::string>()
                                                                                   : std::string()};
   }

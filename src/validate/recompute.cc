@@ -211,6 +211,7 @@ struct CimGeometry {
   bool differential = false, slices_in_crossbars = false, block_diagonal = true;
   std::optional<int64_t> pool;
   int64_t columns_per_adc = 1;
+  std::optional<double> mvm_ns;  // T_mvm when it is the same for every operator
   std::set<std::string> supported;
 };
 
@@ -227,6 +228,9 @@ std::optional<CimGeometry> GeometryOf(const nlohmann::json& pu) {
   g.block_diagonal = Text(pu, "grouped_conv") != "per_group";
   if (auto p = Number(pu, "shared_adcs")) g.pool = static_cast<int64_t>(*p);
   if (auto c = Number(pu, "columns_per_adc"); c && *c >= 1) g.columns_per_adc = static_cast<int64_t>(*c);
+  // T_mvm: the block's, unless a circuit with a shared pool times each
+  // operator by its crossbars (CimParams::MvmLatencyNs(crossbars)).
+  if (auto t = Number(pu, "mvm_latency_ns"); t && *t > 0 && !(g.pool && pu.contains("input_bits"))) g.mvm_ns = *t;
   if (pu.contains("supported_ops") && pu["supported_ops"].is_array()) {
     for (const auto& t : pu["supported_ops"]) {
       if (t.is_string()) g.supported.insert(t.get<std::string>());
@@ -265,6 +269,32 @@ std::optional<int64_t> WeightField(const nlohmann::json& w, const char* key, int
   const auto v = Number(w, key);
   if (!v || *v < static_cast<double>(lo) || *v > 1e12 || *v != std::floor(*v)) return std::nullopt;
   return static_cast<int64_t>(*v);
+}
+
+// An operator's MVMs on the CIM: n_mvm input vectors (× groups when groups
+// run one after another); their time at the PU's T_mvm is a stream's mvm_us
+// and at most its cost (loads and stores come on top).
+void CheckMvms(const nlohmann::json& o, const CimGeometry& g, const std::string& device, const std::string& where,
+               std::vector<std::string>& out) {
+  const auto n = WeightField(o["weight"], "n_mvm", 0), groups = WeightField(o["weight"], "groups", 1);
+  if (!n || !g.mvm_ns) return;  // files before n_mvm was written; a per-operator T_mvm
+  const int64_t mvms = !g.block_diagonal && *groups > 1 ? *n * *groups : *n;
+  const double mvm_us = static_cast<double>(mvms) * *g.mvm_ns * 1e-3;
+  const auto cost = o.contains("cost_us") ? Number(o["cost_us"], device.c_str()) : std::nullopt;
+  if (cost && *cost < mvm_us * (1 - 1e-6)) {
+    out.push_back(fmt::format("{}: cost_us on '{}' = {} µs, less than its {} MVMs at {} ns ({} µs)", where,
+                              Short(device), *cost, mvms, *g.mvm_ns, mvm_us));
+  }
+  if (o.contains("mvms") && o["mvms"].is_object() && o["mvms"].contains(device)) {
+    const auto stated = Number(o["mvms"], device.c_str());
+    const auto stated_us = o.contains("mvm_us") && o["mvm_us"].is_object() ? Number(o["mvm_us"], device.c_str())
+                                                                             : std::nullopt;
+    if (stated != static_cast<double>(mvms) || !stated_us || !Near(*stated_us, mvm_us)) {
+      out.push_back(fmt::format("{}: mvms {} and mvm_us {} on '{}', but its {} input vectors at {} ns are {} MVMs, "
+                                "{} µs", where, Shown(stated), Shown(stated_us), Short(device), *n, *g.mvm_ns, mvms,
+                                mvm_us));
+    }
+  }
 }
 
 }  // namespace
@@ -316,6 +346,7 @@ void CheckCimLayouts(const nlohmann::json& s, std::vector<std::string>& out) {
                                   l.crossbars(), want, *g->second->pool));
       }
     }
+    CheckMvms(o, *g->second, device, where, out);
     if (o.contains("write") && o["write"].is_object()) {
       const auto rows_stated = Number(o["write"], "rows"), written = Number(o["write"], "rows_written");
       const int64_t want_rows = std::min(l.rows, g->second->rows), want_written = l.rows * l.col_tiles * l.copies;

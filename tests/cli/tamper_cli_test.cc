@@ -203,6 +203,23 @@ TEST_F(Tamper, EachEditIsRefusedNamingTheElementAndTheRule) {
          }
        },
        "its write says rows 0"},
+      {"throughput", "a copied operator's mvm_us inflated",
+       [](nlohmann::json& s) {
+         for (auto& o : s["operators"]) {
+           if (o.contains("mvm_us") && o["mvm_us"].contains("cim")) {
+             o["mvm_us"]["cim"] = 2 * o["mvm_us"]["cim"].get<double>();
+             break;
+           }
+         }
+       },
+       "input vectors at 50 ns"},
+      {"latency", "a CIM cost below its MVMs",
+       [](nlohmann::json& s) {
+         auto& o = s["operators"][FirstOn(s, "cim")];
+         o["cost_us"]["cim"] = 0.001;
+         o["finish_us"] = o["start_us"].get<double>() + 0.001;
+       },
+       "less than its"},
       {"latency", "a Relu placed on the CIM",
        [](nlohmann::json& s) {
          auto& o = s["operators"][FirstOn(s, "cim")];

@@ -50,6 +50,7 @@ struct PlanFileWrite {
 // a CIM's supported_ops is matched against.
 struct PlanFileWeight {
   int64_t rows = 0, cols = 0, bits = 0, groups = 1, directions = 1;
+  int64_t n_mvm = 0;  // input vectors an inference multiplies by it
   std::string product;
 };
 
