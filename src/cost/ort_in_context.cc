@@ -26,7 +26,6 @@
 #include "ort/session.h"
 #include "hetplan/util/io.h"
 #include "cost/ort_profiler_internal.h"
-#include "hetplan/cost/sample_shapes.h"
 #include "cost/profiler_internal.h"
 
 namespace hetplan {
@@ -271,7 +270,8 @@ Result<double> ProfilerCostPerKernel(Ort::Env& env, const LoadedModel& m, const 
 }  // namespace
 
 Status MeasureInContext(Ort::Env& env, const LoadedModel& m, const ProfileOptions& o, const std::string& whole,
-                        Runner& plain, std::vector<double>* plain_us, InContextShares* in_context,
+                        const std::map<std::string, TensorData>& samples, Runner& plain,
+                        std::vector<double>* plain_us, InContextShares* in_context,
                         std::map<std::string, std::string>* meta) {
   const std::string model_label = m.path.empty() ? std::string("the model") : m.path;
   const std::string prefix = ProfilePrefix();
@@ -289,9 +289,7 @@ Status MeasureInContext(Ort::Env& env, const LoadedModel& m, const ProfileOption
     (*meta)["profiler_probe_error"] = OneLine(probe.status().message());
   }
   {
-    auto samples = ReadSamples(m.assumptions.sample_inputs);
-    if (!samples.ok()) return samples.status();
-    auto runner = Runner::Create(env, whole, so, kSeed, &*samples);
+    auto runner = Runner::Create(env, whole, so, kSeed, &samples);
     if (!runner.ok()) {
       failure = Error(ErrorCode::kUnsupported, "{}: ONNX Runtime cannot load the model with its "
                       "profiler on: {}", model_label, runner.status().message());

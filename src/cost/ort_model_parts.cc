@@ -20,7 +20,6 @@
 #include <onnxruntime_cxx_api.h>
 
 #include "ort/session.h"
-#include "hetplan/cost/sample_shapes.h"
 #include "hetplan/graph/dtype.h"
 #include "cost/ort_profiler_internal.h"
 #include "cost/profiler_internal.h"
@@ -255,10 +254,11 @@ std::vector<std::vector<std::vector<int>>> CutSegments(const OpGraph& g) {
 // together, their estimate, and what was left out.
 size_t CutsThatFit(const LoadedModel& m, const std::vector<std::vector<std::vector<int>>>& cuts, int64_t room_bytes,
                    int64_t* estimate, std::string* note) {
+  const FootprintEstimator footprint(m);
   std::vector<int64_t> bytes;
   for (const auto& segments : cuts) {
     int64_t b = 0;
-    for (const auto& ops : segments) b += SegmentFootprintBytes(m, ops);
+    for (const auto& ops : segments) b += footprint.Bytes(ops);
     bytes.push_back(b);
   }
   size_t keep = 0;
@@ -353,14 +353,14 @@ class SplitExecution {
 // Only the cuts that fit in `room_bytes` together are created (fewer than
 // two: an empty fit, its memory_note saying why).
 Result<BoundaryFit> MeasureBoundaries(Ort::Env& env, const LoadedModel& m, const ProfileOptions& o,
-                                      const OperatorExtractor& ex, int64_t room_bytes) {
+                                      const OperatorExtractor& ex, int64_t room_bytes,
+                                      const std::map<std::string, TensorData>& samples) {
   const auto all = CutSegments(m.graph);
   BoundaryFit fit;
   const size_t keep = CutsThatFit(m, all, room_bytes, &fit.estimate_bytes, &fit.memory_note);
   if (keep < std::min<size_t>(2, all.size())) return fit;
   std::vector<std::unique_ptr<SplitExecution>> cuts;
   HETPLAN_ASSIGN_OR_RETURN(Ort::SessionOptions so, MakeSessionOptions(m, o));
-  HETPLAN_ASSIGN_OR_RETURN(const auto samples, ReadSamples(m.assumptions.sample_inputs));
   for (size_t c = 0; c < keep; ++c) {
     HETPLAN_ASSIGN_OR_RETURN(auto x, SplitExecution::Create(env, m, ex, all[c], so, samples));
     cuts.push_back(std::move(x));
@@ -406,8 +406,9 @@ Result<BoundaryFit> MeasureBoundaries(Ort::Env& env, const LoadedModel& m, const
 }  // namespace
 
 Status RecordBoundaryFit(Ort::Env& env, const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o,
-                         const OperatorExtractor& extractor, int64_t room_bytes, CostTable* t) {
-  HETPLAN_ASSIGN_OR_RETURN(BoundaryFit fit, MeasureBoundaries(env, m, o, extractor, room_bytes));
+                         const OperatorExtractor& extractor, int64_t room_bytes,
+                         const std::map<std::string, TensorData>& samples, CostTable* t) {
+  HETPLAN_ASSIGN_OR_RETURN(BoundaryFit fit, MeasureBoundaries(env, m, o, extractor, room_bytes, samples));
   t->meta["boundary_estimate_bytes"] = std::to_string(fit.estimate_bytes);
   if (!fit.memory_note.empty()) t->meta["boundary_memory"] = fit.memory_note;
   if (fit.segments.empty()) {

@@ -57,10 +57,11 @@ using ort::Runner;
 using ort_profiler_internal::BoundaryCuts;
 using ort_profiler_internal::BytesText;
 using ort_profiler_internal::kArenaFactor;
+using ort_profiler_internal::kLeftOutForMemory;
 using ort_profiler_internal::MemoryBudgetBytes;
 using ort_profiler_internal::PeakResidentBytes;
 using ort_profiler_internal::ResidentBytes;
-using ort_profiler_internal::SegmentFootprintBytes;
+using ort_profiler_internal::FootprintEstimator;
 using ort_profiler_internal::BoundaryPasses;
 using ort_profiler_internal::BoundaryWarmup;
 using ort_profiler_internal::DoubleText;
@@ -318,7 +319,7 @@ Result<std::optional<CostTable>> MeasureFloat32Copy(const LoadedModel& m, const 
 // o.in_context otherwise. The estimates go to the meta.
 Result<bool> WholeModelFits(const LoadedModel& m, const ProfileOptions& o, int64_t budget, int64_t held,
                             std::map<std::string, std::string>* meta) {
-  const int64_t whole = SegmentFootprintBytes(m, m.graph.topological_order());
+  const int64_t whole = FootprintEstimator(m).Bytes(m.graph.topological_order());
   (*meta)["memory_budget_bytes"] = std::to_string(budget);
   (*meta)["memory_whole_model_bytes"] = std::to_string(whole);
   if (held + whole > budget && o.max_memory_bytes <= 0) {
@@ -335,9 +336,9 @@ Result<bool> WholeModelFits(const LoadedModel& m, const ProfileOptions& o, int64
                  BytesText(budget));
   }
   if (o.in_context && held + 2 * whole > budget) {
-    (*meta)["in_context_error"] = fmt::format("left out to stay under the memory budget of {}: the plain and the "
-                                              "profiled whole-model sessions need about {} together",
-                                              BytesText(budget), BytesText(2 * whole));
+    (*meta)["in_context_error"] = fmt::format("{} of {}: the plain and the profiled whole-model sessions need about "
+                                              "{} together",
+                                              kLeftOutForMemory, BytesText(budget), BytesText(2 * whole));
     return false;
   }
   return o.in_context;
@@ -402,7 +403,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
   InContextShares shares{std::vector<std::optional<double>>(static_cast<size_t>(g.size())),
                          std::vector<std::optional<double>>(static_cast<size_t>(g.size()))};
   if (in_context) {
-    HETPLAN_RETURN_IF_ERROR(MeasureInContext(*env, m, o, whole, **plain, &plain_us, &shares, &meta));
+    HETPLAN_RETURN_IF_ERROR(MeasureInContext(*env, m, o, whole, samples, **plain, &plain_us, &shares, &meta));
   }
   try {
     if (plain_us.size() != static_cast<size_t>(ModelRuns(o))) plain_us = TimeRuns(**plain, o.warmup, ModelRuns(o));
@@ -456,7 +457,7 @@ Result<CostTable> Measure(const LoadedModel& m, const std::string& pu_name, cons
                       1 << (BoundaryCuts(g.size()) - 1), BytesText(std::max<int64_t>(0, room)),
                       BoundaryWarmup(o) + BoundaryRuns(o)),
           boundary_passes, 0);
-    HETPLAN_RETURN_IF_ERROR(RecordBoundaryFit(*env, m, pu_name, o, extractor, room, &t));
+    HETPLAN_RETURN_IF_ERROR(RecordBoundaryFit(*env, m, pu_name, o, extractor, room, samples, &t));
   }
   RecordMeta(m, pu_name, o, sum_us, planned_us, &t);
   if (auto peak = PeakResidentBytes()) meta["memory_peak_bytes"] = std::to_string(*peak);
@@ -500,7 +501,7 @@ void StoreInCache(const std::string& dir, const std::string& key, CostTable* t) 
   const auto in_context_error = t->meta.find("in_context_error");
   const bool reduced = t->meta.count("boundary_memory") > 0 ||
                        (in_context_error != t->meta.end() &&
-                        in_context_error->second.rfind("left out to stay under the memory budget", 0) == 0);
+                        in_context_error->second.starts_with(kLeftOutForMemory));
   if (!key.empty() && reduced) {
     t->meta["cache"] = "off";
     t->meta["cache_error"] = "not cached: the memory budget left part of the profile out";

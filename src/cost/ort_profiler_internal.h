@@ -10,7 +10,9 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -57,19 +59,36 @@ inline constexpr double kDefaultMemoryShare = 0.6;
 // first) for 97 MiB alive at once. Each session adds its kernels and graph.
 inline constexpr double kArenaFactor = 4.0;
 inline constexpr int64_t kSessionOverheadBytes = int64_t{2} << 20;
+// How meta in_context_error begins when the budget, not ONNX Runtime, left
+// the in-context run out (such a table is not cached).
+inline constexpr std::string_view kLeftOutForMemory = "left out to stay under the memory budget";
 
 std::optional<int64_t> AvailableMemoryBytes();  // /proc/meminfo MemAvailable
 std::optional<int64_t> ResidentBytes();         // /proc/self/status VmRSS
 std::optional<int64_t> PeakResidentBytes();     // /proc/self/status VmHWM
 // o.max_memory_bytes, or the default above (the maximum when unknown).
 int64_t MemoryBudgetBytes(const ProfileOptions& o);
-// What one session running operators `ops` (ids in topological order) holds,
-// estimated from the imported model's tensors, node by node (an operator's
-// fused or quantization nodes hold tensors of their own): the weights it
-// copies, its inputs and outputs (bound for its whole life), kArenaFactor ×
-// the most internal tensors alive at once, and kSessionOverheadBytes.
-// Initializers read are the weights (param_bytes), not inputs.
-int64_t SegmentFootprintBytes(const LoadedModel& m, const std::vector<int>& ops);
+// What one session running a part of `m` holds, estimated from the imported
+// model's tensors, node by node (an operator's fused or quantization nodes
+// hold tensors of their own): the weights it copies, its inputs and outputs
+// (bound for its whole life), kArenaFactor × the most internal tensors alive
+// at once, and kSessionOverheadBytes. Initializers read are the weights
+// (param_bytes), not inputs. The model's tensor sizes and readers are
+// indexed once; each part costs its own nodes and their readers.
+class FootprintEstimator {
+ public:
+  explicit FootprintEstimator(const LoadedModel& m);  // `m` must outlive it
+  // Operators `ops` (ids in topological order) as one session.
+  int64_t Bytes(const std::vector<int>& ops) const;
+
+ private:
+  int64_t Size(const std::string& tensor) const;
+
+  const LoadedModel& m_;
+  std::unordered_map<std::string, int64_t> bytes_;          // static tensors' sizes
+  std::unordered_map<std::string, std::vector<int>> readers_;  // tensor → nodes reading it
+  std::unordered_set<std::string> graph_outputs_, initializers_;
+};
 std::string BytesText(int64_t bytes);  // "1.25 GiB", "310.0 MiB"
 
 // --- cutting parts out of the model (ort_model_parts.cc) ----------------------
@@ -123,8 +142,10 @@ int BoundaryPasses(const ProfileOptions& o, int operators);
 // estimated footprint exceeds `room_bytes` (meta boundary_memory says which
 // and why), and the fit is skipped, with meta boundary_skipped, when fewer
 // than two cuts fit.
+// `samples`: the --sample-input arrays the model's inputs are fed (ReadSamples).
 Status RecordBoundaryFit(Ort::Env& env, const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o,
-                         const OperatorExtractor& extractor, int64_t room_bytes, CostTable* t);
+                         const OperatorExtractor& extractor, int64_t room_bytes,
+                         const std::map<std::string, TensorData>& samples, CostTable* t);
 
 // --- in context (ort_in_context.cc) -------------------------------------------
 
@@ -139,7 +160,8 @@ struct InContextShares {
 // the profiler's own cost. A failure is recorded in the meta, not returned:
 // the per-operator times do not depend on it.
 Status MeasureInContext(Ort::Env& env, const LoadedModel& m, const ProfileOptions& o, const std::string& whole,
-                        ort::Runner& plain, std::vector<double>* plain_us, InContextShares* in_context,
+                        const std::map<std::string, TensorData>& samples, ort::Runner& plain,
+                        std::vector<double>* plain_us, InContextShares* in_context,
                         std::map<std::string, std::string>* meta);
 
 }  // namespace hetplan::ort_profiler_internal

@@ -49,11 +49,9 @@ int64_t MemoryBudgetBytes(const ProfileOptions& o) {
   return held + static_cast<int64_t>(kDefaultMemoryShare * static_cast<double>(*available));
 }
 
-namespace {
-
-// Every tensor of the imported graph with a static shape, in bytes.
-std::unordered_map<std::string, int64_t> TensorBytes(const onnx::GraphProto& g) {
-  std::unordered_map<std::string, int64_t> bytes;
+FootprintEstimator::FootprintEstimator(const LoadedModel& m) : m_(m) {
+  const onnx::GraphProto& g = m.model->graph();
+  // Every tensor of the imported graph with a static shape, in bytes.
   for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
     for (const auto& vi : *list) {
       const auto& tt = vi.type().tensor_type();
@@ -64,75 +62,77 @@ std::unordered_map<std::string, int64_t> TensorBytes(const onnx::GraphProto& g) 
         known = known && d.has_dim_value() && d.dim_value() >= 0;
         if (known) n *= d.dim_value();
       }
-      if (known) bytes[vi.name()] = n;
+      if (known) bytes_[vi.name()] = n;
     }
   }
-  return bytes;
+  for (const auto& o : g.output()) graph_outputs_.insert(o.name());
+  for (const auto& init : g.initializer()) initializers_.insert(init.name());
+  for (int k = 0; k < g.node_size(); ++k) {
+    for (const auto& t : g.node(k).input()) {
+      if (!t.empty()) readers_[t].push_back(k);
+    }
+  }
 }
 
-}  // namespace
+int64_t FootprintEstimator::Size(const std::string& tensor) const {
+  auto it = bytes_.find(tensor);
+  return it == bytes_.end() ? 0 : it->second;
+}
 
-int64_t SegmentFootprintBytes(const LoadedModel& m, const std::vector<int>& ops) {
-  const onnx::GraphProto& g = m.model->graph();
-  const std::unordered_map<std::string, int64_t> bytes = TensorBytes(g);
-  auto size = [&](const std::string& name) {
-    auto it = bytes.find(name);
-    return it == bytes.end() ? int64_t{0} : it->second;
-  };
+int64_t FootprintEstimator::Bytes(const std::vector<int>& ops) const {
+  const onnx::GraphProto& g = m_.model->graph();
   // The part's ONNX nodes in execution order: operators in `ops` order, each
   // operator's nodes in its own (fused units and quantization nodes inside
   // an operator hold tensors the operator graph does not list).
   std::vector<int> nodes;
   int64_t weights = 0;
   for (int id : ops) {
-    const Operator& op = m.graph.op(id);
+    const Operator& op = m_.graph.op(id);
     weights += op.param_bytes;
     nodes.insert(nodes.end(), op.node_indices.begin(), op.node_indices.end());
   }
   std::unordered_map<int, size_t> position;  // node index → its place in the part
   for (size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i], i);
-  std::unordered_set<std::string> graph_outputs;
-  for (const auto& o : g.output()) graph_outputs.insert(o.name());
-  // Where each tensor is read last inside the part, and whether a node outside reads it.
-  std::unordered_map<std::string, size_t> last_read;
-  std::unordered_set<std::string> read_outside;
-  for (int k = 0; k < g.node_size(); ++k) {
-    auto here = position.find(k);
-    for (const auto& t : g.node(k).input()) {
-      if (t.empty()) continue;
-      if (here == position.end()) {
-        read_outside.insert(t);
-      } else {
-        size_t& last = last_read[t];
-        last = std::max(last, here->second);
-      }
-    }
-  }
   int64_t bound = 0;
-  // Internal tensors live from their producer to their last reader; the
-  // arena holds the most that are alive at once.
+  // Internal tensors live from their producer to their last reader in the
+  // part; the arena holds the most that are alive at once. A tensor a node
+  // outside reads, a graph output, or one no node of the part reads is bound
+  // by the caller for the part's whole life.
   std::vector<int64_t> alive_delta(nodes.size() + 1, 0);
   std::unordered_set<std::string> produced;
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& t : g.node(nodes[i]).output()) {
       if (t.empty()) continue;
       produced.insert(t);
-      const int64_t b = size(t);
-      auto last = last_read.find(t);
-      if (read_outside.count(t) || graph_outputs.count(t) || last == last_read.end()) {
-        bound += b;  // bound by the caller for the part's whole life (or an output nobody reads)
+      const int64_t b = Size(t);
+      bool outside = graph_outputs_.count(t) > 0, inside = false;
+      size_t last = 0;
+      if (auto r = readers_.find(t); r != readers_.end()) {
+        for (int k : r->second) {
+          auto at = position.find(k);
+          if (at == position.end()) {
+            outside = true;
+          } else {
+            inside = true;
+            last = std::max(last, at->second);
+          }
+        }
+      }
+      if (outside || !inside) {
+        bound += b;
         continue;
       }
       alive_delta[i] += b;
-      alive_delta[std::max(i, last->second) + 1] -= b;
+      alive_delta[std::max(i, last) + 1] -= b;
     }
   }
   // Inputs from outside the part: another part's output or a model input,
   // bound; constants are the weights above.
   std::unordered_set<std::string> counted;
-  for (const auto& init : g.initializer()) counted.insert(init.name());
-  for (const auto& [t, last] : last_read) {
-    if (!produced.count(t) && counted.insert(t).second) bound += size(t);
+  for (int k : nodes) {
+    for (const auto& t : g.node(k).input()) {
+      if (!t.empty() && !produced.count(t) && !initializers_.count(t) && counted.insert(t).second) bound += Size(t);
+    }
   }
   int64_t alive = 0, peak = 0;
   for (int64_t d : alive_delta) {

@@ -21,15 +21,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A sample's bytes; a file that cannot be read is refused as ReadNpy refuses it.
+Result<std::string> SampleBytes(const std::string& file) {
+  auto bytes = ReadFile(file);
+  if (!bytes.ok()) return ReadNpy(file).status();
+  return bytes;
+}
+
+// The array of `s.file`, read once; refused when its sha256 is not the one
+// the plan recorded.
 Result<TensorData> ReadChecked(const SampleInput& s) {
-  HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadFile(s.file));
+  HETPLAN_ASSIGN_OR_RETURN(std::string bytes, SampleBytes(s.file));
   if (!s.sha256.empty() && Sha256Hex(bytes) != s.sha256) {
     return Error(ErrorCode::kInvalidArgument,
                  "{}: the sample input for '{}' changed since the plan was made (sha256 {} recorded); plan again with "
                  "--sample-input {}={}",
                  s.file, s.name, s.sha256.substr(0, 12), s.name, s.file);
   }
-  return ReadNpy(s.file);
+  return ParseNpy(bytes, s.file);
 }
 
 // One graph input's feed: its sample, or its --value.
@@ -101,25 +110,28 @@ Result<std::map<std::string, TensorData>> ReadSamples(const std::vector<SampleIn
 
 Status RecordSampleShapes(const std::string& model_path, const std::vector<std::pair<std::string, std::string>>& given,
                           ImportOptions* io) {
+  std::map<std::string, TensorData> arrays;
   if (!given.empty()) {
     io->samples.clear();
-    std::set<std::string> seen;
     for (const auto& [name, file] : given) {
-      if (!seen.insert(name).second || io->input_values.count(name)) {
+      if (arrays.count(name) || io->input_values.count(name)) {
         return Error(ErrorCode::kInvalidArgument, "{}: input '{}' is given {}; give it one --sample-input or one "
                      "--value", model_path, name, io->input_values.count(name) ? "a --sample-input and a --value"
                                                                                 : "two --sample-input");
       }
-      HETPLAN_ASSIGN_OR_RETURN(TensorData t, ReadNpy(file));
-      HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadFile(file));
       std::error_code ec;
       const fs::path absolute = fs::absolute(file, ec);
+      HETPLAN_ASSIGN_OR_RETURN(std::string bytes, SampleBytes(file));
+      HETPLAN_ASSIGN_OR_RETURN(TensorData t, ParseNpy(bytes, file));
       io->samples.push_back({name, ec ? file : absolute.lexically_normal().string(), Sha256Hex(bytes), t.elem_type,
                              t.shape});
+      arrays.emplace(name, std::move(t));
     }
   }
   if (io->samples.empty()) return Status::Ok();
-  HETPLAN_ASSIGN_OR_RETURN(auto arrays, ReadSamples(io->samples));
+  if (arrays.empty()) {
+    HETPLAN_ASSIGN_OR_RETURN(arrays, ReadSamples(io->samples));
+  }
   for (const SampleInput& s : io->samples) {
     auto shape = io->input_shapes.find(s.name);
     if (shape != io->input_shapes.end() && shape->second != s.shape) {

@@ -7,9 +7,10 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <fstream>
-#include <iterator>
 #include <map>
+#include <string_view>
+
+#include "hetplan/util/io.h"
 
 namespace hetplan {
 namespace {
@@ -42,9 +43,15 @@ std::string HeaderValue(const std::string& header, const std::string& key) {
 }  // namespace
 
 Result<TensorData> ReadNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(ErrorCode::kNotFound, "{}: cannot open the sample input; give an existing .npy file", path);
-  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto file = ReadFile(path);
+  if (!file.ok() && file.status().code() == ErrorCode::kNotFound) {
+    return Error(ErrorCode::kNotFound, "{}: cannot open the sample input; give an existing .npy file", path);
+  }
+  if (!file.ok()) return file.status();
+  return ParseNpy(*file, path);
+}
+
+Result<TensorData> ParseNpy(std::string_view file, const std::string& path) {
   auto bad = [&](const std::string& what) {
     return Error(ErrorCode::kParseError, "{}: {}; save the array with numpy.save", path, what);
   };
@@ -62,7 +69,7 @@ Result<TensorData> ReadNpy(const std::string& path) {
     return bad(fmt::format("format version {} is not 1, 2 or 3", major));
   }
   if (start + header_len > file.size()) return bad("its header is cut short");
-  const std::string header = file.substr(start, header_len);
+  const std::string header(file.substr(start, header_len));
   const std::string descr = HeaderValue(header, "descr"), order = HeaderValue(header, "fortran_order");
   const std::string shape_text = HeaderValue(header, "shape");
   if (descr.empty() || order.empty() || HeaderValue(header, "shape").empty()) {
@@ -112,7 +119,7 @@ Result<TensorData> ReadNpy(const std::string& path) {
     return bad(fmt::format("it holds {} bytes of data, but {} of shape [{}] need {}", file.size() - data_start, descr,
                            fmt::join(t.shape, ","), want));
   }
-  t.bytes = file.substr(data_start);
+  t.bytes = std::string(file.substr(data_start));
   return t;
 }
 

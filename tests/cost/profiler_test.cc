@@ -558,11 +558,11 @@ TEST(ProfileMemory, TheFootprintFollowsTheActivationsAliveAtOnce) {
   const std::vector<int>& order = m.graph.topological_order();
   const int64_t act = 16 * 64 * 64 * 4, weights = 16 * 16 * 9 * 4;
   // Conv → Relu → … → Relu: the input and the output bound, two internal tensors alive at once.
-  EXPECT_EQ(ort_profiler_internal::SegmentFootprintBytes(m, order),
+  EXPECT_EQ(ort_profiler_internal::FootprintEstimator(m).Bytes(order),
             4 * weights + 2 * act + static_cast<int64_t>(ort_profiler_internal::kArenaFactor * 2 * act) +
                 ort_profiler_internal::kSessionOverheadBytes);
   // One operator alone: its input and output bound, nothing internal.
-  EXPECT_EQ(ort_profiler_internal::SegmentFootprintBytes(m, {order[0]}),
+  EXPECT_EQ(ort_profiler_internal::FootprintEstimator(m).Bytes({order[0]}),
             weights + 2 * act + ort_profiler_internal::kSessionOverheadBytes);
 }
 

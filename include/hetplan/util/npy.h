@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetplan/util/status.h"
@@ -23,5 +24,7 @@ struct TensorData {
 // .npy file, Fortran order, big-endian, an unsupported dtype such as object or
 // a string, a size that disagrees with the shape).
 Result<TensorData> ReadNpy(const std::string& path);
+// The same from a file's bytes already read; `path` names it in errors.
+Result<TensorData> ParseNpy(std::string_view file, const std::string& path);
 
 }  // namespace hetplan
