@@ -23,29 +23,19 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "hetplan/app/plan.h"
 
 namespace {
 
 constexpr double kGap = 1e-4;  // relative gap for both formulations
 
-using hetplan::PlanInputs;
 using hetplan::SolveOptions;
 using hetplan::SolveResult;
 using hetplan::SolveStatus;
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string t; std::getline(ss, t, ',');) {
-    if (!t.empty()) out.push_back(t);
-  }
-  return out;
-}
 
 struct Run {
   bool done = false;
@@ -109,10 +99,11 @@ std::string SearchSize(const SolveResult& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string models = "yolov5n,vit_b_16", platforms = "klein-arm,klein-x86", crossbars = "25,50,100,200";
-  std::string mvm = "50,100,500,1000", formulations = "paper,strong", zoo = HETPLAN_ZOO_DIR;
+  bench::Grid grid;
+  grid.models = "yolov5n,vit_b_16";
+  std::string formulations = "paper,strong";
   double paper_limit = 60, strong_limit = 10;
-  int threads = 0, runs = 20, warmup = 5;
+  int threads = 0;
   for (int i = 1; i < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--help" || k == "-h" || i + 1 >= argc) {
@@ -123,34 +114,21 @@ int main(int argc, char** argv) {
       return k == "--help" || k == "-h" ? 0 : 2;
     }
     const std::string v = argv[i + 1];
-    if (k == "--models") {
-      models = v;
-    } else if (k == "--platforms") {
-      platforms = v;
-    } else if (k == "--crossbars") {
-      crossbars = v;
-    } else if (k == "--mvm") {
-      mvm = v;
-    } else if (k == "--formulations") {
+    if (grid.Parse(k, v)) continue;
+    if (k == "--formulations") {
       formulations = v;
-    } else if (k == "--zoo") {
-      zoo = v;
     } else if (k == "--paper-limit") {
       paper_limit = std::stod(v);
     } else if (k == "--strong-limit") {
       strong_limit = std::stod(v);
     } else if (k == "--threads") {
       threads = std::stoi(v);
-    } else if (k == "--runs") {
-      runs = std::stoi(v);
-    } else if (k == "--warmup") {
-      warmup = std::stoi(v);
     } else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
     }
   }
-  const std::vector<std::string> which = Split(formulations);
+  const std::vector<std::string> which = bench::Split(formulations);
   auto wanted = [&](const std::string& f) { return std::find(which.begin(), which.end(), f) != which.end(); };
 
   std::printf("Time limits: paper %g s (CBC, %s threads), strong %g s (1 thread); relative gap %g.\n\n", paper_limit,
@@ -165,79 +143,60 @@ int main(int argc, char** argv) {
   };
   std::map<std::string, Summary> summary;
   int failures = 0;
-  for (const std::string& model : Split(models)) {
-    for (const std::string& platform : Split(platforms)) {
-      for (const std::string& c : Split(crossbars)) {
-        for (const std::string& t : Split(mvm)) {
-          PlanInputs in;
-          in.model_path = zoo + "/" + model + ".onnx";
-          in.platform = platform;
-          in.overrides = {"cim.crossbars=" + c, "cim.mvm_latency_ns=" + t};
-          in.costs.profile.cache_dir = ".cache/hetplan";
-          in.costs.profile.runs = runs;
-          in.costs.profile.warmup = warmup;
-          auto pp = hetplan::PrepareProblem(in);
-          if (!pp.ok()) {
-            std::fprintf(stderr, "%s\n", pp.status().message().c_str());
-            return 1;
-          }
-          Run paper, strong;
-          for (const std::string& f : {std::string("paper"), std::string("strong")}) {
-            if (!wanted(f)) continue;
-            SolveOptions so;
-            so.relative_gap = kGap;
-            so.time_limit_s = f == "paper" ? paper_limit : strong_limit;
-            so.threads = f == "paper" ? threads : 1;
-            // PlanPartition validates the schedule with the independent
-            // validator; an invalid one is an error.
-            auto plan = hetplan::PlanPartition(*pp, f == "paper" ? "mip" : "exact", hetplan::Objective::kLatency,
-                                               std::nullopt, so);
-            if (!plan.ok()) {
-              std::fprintf(stderr, "%s %s C=%s T=%s %s: %s\n", model.c_str(), platform.c_str(), c.c_str(), t.c_str(),
-                           f.c_str(), plan.status().message().c_str());
-              ++failures;
-              continue;
-            }
-            Run& run = f == "paper" ? paper : strong;
-            run.done = true;
-            run.result = plan->result;
-            if (run.result.schedule) run.makespan_us = run.result.schedule->makespan_us;
-          }
-          std::printf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                      model.c_str(), platform.c_str(), c.c_str(), t.c_str(), pp->model.graph.size(),
-                      paper.done && paper.result.mip ? std::to_string(paper.result.mip->variables).c_str() : "-",
-                      paper.done && paper.result.mip ? std::to_string(paper.result.mip->constraints).c_str() : "-",
-                      Status(paper).c_str(),
-                      Seconds(paper).c_str(), GapPercent(paper).c_str(),
-                      strong.done ? SearchSize(strong.result).c_str() : "-", Status(strong).c_str(),
-                      Seconds(strong).c_str(), GapPercent(strong).c_str(),
-                      std::isnan(paper.makespan_us) ? "-" : fmt::format("{:.1f}", paper.makespan_us).c_str(),
-                      !paper.done || std::isnan(paper.result.bound) ? "-"
-                                                                    : fmt::format("{:.1f}", paper.result.bound).c_str(),
-                      std::isnan(strong.makespan_us) ? "-" : fmt::format("{:.1f}", strong.makespan_us).c_str(),
-                      Ratio(paper, strong).c_str());
-          const std::string why = Disagreement(paper, strong, kGap);
-          if (!why.empty()) {
-            std::fprintf(stderr, "DISAGREEMENT %s %s C=%s T=%s: %s\n", model.c_str(), platform.c_str(), c.c_str(),
-                         t.c_str(), why.c_str());
-            ++failures;
-          }
-          std::fflush(stdout);
-          Summary& s = summary[model + " / " + platform];
-          ++s.instances;
-          if (strong.done) {
-            s.strong_optimal += strong.result.status == SolveStatus::kOptimal;
-            s.strong_max_s = std::max(s.strong_max_s, strong.result.seconds);
-            if (!std::isnan(strong.result.gap)) s.strong_worst_gap = std::max(s.strong_worst_gap, strong.result.gap);
-          }
-          if (paper.done) {
-            s.paper_optimal += paper.result.status == SolveStatus::kOptimal;
-            s.paper_max_s = std::max(s.paper_max_s, paper.result.seconds);
-          }
-        }
+  const int prepared = bench::ForEachGridPoint(grid, [&](const bench::GridPoint& pt, hetplan::PreparedProblem& pp) {
+    Run paper, strong;
+    for (const std::string& f : {std::string("paper"), std::string("strong")}) {
+      if (!wanted(f)) continue;
+      SolveOptions so;
+      so.relative_gap = kGap;
+      so.time_limit_s = f == "paper" ? paper_limit : strong_limit;
+      so.threads = f == "paper" ? threads : 1;
+      // PlanPartition validates the schedule with the independent
+      // validator; an invalid one is an error.
+      auto plan =
+          hetplan::PlanPartition(pp, f == "paper" ? "mip" : "exact", hetplan::Objective::kLatency, std::nullopt, so);
+      if (!plan.ok()) {
+        std::fprintf(stderr, "%s %s C=%s T=%s %s: %s\n", pt.model.c_str(), pt.platform.c_str(), pt.crossbars.c_str(),
+                     pt.mvm_ns.c_str(), f.c_str(), plan.status().message().c_str());
+        ++failures;
+        continue;
       }
+      Run& run = f == "paper" ? paper : strong;
+      run.done = true;
+      run.result = plan->result;
+      if (run.result.schedule) run.makespan_us = run.result.schedule->makespan_us;
     }
-  }
+    std::printf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                pt.model.c_str(), pt.platform.c_str(), pt.crossbars.c_str(), pt.mvm_ns.c_str(), pp.model.graph.size(),
+                paper.done && paper.result.mip ? std::to_string(paper.result.mip->variables).c_str() : "-",
+                paper.done && paper.result.mip ? std::to_string(paper.result.mip->constraints).c_str() : "-",
+                Status(paper).c_str(), Seconds(paper).c_str(), GapPercent(paper).c_str(),
+                strong.done ? SearchSize(strong.result).c_str() : "-", Status(strong).c_str(),
+                Seconds(strong).c_str(), GapPercent(strong).c_str(),
+                std::isnan(paper.makespan_us) ? "-" : fmt::format("{:.1f}", paper.makespan_us).c_str(),
+                !paper.done || std::isnan(paper.result.bound) ? "-" : fmt::format("{:.1f}", paper.result.bound).c_str(),
+                std::isnan(strong.makespan_us) ? "-" : fmt::format("{:.1f}", strong.makespan_us).c_str(),
+                Ratio(paper, strong).c_str());
+    const std::string why = Disagreement(paper, strong, kGap);
+    if (!why.empty()) {
+      std::fprintf(stderr, "DISAGREEMENT %s %s C=%s T=%s: %s\n", pt.model.c_str(), pt.platform.c_str(),
+                   pt.crossbars.c_str(), pt.mvm_ns.c_str(), why.c_str());
+      ++failures;
+    }
+    std::fflush(stdout);
+    Summary& s = summary[pt.model + " / " + pt.platform];
+    ++s.instances;
+    if (strong.done) {
+      s.strong_optimal += strong.result.status == SolveStatus::kOptimal;
+      s.strong_max_s = std::max(s.strong_max_s, strong.result.seconds);
+      if (!std::isnan(strong.result.gap)) s.strong_worst_gap = std::max(s.strong_worst_gap, strong.result.gap);
+    }
+    if (paper.done) {
+      s.paper_optimal += paper.result.status == SolveStatus::kOptimal;
+      s.paper_max_s = std::max(s.paper_max_s, paper.result.seconds);
+    }
+  });
+  if (prepared != 0) return prepared;
   std::printf(
       "\n| model / platform | instances | paper optimal | paper max s | strong optimal | strong max s | "
       "strong worst gap %% |\n|---|---:|---:|---:|---:|---:|---:|\n");

@@ -13,10 +13,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "hetplan/app/plan.h"
 #include "hetplan/solve/frontier.h"
 
@@ -26,13 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string t; std::getline(ss, t, ',');) out.push_back(t);
-  return out;
-}
 
 int CimPu(const CostModel& c) {
   for (int p = 0; p < c.num_pus(); ++p) {
@@ -77,8 +70,8 @@ int main(int argc, char** argv) {
               "| breakpoints per T_mvm 50/100/500/1000 | agree |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
   int bad = 0;
-  for (const std::string& name : Split(models)) {
-    for (const std::string& platform : Split(platforms)) {
+  for (const std::string& name : bench::Split(models)) {
+    for (const std::string& platform : bench::Split(platforms)) {
       PlanInputs in;
       in.model_path = zoo + "/" + name + ".onnx";
       in.platform = platform;

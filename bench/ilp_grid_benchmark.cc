@@ -10,10 +10,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "hetplan/app/plan.h"
 
 using namespace hetplan;
@@ -41,17 +41,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  auto split = [](const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string t; std::getline(ss, t, ',');) out.push_back(t);
-    return out;
-  };
   std::printf("| model | C | T_mvm ns | operators | variables | constraints | status | solve s | gap %% | on CIM | speedup |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
-  for (const std::string& name : split(models)) {
-    for (const std::string& c : split(crossbars)) {
-      for (const std::string& t : split(mvm)) {
+  for (const std::string& name : bench::Split(models)) {
+    for (const std::string& c : bench::Split(crossbars)) {
+      for (const std::string& t : bench::Split(mvm)) {
         PlanInputs in;
         in.model_path = zoo + "/" + name + ".onnx";
         auto fl = ParseFusionLevel(fusion);

@@ -26,10 +26,10 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "hetplan/app/plan.h"
 
 namespace {
@@ -39,15 +39,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 using hetplan::SolveResult;
 using hetplan::SolveStatus;
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string t; std::getline(ss, t, ',');) {
-    if (!t.empty()) out.push_back(t);
-  }
-  return out;
-}
 
 struct Run {
   bool done = false;
@@ -110,11 +101,11 @@ std::string WorseThanCbc(const Run& exact, const Run& mip) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string models = "nasnet_s0,randwire_ws_s0,randwire_er_s0,randwire_ba_s0,unetpp_s0,bifpn_s0";
-  std::string platforms = "klein-arm,klein-x86", crossbars = "25,50,100,200", mvm = "50,100,500,1000";
-  std::string methods = "exact,mip", zoo = HETPLAN_ZOO_DIR;
+  bench::Grid grid;
+  grid.models = "nasnet_s0,randwire_ws_s0,randwire_er_s0,randwire_ba_s0,unetpp_s0,bifpn_s0";
+  std::string methods = "exact,mip";
   double limit = 10, retry = 60;
-  int threads = 2, runs = 20, warmup = 5;
+  int threads = 2;
   for (int i = 1; i < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--help" || k == "-h" || i + 1 >= argc) {
@@ -125,34 +116,21 @@ int main(int argc, char** argv) {
       return k == "--help" || k == "-h" ? 0 : 2;
     }
     const std::string v = argv[i + 1];
-    if (k == "--models") {
-      models = v;
-    } else if (k == "--platforms") {
-      platforms = v;
-    } else if (k == "--crossbars") {
-      crossbars = v;
-    } else if (k == "--mvm") {
-      mvm = v;
-    } else if (k == "--methods") {
+    if (grid.Parse(k, v)) continue;
+    if (k == "--methods") {
       methods = v;
-    } else if (k == "--zoo") {
-      zoo = v;
     } else if (k == "--limit") {
       limit = std::stod(v);
     } else if (k == "--exact-retry") {
       retry = std::stod(v);
     } else if (k == "--threads") {
       threads = std::stoi(v);
-    } else if (k == "--runs") {
-      runs = std::stoi(v);
-    } else if (k == "--warmup") {
-      warmup = std::stoi(v);
     } else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
     }
   }
-  const std::vector<std::string> which = Split(methods);
+  const std::vector<std::string> which = bench::Split(methods);
   auto wanted = [&](const std::string& m) { return std::find(which.begin(), which.end(), m) != which.end(); };
 
   std::printf("Limit %g s for both methods (exact retried with %g s where not proven), %d threads each, gap %g.\n\n",
@@ -168,83 +146,67 @@ int main(int argc, char** argv) {
   };
   std::map<std::string, Summary> summary;
   int failures = 0;
-  for (const std::string& model : Split(models)) {
-    for (const std::string& platform : Split(platforms)) {
-      for (const std::string& c : Split(crossbars)) {
-        for (const std::string& t : Split(mvm)) {
-          hetplan::PlanInputs in;
-          in.model_path = zoo + "/" + model + ".onnx";
-          in.platform = platform;
-          in.overrides = {"cim.crossbars=" + c, "cim.mvm_latency_ns=" + t};
-          in.costs.profile.cache_dir = ".cache/hetplan";
-          in.costs.profile.runs = runs;
-          in.costs.profile.warmup = warmup;
-          auto pp = hetplan::PrepareProblem(in);
-          if (!pp.ok()) {
-            std::fprintf(stderr, "%s\n", pp.status().message().c_str());
-            return 1;
-          }
-          auto plan = [&](const std::string& method, double seconds, Run* run) {
-            hetplan::SolveOptions so;
-            so.relative_gap = kGap;
-            so.time_limit_s = seconds;
-            so.threads = threads;
-            auto out = hetplan::PlanPartition(*pp, method, hetplan::Objective::kLatency, std::nullopt, so);
-            if (!out.ok()) {
-              std::fprintf(stderr, "%s %s C=%s T=%s %s: %s\n", model.c_str(), platform.c_str(), c.c_str(), t.c_str(),
-                           method.c_str(), out.status().message().c_str());
-              ++failures;
-              return;
-            }
-            run->done = true;
-            run->result = out->result;
-            if (run->result.schedule) run->makespan = run->result.schedule->makespan_us;
-          };
-          Run exact, retried, mip;
-          if (wanted("exact")) {
-            plan("exact", limit, &exact);
-            if (exact.done && !exact.optimal() && retry > limit) plan("exact", retry, &retried);
-          }
-          if (wanted("mip")) plan("mip", limit, &mip);
-          std::printf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model.c_str(),
-                      platform.c_str(), c.c_str(), t.c_str(), pp->model.graph.size(), Outcome(exact, limit).c_str(),
-                      retried.done ? Outcome(retried, retry).c_str() : "-", Outcome(mip, limit).c_str(),
-                      Num(exact.makespan).c_str(), Num(mip.makespan).c_str(), Num(exact.result.bound).c_str(),
-                      Num(mip.result.bound).c_str(), Ratio(mip, exact).c_str(), WorseThanCbc(exact, mip).c_str());
-          std::fflush(stdout);
-          for (const Run* r : {&exact, &retried}) {
-            const std::string why = Disagreement(*r, mip);
-            if (!why.empty()) {
-              std::fprintf(stderr, "DISAGREEMENT %s %s C=%s T=%s: %s\n", model.c_str(), platform.c_str(), c.c_str(),
-                           t.c_str(), why.c_str());
-              ++failures;
-            }
-          }
-          if (exact.done && retried.done) {
-            const std::string why = Disagreement(exact, retried);
-            if (!why.empty()) {
-              std::fprintf(stderr, "DISAGREEMENT %s %s C=%s T=%s (exact runs): %s\n", model.c_str(), platform.c_str(),
-                           c.c_str(), t.c_str(), why.c_str());
-              ++failures;
-            }
-          }
-          Summary& s = summary[model + " | " + platform];
-          ++s.points;
-          if (exact.optimal()) {
-            ++s.proven_limit;
-            s.max_proven_s = std::max(s.max_proven_s, exact.result.seconds);
-          }
-          const Run& final_run = retried.done ? retried : exact;
-          if (final_run.optimal()) ++s.proven_retry;
-          if (final_run.done && !std::isnan(final_run.result.gap)) {
-            s.worst_gap_retry = std::max(s.worst_gap_retry, final_run.result.gap);
-          }
-          if (mip.optimal()) ++s.mip_proven;
-          if (WorseThanCbc(exact, mip).rfind("WORSE", 0) == 0) ++s.worse;
-        }
+  const int prepared = bench::ForEachGridPoint(grid, [&](const bench::GridPoint& pt, hetplan::PreparedProblem& pp) {
+    auto plan = [&](const std::string& method, double seconds, Run* run) {
+      hetplan::SolveOptions so;
+      so.relative_gap = kGap;
+      so.time_limit_s = seconds;
+      so.threads = threads;
+      auto out = hetplan::PlanPartition(pp, method, hetplan::Objective::kLatency, std::nullopt, so);
+      if (!out.ok()) {
+        std::fprintf(stderr, "%s %s C=%s T=%s %s: %s\n", pt.model.c_str(), pt.platform.c_str(), pt.crossbars.c_str(),
+                     pt.mvm_ns.c_str(), method.c_str(), out.status().message().c_str());
+        ++failures;
+        return;
+      }
+      run->done = true;
+      run->result = out->result;
+      if (run->result.schedule) run->makespan = run->result.schedule->makespan_us;
+    };
+    Run exact, retried, mip;
+    if (wanted("exact")) {
+      plan("exact", limit, &exact);
+      if (exact.done && !exact.optimal() && retry > limit) plan("exact", retry, &retried);
+    }
+    if (wanted("mip")) plan("mip", limit, &mip);
+    std::printf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", pt.model.c_str(),
+                pt.platform.c_str(), pt.crossbars.c_str(), pt.mvm_ns.c_str(), pp.model.graph.size(),
+                Outcome(exact, limit).c_str(), retried.done ? Outcome(retried, retry).c_str() : "-",
+                Outcome(mip, limit).c_str(), Num(exact.makespan).c_str(), Num(mip.makespan).c_str(),
+                Num(exact.result.bound).c_str(), Num(mip.result.bound).c_str(), Ratio(mip, exact).c_str(),
+                WorseThanCbc(exact, mip).c_str());
+    std::fflush(stdout);
+    for (const Run* r : {&exact, &retried}) {
+      const std::string why = Disagreement(*r, mip);
+      if (!why.empty()) {
+        std::fprintf(stderr, "DISAGREEMENT %s %s C=%s T=%s: %s\n", pt.model.c_str(), pt.platform.c_str(),
+                     pt.crossbars.c_str(), pt.mvm_ns.c_str(), why.c_str());
+        ++failures;
       }
     }
-  }
+    if (exact.done && retried.done) {
+      const std::string why = Disagreement(exact, retried);
+      if (!why.empty()) {
+        std::fprintf(stderr, "DISAGREEMENT %s %s C=%s T=%s (exact runs): %s\n", pt.model.c_str(), pt.platform.c_str(),
+                     pt.crossbars.c_str(), pt.mvm_ns.c_str(), why.c_str());
+        ++failures;
+      }
+    }
+    Summary& s = summary[pt.model + " | " + pt.platform];
+    ++s.points;
+    if (exact.optimal()) {
+      ++s.proven_limit;
+      s.max_proven_s = std::max(s.max_proven_s, exact.result.seconds);
+    }
+    const Run& final_run = retried.done ? retried : exact;
+    if (final_run.optimal()) ++s.proven_retry;
+    if (final_run.done && !std::isnan(final_run.result.gap)) {
+      s.worst_gap_retry = std::max(s.worst_gap_retry, final_run.result.gap);
+    }
+    if (mip.optimal()) ++s.mip_proven;
+    if (WorseThanCbc(exact, mip).rfind("WORSE", 0) == 0) ++s.worse;
+  });
+  if (prepared != 0) return prepared;
   std::printf(
       "\n| model | platform | points | exact optimal in %g s | exact max s (proven) | exact optimal in %g s | exact worst "
       "gap %% | mip optimal in %g s | exact worse than CBC |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n",

@@ -29,10 +29,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "hetplan/app/plan.h"
 #include "hetplan/solve/solver.h"
 
@@ -44,15 +44,6 @@ using hetplan::SolveResult;
 using hetplan::SolveStatus;
 
 constexpr double kGap = 1e-4;
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string t; std::getline(ss, t, ',');) {
-    if (!t.empty()) out.push_back(t);
-  }
-  return out;
-}
 
 nlohmann::json NumOrNull(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
@@ -225,25 +216,19 @@ int Usage(bool help) {
 
 int main(int argc, char** argv) {
   Settings s;
-  std::string models = "resnet18,resnet50,mobilenetv2,yolov5n", platforms = "klein-arm,klein-x86";
-  std::string crossbars = "25,50,100,200", mvm = "50,100,500,1000", zoo = HETPLAN_ZOO_DIR;
-  int runs = 20, warmup = 5, random = 0, seed = 1;
+  bench::Grid grid;
+  grid.models = "resnet18,resnet50,mobilenetv2,yolov5n";
+  int random = 0, seed = 1;
   for (int i = 1; i < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--help" || k == "-h") return Usage(true);
     if (i + 1 >= argc) return Usage(false);
     const std::string v = argv[i + 1];
+    if (grid.Parse(k, v)) continue;
     if (k == "--out") s.out = v;
-    else if (k == "--models") models = v;
-    else if (k == "--platforms") platforms = v;
-    else if (k == "--crossbars") crossbars = v;
-    else if (k == "--mvm") mvm = v;
-    else if (k == "--methods") s.methods = Split(v);
-    else if (k == "--zoo") zoo = v;
+    else if (k == "--methods") s.methods = bench::Split(v);
     else if (k == "--limit") s.limit = std::stod(v);
     else if (k == "--threads") s.threads = std::stoi(v);
-    else if (k == "--runs") runs = std::stoi(v);
-    else if (k == "--warmup") warmup = std::stoi(v);
     else if (k == "--random") random = std::stoi(v);
     else if (k == "--seed") seed = std::stoi(v);
     else return Usage(false);
@@ -270,41 +255,24 @@ int main(int argc, char** argv) {
     }
     return failures == 0 ? 0 : 1;
   }
-  for (const std::string& model : Split(models)) {
-    for (const std::string& platform : Split(platforms)) {
-      for (const std::string& c : Split(crossbars)) {
-        for (const std::string& t : Split(mvm)) {
-          hetplan::PlanInputs in;
-          in.model_path = zoo + "/" + model + ".onnx";
-          in.platform = platform;
-          in.overrides = {"cim.crossbars=" + c, "cim.mvm_latency_ns=" + t};
-          in.costs.profile.cache_dir = ".cache/hetplan";
-          in.costs.profile.runs = runs;
-          in.costs.profile.warmup = warmup;
-          auto pp = hetplan::PrepareProblem(in);
-          if (!pp.ok()) {
-            std::fprintf(stderr, "%s\n", pp.status().message().c_str());
-            return 1;
-          }
-          if (const std::string why = Unsupported(pp->costs); !why.empty()) {
-            std::fprintf(stderr, "%s on %s: the peers' models have no %s; skipped\n", model.c_str(), platform.c_str(),
-                         why.c_str());
-            continue;
-          }
-          const auto solve = [&](const std::string& method, const hetplan::SolveOptions& so)
-              -> hetplan::Result<SolveResult> {
-            HETPLAN_ASSIGN_OR_RETURN(hetplan::PlanOutput out,
-                                     hetplan::PlanPartition(*pp, method, hetplan::Objective::kLatency, std::nullopt, so));
-            return out.result;
-          };
-          const std::string id = fmt::format("{}_{}_C{}_T{}", model, platform, c, t);
-          failures += !RunInstance(s, id, pp->model.graph, pp->costs,
-                                   {{"model", model}, {"platform", platform}, {"crossbars", std::stoi(c)},
-                                    {"mvm_ns", std::stoi(t)}},
-                                   solve);
-        }
-      }
+  const int prepared = bench::ForEachGridPoint(grid, [&](const bench::GridPoint& pt, hetplan::PreparedProblem& pp) {
+    if (const std::string why = Unsupported(pp.costs); !why.empty()) {
+      std::fprintf(stderr, "%s on %s: the peers' models have no %s; skipped\n", pt.model.c_str(), pt.platform.c_str(),
+                   why.c_str());
+      return;
     }
-  }
+    const auto solve = [&](const std::string& method, const hetplan::SolveOptions& so)
+        -> hetplan::Result<SolveResult> {
+      HETPLAN_ASSIGN_OR_RETURN(hetplan::PlanOutput out,
+                               hetplan::PlanPartition(pp, method, hetplan::Objective::kLatency, std::nullopt, so));
+      return out.result;
+    };
+    const std::string id = fmt::format("{}_{}_C{}_T{}", pt.model, pt.platform, pt.crossbars, pt.mvm_ns);
+    failures += !RunInstance(s, id, pp.model.graph, pp.costs,
+                             {{"model", pt.model}, {"platform", pt.platform}, {"crossbars", std::stoi(pt.crossbars)},
+                              {"mvm_ns", std::stoi(pt.mvm_ns)}},
+                             solve);
+  });
+  if (prepared != 0) return prepared;
   return failures == 0 ? 0 : 1;
 }

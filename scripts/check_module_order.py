@@ -29,7 +29,7 @@ import tempfile
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # Third-party headers and where they may appear (paths relative to the root).
 CONFINED = [
-    (re.compile(r'^(Cbc|Clp|Coin|Osi|Cgl)\w*\.hpp$'), {'src/solve/cbc_driver.cc'}, 'CBC'),
+    (re.compile(r'^(Cbc|Clp|Coin|Osi|Cgl)\w*\.hpp$'), {'src/solve/mip/cbc_driver.cc'}, 'CBC'),
     (re.compile(r'^onnxruntime'), {'src/ort/', 'src/cost/', 'src/deploy/'}, 'ONNX Runtime'),
 ]
 
@@ -151,6 +151,27 @@ def self_test():
         shutil.rmtree(tmp)
 
 
+def readme_problems(path, readme, root, order):
+    """The module table (the README's first table) must list the build's
+    order, and every room (a sub-folder of a module, e.g. solve/exact/) must
+    be named in the README as `<module>/<room>/`."""
+    first_table = re.search(r'(^\|.*\n)+', readme, re.M)
+    listed = re.findall(r'^\|\s*`(\w+)/`', first_table.group(0) if first_table else '', re.M)
+    listed = [m for m in listed if m != 'cli']
+    problems = []
+    if listed != order:
+        problems.append(f'{path}: lists the modules as {" < ".join(listed)}, but the build declares '
+                        f'{" < ".join(order)}; make them agree')
+    for m in order:
+        folder = os.path.join(root, 'src', m)
+        rooms = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d))) \
+            if os.path.isdir(folder) else []
+        for r in rooms:
+            if f'`{m}/{r}/`' not in readme:
+                problems.append(f'{path}: src/{m}/{r}/ is not described; add a row `{m}/{r}/` to its rooms table')
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--root')
@@ -166,15 +187,12 @@ def main():
     problems = check(a.root, a.order, set(a.internal))
     if a.readme:
         with open(a.readme, encoding='utf-8') as fh:
-            listed = re.findall(r'^\|\s*`(\w+)/`', fh.read(), re.M)
-        listed = [m for m in listed if m != 'cli']
-        if listed != a.order:
-            problems.append(f'{a.readme}: lists the modules as {" < ".join(listed)}, but the build declares '
-                            f'{" < ".join(a.order)}; make them agree')
+            readme = fh.read()
+        problems += readme_problems(a.readme, readme, a.root, a.order)
     for p in problems:
         print(p)
     if problems:
-        print(f'{len(problems)} include(s) against the declared module order', file=sys.stderr)
+        print(f'{len(problems)} problem(s) with the declared module order', file=sys.stderr)
         return 1
     print(f'module order ok: {" < ".join(a.order)} < cli')
     return 0

@@ -1,4 +1,5 @@
 // `hetplan frontier` (app/frontier.h).
+#include "hetplan/util/limits.h"
 #include "hetplan/app/frontier.h"
 
 #include <fmt/format.h>
@@ -16,7 +17,6 @@
 namespace hetplan {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 nlohmann::json NumOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 

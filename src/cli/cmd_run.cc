@@ -13,7 +13,7 @@ namespace {
 std::string Percent(const std::optional<double>& v) {
   return v ? fmt::format("{:+.1f}%", 100.0 * *v) : std::string("n/a");
 }
-std::string Us(const std::optional<double>& v) { return v ? fmt::format("{:.1f} µs", *v) : std::string("n/a"); }
+std::string FormatUs(const std::optional<double>& v) { return v ? fmt::format("{:.1f} µs", *v) : std::string("n/a"); }
 
 // Per PU, per request and the makespan, measured against the plan.
 // `run --stream N`: the stream's rate and latency against the plan.
@@ -184,10 +184,10 @@ void RegisterRun(CLI::App& app) {
     const std::string setup =
         r->resident ? fmt::format(", sessions created once in {:.1f} ms", r->setup_ms) : std::string();
     std::printf("hand-off   %.1f µs over %d transitions: %s per boundary (entry %.1f µs, exit %.1f µs%s)\n",
-                r->handoff_us, r->transitions, Us(r->handoff_per_boundary_us).c_str(), r->entry_us, r->exit_us,
+                r->handoff_us, r->transitions, FormatUs(r->handoff_per_boundary_us).c_str(), r->entry_us, r->exit_us,
                 setup.c_str());
     std::printf("split      %.1f µs end to end on this CPU vs unsplit %s: %s per boundary\n", r->split_wall_us,
-                Us(r->unsplit_wall_us).c_str(), Us(r->split_overhead_per_boundary_us).c_str());
+                FormatUs(r->unsplit_wall_us).c_str(), FormatUs(r->split_overhead_per_boundary_us).c_str());
     if (r->reference_drift) {
       std::printf("drift      unsplit model %.1f µs now vs %.1f µs predicted by the profile: %s (the machine's speed "
                   "since profiling, inside every host error above)\n",

@@ -6,6 +6,7 @@
 // to each worker and waiting for both. Hand-offs use ort::Generation, the
 // signal the PU-thread executor (src/deploy/pu_executor.cc) uses, so the
 // transfer rows price what the executor does.
+#include "hetplan/util/clock.h"
 #include "hetplan/cost/corun_profiler.h"
 
 #include <onnx/onnx_pb.h>
@@ -37,15 +38,13 @@ namespace hetplan {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
-constexpr std::string_view kCacheVersion = "hetplan-corun-profile-v1";
-constexpr uint64_t kSeed = 0x636f72756e;  // "corun"
+constexpr std::string_view kCorunCacheVersion = "hetplan-corun-profile-v1";
+constexpr uint64_t kCorunSeed = 0x636f72756e;  // "corun"
 // The producer pauses this long before each hand-off, so that the consumer
 // has stopped spinning and sleeps, as a PU waiting for a branch does.
 constexpr auto kHandoffPause = std::chrono::microseconds(1000);
 
-double Us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
 using ort::Median;
 
 std::string RuntimeText(const ProfileOptions& r) {
@@ -150,7 +149,7 @@ Result<std::unique_ptr<Bound>> MakeBound(Ort::Env& env, Pu& pu, const std::strin
 Result<TransferCost> MeasureTransfer(Ort::Env& env, Pu& from, Pu& to, int64_t bytes, const CoRunOptions& o) {
   const int64_t n = std::max<int64_t>(1, bytes / 4);
   HETPLAN_ASSIGN_OR_RETURN(std::string model, ReluModel(n));
-  std::mt19937_64 rng(kSeed + static_cast<uint64_t>(bytes));
+  std::mt19937_64 rng(kCorunSeed + static_cast<uint64_t>(bytes));
   Ort::Value x = ort::RandomTensor(ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, {n}, rng);
   Ort::Value mid = ort::ZeroTensor(ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, {n});
   Ort::Value y_local = ort::ZeroTensor(ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, {n});
@@ -253,8 +252,8 @@ Result<SlowdownResult> MeasureSlowdown(Ort::Env& env, const LoadedModel& m, Pu& 
                                        const CoRunOptions& o) {
   std::vector<std::unique_ptr<ort::Runner>> mine, theirs;
   for (size_t i = 0; i < ops.size(); ++i) {
-    HETPLAN_ASSIGN_OR_RETURN(auto a, MakeRunner(env, run, models[i], kSeed + static_cast<uint64_t>(ops[i])));
-    HETPLAN_ASSIGN_OR_RETURN(auto b, MakeRunner(env, interfere, models[i], kSeed + 7 + static_cast<uint64_t>(ops[i])));
+    HETPLAN_ASSIGN_OR_RETURN(auto a, MakeRunner(env, run, models[i], kCorunSeed + static_cast<uint64_t>(ops[i])));
+    HETPLAN_ASSIGN_OR_RETURN(auto b, MakeRunner(env, interfere, models[i], kCorunSeed + 7 + static_cast<uint64_t>(ops[i])));
     mine.push_back(std::move(a));
     theirs.push_back(std::move(b));
   }
@@ -335,8 +334,8 @@ Result<std::vector<CoExecution>> MeasureCoexec(Ort::Env& env, const LoadedModel&
   const size_t k = pus.size();
   std::vector<std::unique_ptr<ort::Runner>> a(k), b(k);
   for (size_t p = 0; p < k; ++p) {
-    HETPLAN_ASSIGN_OR_RETURN(a[p], MakeRunner(env, pus[p], model, kSeed + 11 + static_cast<uint64_t>(id)));
-    HETPLAN_ASSIGN_OR_RETURN(b[p], MakeRunner(env, pus[p], model, kSeed + 13 + static_cast<uint64_t>(id)));
+    HETPLAN_ASSIGN_OR_RETURN(a[p], MakeRunner(env, pus[p], model, kCorunSeed + 11 + static_cast<uint64_t>(id)));
+    HETPLAN_ASSIGN_OR_RETURN(b[p], MakeRunner(env, pus[p], model, kCorunSeed + 13 + static_cast<uint64_t>(id)));
   }
   const std::string& name = m.graph.op(id).name;
   const int total = o.warmup + o.runs;
@@ -385,9 +384,7 @@ Result<std::vector<CoExecution>> MeasureCoexec(Ort::Env& env, const LoadedModel&
 
 // --- the cache -------------------------------------------------------------------
 
-fs::path CacheFile(const std::string& dir, const std::string& key, const char* ext) {
-  return fs::path(dir) / (key + ext);
-}
+using cost_internal::CacheFile;
 
 std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& dir, const std::string& key) {
   std::error_code ec;
@@ -500,7 +497,7 @@ Result<CostTable> Measure(const LoadedModel& m, std::vector<Pu>& pus, const CoRu
 std::string CoRunCacheKey(const LoadedModel& m, const std::vector<CoRunPu>& pus, const CoRunOptions& o) {
   std::string text;
   auto add = [&](std::string_view k, const std::string& v) { text += fmt::format("{}={}\n", k, v); };
-  add("version", std::string(kCacheVersion));
+  add("version", std::string(kCorunCacheVersion));
   text += cost_internal::ModelKeyText(m);
   for (const CoRunPu& pu : pus) add("pu", pu.name + " " + RuntimeText(pu.runtime));
   add("warmup", std::to_string(o.warmup));

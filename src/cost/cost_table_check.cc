@@ -19,9 +19,6 @@
 namespace hetplan {
 namespace {
 
-// Shortest text that reads back to the same double, as the writers print it.
-std::string Num(double v) { return fmt::format("{}", v); }
-
 Status CheckValue(const std::string& label, const std::string& element, std::string_view column,
                   double v, bool positive = false) {
   if (!std::isfinite(v) || v < 0 || (positive && v == 0)) {
@@ -112,7 +109,7 @@ Status CheckCostTable(const CostTable& t, const OpGraph& g, const std::string& l
     HETPLAN_RETURN_IF_ERROR(CheckValue(label, element, "coexec_us", c.makespan_us));
   }
   for (const TransferCost& x : t.transfers) {
-    const std::string element = fmt::format("transfer row '{}' to '{}' ({} bytes)", x.from_pu, x.to_pu, Num(x.bytes));
+    const std::string element = fmt::format("transfer row '{}' to '{}' ({} bytes)", x.from_pu, x.to_pu, x.bytes);
     HETPLAN_RETURN_IF_ERROR(CheckValue(label, element, "bytes", x.bytes));
     HETPLAN_RETURN_IF_ERROR(CheckValue(label, element, "exec_us", x.us));
   }

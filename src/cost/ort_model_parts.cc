@@ -20,6 +20,7 @@
 #include <onnxruntime_cxx_api.h>
 
 #include "ort/session.h"
+#include "hetplan/util/clock.h"
 #include "hetplan/graph/dtype.h"
 #include "cost/ort_profiler_internal.h"
 #include "cost/profiler_internal.h"
@@ -28,7 +29,6 @@ namespace hetplan {
 namespace ort_profiler_internal {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 constexpr int kBoundaryWarmup = 2;  // untimed passes of each split execution
 

@@ -15,6 +15,7 @@
 // profiled runs (2), ort_model_parts.cc cuts the operators and segments out
 // of the model and fits the boundary cost.
 // The co-run profiler (corun_profiler.cc) builds on the same one-operator models.
+#include "hetplan/util/clock.h"
 #include "hetplan/cost/profiler.h"
 
 #include <unistd.h>
@@ -52,7 +53,6 @@ namespace hetplan {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 using ort::Runner;
 using ort_profiler_internal::BoundaryCuts;
 using ort_profiler_internal::BytesText;
@@ -131,7 +131,7 @@ std::vector<double> TimeRuns(ort::Runner& r, int warmup, int runs) {
     auto t0 = Clock::now();
     r.Run();
     auto t1 = Clock::now();
-    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    us.push_back(Us(t0, t1));
   }
   return us;
 }
@@ -193,9 +193,7 @@ Result<std::string> WholeModelBytes(const LoadedModel& m) {
 
 // --- the cache -----------------------------------------------------------------
 
-fs::path CacheFile(const std::string& dir, const std::string& key, const char* ext) {
-  return fs::path(dir) / (key + ext);
-}
+using cost_internal::CacheFile;
 
 // A cached table is used only when it is whole and made for this model under
 // this key; anything else (missing, corrupt, foreign) means measuring again.

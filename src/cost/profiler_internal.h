@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,11 @@ Result<std::vector<std::string>> OperatorModels(const LoadedModel& m, const std:
 // version, CPU model, host name), each "key=value\n".
 std::string ModelKeyText(const LoadedModel& m);
 std::string MachineKeyText();
+
+// <dir>/<key><ext>: where a profile's cache keeps a table (ext ".csv" or ".json").
+inline std::filesystem::path CacheFile(const std::string& dir, const std::string& key, const char* ext) {
+  return std::filesystem::path(dir) / (key + ext);
+}
 
 // Writes a freshly measured `t` to <dir>/<key>.csv and .json (a write error
 // goes to meta cache_error, not to the caller) and sets meta cache_key,

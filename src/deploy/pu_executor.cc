@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "hetplan/util/clock.h"
 #include "deploy/run_internal.h"
 #include "ort/pinning.h"
 #include "ort/session.h"
@@ -25,9 +26,7 @@
 namespace hetplan::deploy_internal {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-double Us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
 using ort::Median;
 
 }  // namespace

@@ -9,6 +9,7 @@
 // non-resident executor creates each segment's session in its gap and
 // moves tensors through std::vector buffers, as a naive runtime that loads
 // sub-models on demand would.
+#include "hetplan/util/clock.h"
 #include "hetplan/deploy/run.h"
 
 #include <fmt/format.h>
@@ -44,9 +45,7 @@ namespace deploy_internal {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
-double Us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
 
 std::string ShapeText(const std::string& dtype, const std::vector<int64_t>& shape) {
   return fmt::format("{}[{}]", dtype, fmt::join(shape, ","));

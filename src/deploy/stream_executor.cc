@@ -22,14 +22,13 @@
 #include <stdexcept>
 #include <utility>
 
+#include "hetplan/util/clock.h"
 #include "deploy/run_internal.h"
 
 namespace hetplan::deploy_internal {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-double Us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
 
 // Each segment's key (see the top of the file), in manifest order, which is
 // topological.

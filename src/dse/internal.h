@@ -18,14 +18,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hetplan/util/clock.h"
 #include "hetplan/app/costs.h"
 #include "hetplan/dse/dse.h"
 #include "hetplan/platform/platform.h"
 
 namespace hetplan::dse {
 
-using Clock = std::chrono::steady_clock;
-inline double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string ModelName(const std::string& path);
 std::string VariantKey(int platform, const std::vector<std::string>& overrides);

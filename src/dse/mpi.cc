@@ -64,14 +64,12 @@ int DseMpiJob::Finish(int exit_code) {
 namespace {
 
 using dse::Backoff;
-using dse::Clock;
 using dse::Ints;
 using dse::LineText;
 using dse::Outbox;
 using dse::ParseResultFrame;
 using dse::RankThreads;
 using dse::ResultFrame;
-using dse::Since;
 
 // Point-to-point tags. The start-up go/abort and the cost tables travel by
 // MPI_Ibcast instead (a tree, not rank 0 sending N copies).
@@ -119,7 +117,7 @@ class Comm {
   // Waits (polling) up to `seconds` for every send to complete.
   bool Drain(double seconds) {
     const auto t0 = Clock::now();
-    while (!pending_.empty() && Since(t0) < seconds) {
+    while (!pending_.empty() && SecondsSince(t0) < seconds) {
       Progress();
       if (!pending_.empty()) std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
@@ -199,7 +197,7 @@ std::map<int, std::string> Collect(Comm& comm, int tag, int size, double timeout
   for (int r = 1; r < size; ++r) missing->insert(r);
   const auto t0 = Clock::now();
   Backoff backoff;
-  while (!missing->empty() && Since(t0) < timeout_s) {
+  while (!missing->empty() && SecondsSince(t0) < timeout_s) {
     Comm::Message m;
     if (comm.Poll(MPI_ANY_SOURCE, &m)) {
       backoff.Reset();
@@ -242,7 +240,7 @@ class Coordinator {
       out_->DiscardIfCreated();
       return st;
     }
-    summary_.profile_s = Since(t0_);  // up to every rank ready
+    summary_.profile_s = SecondsSince(t0_);  // up to every rank ready
     RunPoints();
     if (!io_error_.ok()) return io_error_;
     return summary_;
@@ -408,7 +406,7 @@ class Coordinator {
           local.Push({i, std::move(text), "", std::move(line)});
         });
     if (progress_) {
-      prog_.elapsed_s = Since(t0_);
+      prog_.elapsed_s = SecondsSince(t0_);
       progress_(prog_);
     }
   }
@@ -453,7 +451,7 @@ class Coordinator {
       busy = true;
     }
     comm_.Progress();
-    if (busy) summary_.coordinator_busy_s += Since(tb);
+    if (busy) summary_.coordinator_busy_s += SecondsSince(tb);
     return busy;
   }
 
@@ -490,8 +488,8 @@ class Coordinator {
   // the job); the last progress line.
   void EndPoints(dse::Ledger& ledger) {
     dse::PointPool& pool = *pool_;
-    summary_.solve_s = Since(ts_);
-    summary_.wall_s = Since(t0_);
+    summary_.solve_s = SecondsSince(ts_);
+    summary_.wall_s = SecondsSince(t0_);
     if (summary_.interrupted || ledger.LiveRanks().size() < static_cast<size_t>(size_) || !io_error_.ok() ||
         !pool.RunningNow().empty()) {
       // A rank that cannot take part in MPI_Finalize, or a thread still in
@@ -554,8 +552,8 @@ class Coordinator {
     dse::CountOutcome(line, what, &summary_);
     if (progress_) {
       prog_.done = summary_.ran;
-      prog_.elapsed_s = Since(t0_);
-      prog_.eta_s = Since(ts_) / std::max(1, summary_.ran) * (prog_.total - summary_.ran);
+      prog_.elapsed_s = SecondsSince(t0_);
+      prog_.eta_s = SecondsSince(ts_) / std::max(1, summary_.ran) * (prog_.total - summary_.ran);
       prog_.message = fmt::format("{}: {}", what, line.value("status", ""));
       progress_(prog_);
     }
@@ -663,7 +661,7 @@ struct Worker {
       }
       // Also when results flow: it carries what the threads run, for rank 0
       // to see a point overrun its time limit.
-      if (Since(beat) >= options.heartbeat_s) {
+      if (SecondsSince(beat) >= options.heartbeat_s) {
         nlohmann::json running = nlohmann::json::array();
         for (const auto& r : pool.RunningNow()) running.push_back({r.index, r.seconds});
         comm.Send(0, kHeartbeat, nlohmann::json{{"running", running}}.dump());
@@ -674,15 +672,15 @@ struct Worker {
       // this round: rank 0's messages wait unread, so its silence says
       // nothing yet. Right before the silence check, so that a rank resumed
       // (SIGCONT) in the middle of a round does not blame rank 0.
-      if (Since(last_round) > options.silence_timeout_s / 2) heard = Clock::now();
+      if (SecondsSince(last_round) > options.silence_timeout_s / 2) heard = Clock::now();
       last_round = Clock::now();
-      if (!stop && Since(heard) > options.silence_timeout_s) {
+      if (!stop && SecondsSince(heard) > options.silence_timeout_s) {
         // Rank 0 is gone (a job started with --enable-recovery goes on
         // after a death): nobody would take the results.
         pool.Abandon();
         *must_abort = true;
         return Error(ErrorCode::kInternal, "dse: rank {}: nothing from rank 0 for {:.0f} s; stopping", rank,
-                     Since(heard));
+                     SecondsSince(heard));
       }
       if (busy) backoff.Reset();
       wait = busy ? std::chrono::microseconds(0) : backoff.Next();

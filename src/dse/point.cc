@@ -177,7 +177,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
   auto fail = [&](const std::string& status, const std::string& message) {
     line["status"] = status;
     line["message"] = message;
-    line["wall_s"] = Since(t0);
+    line["wall_s"] = SecondsSince(t0);
     line["finished_at"] = UtcNow();
     return line;
   };
@@ -240,7 +240,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
       line["makespan_us"] = nullptr;
       line["energy_uj"] = nullptr;
       line["speedup"] = nullptr;
-      line["wall_s"] = Since(t0);
+      line["wall_s"] = SecondsSince(t0);
       line["finished_at"] = UtcNow();
       return line;
     }
@@ -278,7 +278,7 @@ nlohmann::json RunPoint(const Shared& sh, const DsePoint& pt, std::string* sched
       }
       line["schedule_file"] = path;
     }
-    line["wall_s"] = Since(t0);
+    line["wall_s"] = SecondsSince(t0);
     line["finished_at"] = UtcNow();
     return line;
   } catch (const std::exception& e) {

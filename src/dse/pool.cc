@@ -56,7 +56,7 @@ void PointPool::Abandon() {
 std::vector<PointPool::Running> PointPool::RunningNow() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Running> out;
-  for (const auto& [index, t0] : running_) out.push_back({index, Since(t0)});
+  for (const auto& [index, t0] : running_) out.push_back({index, SecondsSince(t0)});
   return out;
 }
 
@@ -86,7 +86,7 @@ void PointPool::Work() {
     const auto tp = Clock::now();
     std::string schedule;
     nlohmann::json line = run_(i, want_schedule_ ? &schedule : nullptr);
-    const double seconds = Since(tp);
+    const double seconds = SecondsSince(tp);
     lock.lock();
     if (excl) lane_busy_ = false;
     running_.erase(i);

@@ -1,4 +1,5 @@
 // Reproduce: zoo → Klein grid → BIDENT-style sweep → schedules → report.
+#include "hetplan/util/clock.h"
 #include "hetplan/dse/reproduce.h"
 
 #include <fcntl.h>
@@ -23,8 +24,6 @@ namespace {
 
 using dse::ModelName;
 
-using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string ModelsDir(const ReproduceOptions& o) {
   if (!o.models_dir.empty()) return o.models_dir;
@@ -165,7 +164,7 @@ Result<FrontierStageResult> ComputeFrontiers(const FrontierStageSpec& spec) {
       res.files.push_back(path);
     }
   }
-  res.seconds = Since(t0);
+  res.seconds = SecondsSince(t0);
   return res;
 }
 
@@ -293,7 +292,7 @@ Status ExportMissingModels(const ReproducePlan& p, ReproduceSummary* sum) {
     const auto ts = Clock::now();
     p.Stage(fmt::format("zoo: exporting {} into {} (models/export.py)", fmt::join(missing, ", "), p.zoo));
     HETPLAN_RETURN_IF_ERROR(ExportModels(p.o.python, p.zoo, missing, (p.out / "export.log").string()));
-    sum->stages.push_back(fmt::format("zoo: exported {} in {:.1f} s", fmt::join(missing, ", "), Since(ts)));
+    sum->stages.push_back(fmt::format("zoo: exported {} in {:.1f} s", fmt::join(missing, ", "), SecondsSince(ts)));
     p.Stage(sum->stages.back());
   }
   return Status::Ok();
@@ -318,7 +317,7 @@ Result<DseSpec> RunKleinGrid(const ReproducePlan& p, ReproduceSummary* sum) {
   sum->stages.push_back(fmt::format(
       "CIM paper grid: {} points ({} run, {} resumed; {} ILP points stopped by the {:g} s limit) in {:.1f} s, of "
       "which loading + host profiling {:.1f} s",
-      sum->klein.points, sum->klein.ran, sum->klein.resumed, sum->klein.time_limited, p.limit, Since(ts),
+      sum->klein.points, sum->klein.ran, sum->klein.resumed, sum->klein.time_limited, p.limit, SecondsSince(ts),
       sum->klein.profile_s));
   p.Stage(sum->stages.back());
   return klein;
@@ -343,7 +342,7 @@ Result<DseSpec> RunPhysicalGrid(const ReproducePlan& p, const DseSpec& klein, Re
   HETPLAN_ASSIGN_OR_RETURN(const DseSummary s, RunDse(phys, p.o.progress));
   sum->stages.push_back(fmt::format(
       "the grid with PUMA's cell layout (2-bit cells, slices in crossbars of their own): {} points in {:.1f} s",
-      s.points, Since(ts)));
+      s.points, SecondsSince(ts)));
   p.Stage(sum->stages.back());
   return phys;
 }
@@ -380,7 +379,7 @@ Status RunFrontierStage(const ReproducePlan& p, const DseSpec& klein, ReproduceS
       "exact frontiers (Fig. 3/4 over every crossbar budget): {} curves in {} files under {}, {} stopped by the "
       "{:g} s limit{}{}, in {:.1f} s; at the grid's budgets {}",
       fr.curves, fr.files.size(), fs.dir, fr.stopped.size(), fs.time_limit_s, fr.stopped.empty() ? "" : ": ",
-      fmt::join(fr.stopped, "; "), Since(ts), check.Summary()));
+      fmt::join(fr.stopped, "; "), SecondsSince(ts), check.Summary()));
   p.Stage(sum->stages.back());
   return Status::Ok();
 }
@@ -401,7 +400,7 @@ Result<DseSpec> RunBidentSweep(const ReproducePlan& p, ReproduceSummary* sum) {
   p.Stage("BIDENT-style sweep: " + sum->commands.back());
   HETPLAN_ASSIGN_OR_RETURN(sum->bident, RunDse(bident, p.o.progress));
   sum->stages.push_back(fmt::format("BIDENT-style sweep (soc-example, roofline costs): {} points in {:.1f} s",
-                                    sum->bident.points, Since(ts)));
+                                    sum->bident.points, SecondsSince(ts)));
   p.Stage(sum->stages.back());
   return bident;
 }
@@ -420,7 +419,7 @@ Result<DseSpec> RunPairStudy(const ReproducePlan& p, ReproduceSummary* sum) {
   HETPLAN_ASSIGN_OR_RETURN(sum->pairs, RunDse(pairs, p.o.progress));
   sum->stages.push_back(fmt::format("BIDENT's pair study (soc-example, roofline costs): {} points over {} models in "
                                     "{:.1f} s",
-                                    sum->pairs.points, p.pair_models.size(), Since(ts)));
+                                    sum->pairs.points, p.pair_models.size(), SecondsSince(ts)));
   p.Stage(sum->stages.back());
   return pairs;
 }
@@ -461,7 +460,7 @@ Result<std::vector<std::string>> RunScheduleStage(const ReproducePlan& p, Reprod
 Status DrawReport(const ReproducePlan& p, const std::vector<std::string>& results,
                   const std::vector<std::string>& schedule_files, Clock::time_point t0, ReproduceSummary* sum) {
   const ReproduceOptions& o = p.o;
-  const double before_report = Since(t0);
+  const double before_report = SecondsSince(t0);
   sum->stages.push_back(
       fmt::format("everything before drawing the report: {:.1f} s ({:.1f} min)", before_report, before_report / 60));
   ReportInputs ri;
@@ -493,7 +492,7 @@ Status DrawReport(const ReproducePlan& p, const std::vector<std::string>& result
   HETPLAN_ASSIGN_OR_RETURN(ReportOutput rep, WriteReport(ri));
   sum->report_html = rep.html_path;
   sum->report_md = rep.markdown_path;
-  sum->stages.push_back(fmt::format("report: {} figures in {:.1f} s", rep.figures.size(), Since(ts)));
+  sum->stages.push_back(fmt::format("report: {} figures in {:.1f} s", rep.figures.size(), SecondsSince(ts)));
   return Status::Ok();
 }
 
@@ -520,7 +519,7 @@ Result<ReproduceSummary> Reproduce(const ReproduceOptions& o) {
   HETPLAN_ASSIGN_OR_RETURN(const std::vector<std::string> schedule_files, RunScheduleStage(p, &sum));
   HETPLAN_RETURN_IF_ERROR(DrawReport(p, {klein.out_path, physical.out_path, bident.out_path, pairs.out_path},
                                      schedule_files, t0, &sum));
-  sum.wall_s = Since(t0);
+  sum.wall_s = SecondsSince(t0);
   sum.stages.push_back(fmt::format("total wall time: {:.1f} s ({:.1f} min)", sum.wall_s, sum.wall_s / 60));
   nlohmann::json j = {{"wall_s", sum.wall_s},     {"quick", o.quick},          {"stages", sum.stages},
                       {"precision", o.precision}, {"fusion", ToString(o.fusion)},

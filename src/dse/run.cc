@@ -15,8 +15,6 @@
 
 namespace hetplan {
 
-using dse::Clock;
-using dse::Since;
 
 namespace {
 
@@ -89,7 +87,7 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
     out.DiscardIfCreated();
     return st;
   }
-  summary.profile_s = Since(t0);
+  summary.profile_s = SecondsSince(t0);
   if (!spec.schedules_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(spec.schedules_dir, ec);
@@ -122,7 +120,7 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
   prog.total = to_run;
   prog.resumed = summary.resumed;
   if (progress) {
-    prog.elapsed_s = Since(t0);
+    prog.elapsed_s = SecondsSince(t0);
     progress(prog);
   }
 
@@ -157,7 +155,7 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
           dse::CountOutcome(line, what, &summary);
           if (progress) {
             prog.done = summary.ran;
-            prog.elapsed_s = Since(t0);
+            prog.elapsed_s = SecondsSince(t0);
             prog.eta_s = eta.Seconds();
             prog.message = fmt::format("{}: {}", what, line.value("status", ""));
             progress(prog);
@@ -169,8 +167,8 @@ Result<DseSummary> RunDse(const DseSpec& spec_in, const DseProgressFn& progress)
     pool.Join();
   }
   if (!io_error.ok()) return io_error;
-  summary.solve_s = Since(ts);
-  summary.wall_s = Since(t0);
+  summary.solve_s = SecondsSince(ts);
+  summary.wall_s = SecondsSince(t0);
   dse::ReportDone(progress, summary, &prog);
   return summary;
 }

@@ -88,7 +88,7 @@ Status LoadModelsAndCosts(const DseSpec& spec, Shared* sh, DseSummary* summary, 
   for (size_t m = 0; m < spec.models.size(); ++m) {
     prog.message = "loading and profiling " + spec.models[m];
     prog.done = static_cast<int>(m);
-    prog.elapsed_s = Since(t0);
+    prog.elapsed_s = SecondsSince(t0);
     if (progress) progress(prog);
     HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadOnnxModel(spec.models[m], spec.import));
     CostInputs in;
@@ -98,7 +98,7 @@ Status LoadModelsAndCosts(const DseSpec& spec, Shared* sh, DseSummary* summary, 
       in.progress = [&, name = ModelName(model.path)](const std::string& pu, int done, int total) {
         DseProgress pp = prog;
         pp.message = fmt::format("profiling {} on {}: {}/{} operators", name, pu, done, total);
-        pp.elapsed_s = Since(t0);
+        pp.elapsed_s = SecondsSince(t0);
         progress(pp);
       };
     }

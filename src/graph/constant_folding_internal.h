@@ -12,6 +12,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "graph/attributes.h"
 #include "graph/constant_folding.h"
 
 namespace hetplan::internal::folding {
@@ -21,8 +22,7 @@ std::optional<int64_t> Product(const std::vector<int64_t>& dims);
 
 // The node's attribute `name`, nullptr when it has none.
 const onnx::AttributeProto* Attr(const onnx::NodeProto& n, const char* name);
-// An int attribute, `def` when absent.
-int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def);
+// AttrInt (an int attribute, `def` when absent) is graph/attributes.h's.
 // An ints attribute, nullopt when absent.
 std::optional<std::vector<int64_t>> AttrInts(const onnx::NodeProto& n, const char* name);
 

@@ -2,6 +2,7 @@
 // forms opsets 7–18 give the nodes they evaluate. Values follow ONNX Runtime's
 // CPU kernels: integer division truncates, Cast from float to integer
 // truncates toward zero, float32 results are rounded to float32.
+#include "graph/attributes.h"
 #include "graph/constant_folding_internal.h"
 
 #include <algorithm>
@@ -88,10 +89,6 @@ const onnx::AttributeProto* Attr(const onnx::NodeProto& n, const char* name) {
     if (a.name() == name) return &a;
   }
   return nullptr;
-}
-int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
-  const auto* a = Attr(n, name);
-  return a ? a->i() : def;
 }
 std::optional<std::vector<int64_t>> AttrInts(const onnx::NodeProto& n, const char* name) {
   const auto* a = Attr(n, name);

@@ -1,5 +1,6 @@
 // Operator domains by use (graph/domains.h): schemas for the operators ONNX
 // Runtime adds to ONNX, and the matrix view of those that are products.
+#include "graph/attributes.h"
 #include "graph/domains.h"
 
 #include <fmt/format.h>
@@ -263,13 +264,6 @@ const std::map<std::string, Inference>& Microsoft(const onnx::ISchemaRegistry& r
 }
 
 bool IsStandardDomain(const std::string& d) { return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml"; }
-
-int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) return a.i();
-  }
-  return def;
-}
 
 int64_t Prod(const Dims& v, size_t from, size_t to) {
   int64_t p = 1;

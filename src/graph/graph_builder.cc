@@ -2,6 +2,7 @@
 // nodes are operators and which tensors constants (ClassifyNodes), one
 // operator per group of nodes with its inputs, outputs and matrix view
 // (BuildOperators). Fusion, which decides the groups, is in fusion.cc.
+#include "graph/attributes.h"
 #include "graph/graph_builder.h"
 
 #include <algorithm>
@@ -26,13 +27,6 @@ std::string TensorDtypeName(int32_t t) {
   return name.empty() ? std::string("unknown") : std::string(name);
 }
 int64_t TensorElementBytes(int32_t t) { return std::max<int64_t>(1, DtypeBytes(t)); }
-
-int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) return a.i();
-  }
-  return def;
-}
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 // Quantized models (graph/qdq.h, hetplan/graph/quantization.h).
+#include "graph/attributes.h"
 #include "graph/qdq.h"
 
 #include <algorithm>
@@ -42,13 +43,6 @@ namespace internal {
 namespace {
 
 using onnx::TensorProto;
-
-int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) return a.i();
-  }
-  return def;
-}
 
 std::string TypeName(int32_t t) {
   std::string_view name = DtypeName(t);

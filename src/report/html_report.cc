@@ -16,6 +16,7 @@
 
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
+#include "hetplan/report/plots.h"
 #include "report/paper_tables.h"
 
 namespace hetplan {
@@ -28,7 +29,6 @@ using report_internal::List;
 using report_internal::OperatorsOf;
 using report_internal::Para;
 using report_internal::ReportDraft;
-using report_internal::Str;
 
 namespace {
 
@@ -210,10 +210,10 @@ void AddIntroduction(const std::vector<nlohmann::json>& rows, size_t frontier_fi
                      std::vector<std::string>* solvers, ReportDraft& draft) {
   std::vector<std::string> hosts, platforms;
   for (const nlohmann::json& r : rows) {
-    if (!Str(r, "host_cpu").empty()) AddUnique(hosts, Str(r, "host_cpu"));
-    AddUnique(*models, Str(r, "model"));
-    AddUnique(platforms, Str(r, "platform"));
-    AddUnique(*solvers, Str(r, "solver"));
+    if (!RowString(r, "host_cpu").empty()) AddUnique(hosts, RowString(r, "host_cpu"));
+    AddUnique(*models, RowString(r, "model"));
+    AddUnique(platforms, RowString(r, "platform"));
+    AddUnique(*solvers, RowString(r, "solver"));
   }
   const std::string host = hosts.empty() ? std::string("unknown") : fmt::format("{}", fmt::join(hosts, ", "));
   {

@@ -179,8 +179,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> ModelsAndPlatforms
     const std::vector<const nlohmann::json*>& rows) {
   std::pair<std::vector<std::string>, std::vector<std::string>> out;
   for (const nlohmann::json* r : rows) {
-    AddUnique(out.first, Str(*r, "model"));
-    AddUnique(out.second, Str(*r, "platform"));
+    AddUnique(out.first, RowString(*r, "model"));
+    AddUnique(out.second, RowString(*r, "platform"));
   }
   return out;
 }
@@ -190,7 +190,7 @@ std::pair<std::vector<std::string>, std::vector<std::string>> ModelsAndPlatforms
 // analytical, as in the CIM paper), else "computed here, analytical costs".
 std::string BasisLabel(const std::vector<nlohmann::json>& rows, const std::string& platform) {
   for (const nlohmann::json& r : rows) {
-    if (Str(r, "platform") != platform || !r.contains("cost_basis") || !r["cost_basis"].is_object()) continue;
+    if (RowString(r, "platform") != platform || !r.contains("cost_basis") || !r["cost_basis"].is_object()) continue;
     for (const auto& [pu, basis] : r["cost_basis"].items()) {
       if (basis == "measured") return "measured here";
     }
@@ -222,9 +222,9 @@ void ConcurrentSection(const std::vector<nlohmann::json>& rows, const std::vecto
   for (const std::string& p : platforms) {
     std::vector<std::string> ss;
     for (const nlohmann::json& r : rows) {
-      if (Str(r, "platform") == p && IsPairRow(r) && !r.contains("second_model") &&
+      if (RowString(r, "platform") == p && IsPairRow(r) && !r.contains("second_model") &&
           std::isfinite(RowNumber(r, "makespan_us"))) {
-        AddUnique(ss, Str(r, "solver"));
+        AddUnique(ss, RowString(r, "solver"));
       }
     }
     if (ss.empty()) continue;
@@ -235,12 +235,12 @@ void ConcurrentSection(const std::vector<nlohmann::json>& rows, const std::vecto
       for (const std::string& m : models) {
         double sp = std::nan(""), sv = std::nan("");
         for (const nlohmann::json& r : rows) {
-          if (Str(r, "platform") != p || Str(r, "model") != m || Str(r, "solver") != s || !IsPairRow(r) ||
+          if (RowString(r, "platform") != p || RowString(r, "model") != m || RowString(r, "solver") != s || !IsPairRow(r) ||
               r.contains("second_model")) {
             continue;
           }
-          (Str(r, "objective") == "energy" ? sv : sp) =
-              RowNumber(r, Str(r, "objective") == "energy" ? "energy_saving_vs_serial" : "speedup_vs_serial");
+          (RowString(r, "objective") == "energy" ? sv : sp) =
+              RowNumber(r, RowString(r, "objective") == "energy" ? "energy_saving_vs_serial" : "speedup_vs_serial");
         }
         if (!std::isfinite(sp) && !std::isfinite(sv)) continue;
         if (std::isfinite(sp)) speedups.push_back(sp);
@@ -288,16 +288,16 @@ void ConcurrentSection(const std::vector<nlohmann::json>& rows, const std::vecto
 Status PairStudySection(const std::vector<nlohmann::json>& rows, ReportDraft& draft) {
   std::vector<std::string> platforms;
   for (const nlohmann::json& r : rows) {
-    if (r.contains("second_model") && IsPairRow(r)) AddUnique(platforms, Str(r, "platform"));
+    if (r.contains("second_model") && IsPairRow(r)) AddUnique(platforms, RowString(r, "platform"));
   }
   if (platforms.empty()) return Status::Ok();
   draft.blocks.push_back(Heading("BIDENT's pair study: two requests over every model pair (BIDENT §IV-C, Fig. 7)"));
   for (const std::string& p : platforms) {
     std::vector<std::string> ss;
     for (const nlohmann::json& r : rows) {
-      if (Str(r, "platform") == p && IsPairRow(r) && Str(r, "objective") == "latency" &&
+      if (RowString(r, "platform") == p && IsPairRow(r) && RowString(r, "objective") == "latency" &&
           std::isfinite(RowNumber(r, "makespan_us"))) {
-        AddUnique(ss, Str(r, "solver"));
+        AddUnique(ss, RowString(r, "solver"));
       }
     }
     std::vector<std::vector<std::string>> table;
@@ -305,7 +305,7 @@ Status PairStudySection(const std::vector<nlohmann::json>& rows, ReportDraft& dr
       std::vector<double> vs_serial, vs_naive;
       int regress = 0;
       for (const nlohmann::json* r : SolvedRows(rows, s)) {
-        if (Str(*r, "platform") != p || !IsPairRow(*r)) continue;
+        if (RowString(*r, "platform") != p || !IsPairRow(*r)) continue;
         const double sp = RowNumber(*r, "speedup_vs_serial"), makespan = RowNumber(*r, "makespan_us");
         const double naive = RowNumber(*r, "naive_multi_pu_us");
         if (!std::isfinite(sp)) continue;
@@ -353,7 +353,7 @@ Status HeadlineSection(const std::vector<const nlohmann::json*>& ilp, ReportDraf
       double sum_s = 0, max_s = 0;
       int n = 0, limited = 0;
       for (const nlohmann::json* r : ilp) {
-        if (Str(*r, "model") != m || Str(*r, "platform") != p) continue;
+        if (RowString(*r, "model") != m || RowString(*r, "platform") != p) continue;
         if (!best || RowNumber(*r, "speedup") > RowNumber(*best, "speedup")) best = r;
         sum_s += RowNumber(*r, "seconds");
         max_s = std::max(max_s, RowNumber(*r, "seconds"));
@@ -361,7 +361,7 @@ Status HeadlineSection(const std::vector<const nlohmann::json*>& ilp, ReportDraf
         limited += r->value("time_limited", false) ? 1 : 0;
       }
       if (!best) continue;
-      const auto paper = PaperBest(PaperHost(Str(*best, "platform_name")), m);
+      const auto paper = PaperBest(PaperHost(RowString(*best, "platform_name")), m);
       std::string hold_all = "—";
       if (best->contains("devices")) {
         for (const auto& [name, d] : (*best)["devices"].items()) {
@@ -396,11 +396,11 @@ Status Fig3Section(const std::vector<nlohmann::json>& rows, const std::vector<co
     HETPLAN_RETURN_IF_ERROR(draft.AddFigure(PlotSpeedupVsCrossbars(rows, ModelFor(ilp, "resnet18"), draft.partition_method, draft.out_dir), "Fig. 3"));
   std::vector<std::vector<std::string>> table;
   for (const nlohmann::json* r : ilp) {
-    if (ZooModel(Str(*r, "model")) != "resnet18") continue;
+    if (ZooModel(RowString(*r, "model")) != "resnet18") continue;
     const int xb = ToInt(RowParam(*r, kCrossbarsKey)), ns = ToInt(RowParam(*r, kMvmLatencyKey));
-    const auto paper = PaperSpeedup(PaperHost(Str(*r, "platform_name")), "resnet18", ns, xb);
-    table.push_back({Str(*r, "platform"), std::to_string(xb), std::to_string(ns), Times(RowNumber(*r, "speedup")),
-                     paper ? Times(*paper) : "—", Str(*r, "status")});
+    const auto paper = PaperSpeedup(PaperHost(RowString(*r, "platform_name")), "resnet18", ns, xb);
+    table.push_back({RowString(*r, "platform"), std::to_string(xb), std::to_string(ns), Times(RowNumber(*r, "speedup")),
+                     paper ? Times(*paper) : "—", RowString(*r, "status")});
   }
   // Results files list points as they finish (dse runs them in parallel):
   // sort by platform, crossbars, then MVM latency.
@@ -426,8 +426,8 @@ Status Fig4Section(const std::vector<nlohmann::json>& rows, const std::vector<co
   for (const nlohmann::json* r : ilp) {
     if (RowParam(*r, kMvmLatencyKey) != "50") continue;
     const int xb = ToInt(RowParam(*r, kCrossbarsKey));
-    const auto paper = PaperSpeedup(PaperHost(Str(*r, "platform_name")), Str(*r, "model"), 50, xb);
-    table.push_back({ModelLabel(Str(*r, "model")), Str(*r, "platform"), std::to_string(xb),
+    const auto paper = PaperSpeedup(PaperHost(RowString(*r, "platform_name")), RowString(*r, "model"), 50, xb);
+    table.push_back({ModelLabel(RowString(*r, "model")), RowString(*r, "platform"), std::to_string(xb),
                      Times(RowNumber(*r, "speedup")), paper ? Times(*paper) : "—"});
   }
   if (!table.empty()) {
@@ -443,10 +443,10 @@ Status Fig5Section(const std::vector<nlohmann::json>& rows, const std::vector<co
                    ReportDraft& draft) {
   std::vector<const nlohmann::json*> yolo;
   for (const nlohmann::json* r : ilp) {
-    if (ZooModel(Str(*r, "model")) == "yolov5n") yolo.push_back(r);
+    if (ZooModel(RowString(*r, "model")) == "yolov5n") yolo.push_back(r);
   }
   const std::string split_model =
-      !yolo.empty() ? Str(*yolo.front(), "model") : (ilp.empty() ? "" : Str(*ilp.front(), "model"));
+      !yolo.empty() ? RowString(*yolo.front(), "model") : (ilp.empty() ? "" : RowString(*ilp.front(), "model"));
   if (!split_model.empty()) {
     draft.blocks.push_back(
         Heading(fmt::format("Latency split between CPU and CIM, {} (CIM paper Fig. 5)", ModelLabel(split_model))));
@@ -454,7 +454,7 @@ Status Fig5Section(const std::vector<nlohmann::json>& rows, const std::vector<co
       HETPLAN_RETURN_IF_ERROR(draft.AddFigure(PlotLatencySplit(rows, split_model, draft.partition_method, draft.out_dir), "Fig. 5"));
     std::vector<std::vector<std::string>> table;
     for (const nlohmann::json* r : ilp) {
-      if (Str(*r, "model") != split_model) continue;
+      if (RowString(*r, "model") != split_model) continue;
       const int xb = ToInt(RowParam(*r, kCrossbarsKey)), ns = ToInt(RowParam(*r, kMvmLatencyKey));
       int host_ops = 0, cim_ops = 0;
       double host_ms = 0, cim_ms = 0;
@@ -468,11 +468,11 @@ Status Fig5Section(const std::vector<nlohmann::json>& rows, const std::vector<co
       std::string paper = "—";
       if (split_model == "yolov5n") {
         for (const PaperSplit& s : kPaperFig5) {
-          if (PaperHost(Str(*r, "platform_name")) == s.host && s.crossbars == xb && s.mvm_ns == ns) paper = s.fact;
+          if (PaperHost(RowString(*r, "platform_name")) == s.host && s.crossbars == xb && s.mvm_ns == ns) paper = s.fact;
         }
       }
       table.push_back(
-          {Str(*r, "platform"), std::to_string(xb), std::to_string(ns), fmt::format("{} / {}", host_ops, cim_ops),
+          {RowString(*r, "platform"), std::to_string(xb), std::to_string(ns), fmt::format("{} / {}", host_ops, cim_ops),
            Fixed(host_ms, 1), Fixed(cim_ms, 1), Fixed(RowNumber(*r, "makespan_us") / 1000, 1),
            fmt::format("{} / {}", r->value("crossbars_used", 0), r->value("crossbar_capacity", 0)), paper});
     }
@@ -501,7 +501,7 @@ Status TableISection(const std::vector<const nlohmann::json*>& ilp, ReportDraft&
       int n = 0, limited = 0;
       std::string formulation;
       for (const nlohmann::json* r : ilp) {
-        if (Str(*r, "model") != m || Str(*r, "platform") != p) continue;
+        if (RowString(*r, "model") != m || RowString(*r, "platform") != p) continue;
         sum_s += RowNumber(*r, "seconds");
         const double gap = RowNumber(*r, "gap");
         sum_gap += std::isfinite(gap) ? std::max(0.0, gap) : 0;
@@ -509,7 +509,7 @@ Status TableISection(const std::vector<const nlohmann::json*>& ilp, ReportDraft&
         cons = std::max(cons, RowNumber(*r, "constraints"));
         ops = RowNumber(*r, "operators");
         limited += r->value("time_limited", false) ? 1 : 0;
-        formulation = Str(*r, "formulation");
+        formulation = RowString(*r, "formulation");
         ++n;
       }
       if (n == 0) continue;
@@ -545,11 +545,6 @@ bool IsGridRow(const nlohmann::json& r) {
   return !RowParam(r, kCrossbarsKey).empty() && !RowParam(r, kMvmLatencyKey).empty();
 }
 
-std::string Str(const nlohmann::json& row, const char* field) {
-  const auto it = row.find(field);
-  return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // The operator count of `model` in the rows ("?" when absent).
 std::string ZooModel(const std::string& model) {
   for (const char* suffix : {"_int8_qop", "_int8"}) {
@@ -563,14 +558,14 @@ std::string ZooModel(const std::string& model) {
 
 std::string ModelFor(const std::vector<const nlohmann::json*>& rows, const std::string& zoo) {
   for (const nlohmann::json* r : rows) {
-    if (ZooModel(Str(*r, "model")) == zoo) return Str(*r, "model");
+    if (ZooModel(RowString(*r, "model")) == zoo) return RowString(*r, "model");
   }
   return "";
 }
 
 std::string OperatorsOf(const std::vector<nlohmann::json>& rows, const std::string& model) {
   for (const nlohmann::json& r : rows) {
-    if (ZooModel(Str(r, "model")) == model && r.contains("operators") && r["operators"].is_number_integer()) {
+    if (ZooModel(RowString(r, "model")) == model && r.contains("operators") && r["operators"].is_number_integer()) {
       return std::to_string(r["operators"].get<int64_t>());
     }
   }
@@ -600,14 +595,14 @@ Status AddBaselineSection(const std::vector<nlohmann::json>& rows, const std::ve
   std::vector<std::string> klein_platforms;
   std::vector<std::string> base_solvers;
   for (const nlohmann::json& r : rows) {
-    if (Str(r, "objective") != "latency" || RowParam(r, kCrossbarsKey).empty()) continue;
-    AddUnique(klein_platforms, Str(r, "platform"));
+    if (RowString(r, "objective") != "latency" || RowParam(r, kCrossbarsKey).empty()) continue;
+    AddUnique(klein_platforms, RowString(r, "platform"));
   }
   for (const std::string& s : solvers) {
     bool any = false;
     for (const nlohmann::json& r : rows) {
       any = any ||
-            (Str(r, "solver") == s && !RowParam(r, kCrossbarsKey).empty() && std::isfinite(RowNumber(r, "speedup")));
+            (RowString(r, "solver") == s && !RowParam(r, kCrossbarsKey).empty() && std::isfinite(RowNumber(r, "speedup")));
     }
     if (any) base_solvers.push_back(s);
   }
@@ -621,7 +616,7 @@ Status AddBaselineSection(const std::vector<nlohmann::json>& rows, const std::ve
       std::vector<std::string> params = {std::string(kCrossbarsKey) + "=100", std::string(kMvmLatencyKey) + "=50"};
       bool has_default = false;
       for (const nlohmann::json& r : rows) {
-        has_default = has_default || (Str(r, "platform") == p && RowParam(r, kCrossbarsKey) == "100" &&
+        has_default = has_default || (RowString(r, "platform") == p && RowParam(r, kCrossbarsKey) == "100" &&
                                       RowParam(r, kMvmLatencyKey) == "50");
       }
       if (!has_default) params.clear();
@@ -638,14 +633,14 @@ Status AddBaselineSection(const std::vector<nlohmann::json>& rows, const std::ve
         for (const std::string& s : base_solvers) {
           std::string cell = "—";
           for (const nlohmann::json& r : rows) {
-            if (Str(r, "platform") != p || Str(r, "model") != m || Str(r, "solver") != s ||
-                Str(r, "objective") != "latency") {
+            if (RowString(r, "platform") != p || RowString(r, "model") != m || RowString(r, "solver") != s ||
+                RowString(r, "objective") != "latency") {
               continue;
             }
             if (!params.empty() && (RowParam(r, kCrossbarsKey) != "100" || RowParam(r, kMvmLatencyKey) != "50")) {
               continue;
             }
-            if (Str(r, "status") == "not_applicable") {
+            if (RowString(r, "status") == "not_applicable") {
               cell = "n/a";
             } else if (std::isfinite(RowNumber(r, "speedup"))) {
               cell = Times(RowNumber(r, "speedup"));
@@ -673,8 +668,8 @@ Status AddBidentSections(const std::vector<nlohmann::json>& rows, const std::vec
                          ReportDraft& draft) {
   std::vector<std::string> soc_platforms;
   for (const nlohmann::json& r : rows) {
-    if (Str(r, "objective") == "energy" && std::isfinite(RowNumber(r, "energy_uj"))) {
-      AddUnique(soc_platforms, Str(r, "platform"));
+    if (RowString(r, "objective") == "energy" && std::isfinite(RowNumber(r, "energy_uj"))) {
+      AddUnique(soc_platforms, RowString(r, "platform"));
     }
   }
   if (!soc_platforms.empty()) {
@@ -683,8 +678,8 @@ Status AddBidentSections(const std::vector<nlohmann::json>& rows, const std::vec
     for (const std::string& p : soc_platforms) {
       std::vector<std::string> ss;
       for (const nlohmann::json& r : rows) {
-        if (Str(r, "platform") == p && std::isfinite(RowNumber(r, "makespan_us")) && !IsPairRow(r)) {
-          AddUnique(ss, Str(r, "solver"));
+        if (RowString(r, "platform") == p && std::isfinite(RowNumber(r, "makespan_us")) && !IsPairRow(r)) {
+          AddUnique(ss, RowString(r, "solver"));
         }
       }
       std::vector<std::vector<std::string>> table;
@@ -695,16 +690,16 @@ Status AddBidentSections(const std::vector<nlohmann::json>& rows, const std::vec
           const nlohmann::json* lat = nullptr;
           const nlohmann::json* en = nullptr;
           for (const nlohmann::json& r : rows) {
-            if (Str(r, "platform") != p || Str(r, "model") != m || Str(r, "solver") != s) continue;
+            if (RowString(r, "platform") != p || RowString(r, "model") != m || RowString(r, "solver") != s) continue;
             if (!std::isfinite(RowNumber(r, "makespan_us"))) continue;
-            (Str(r, "objective") == "energy" ? en : lat) = &r;
+            (RowString(r, "objective") == "energy" ? en : lat) = &r;
           }
           if (!lat && !en) continue;
           const double sp = lat ? RowNumber(*lat, "speedup_vs_best_single") : std::nan("");
           const double sv = en ? RowNumber(*en, "energy_saving_vs_best_single") : std::nan("");
           if (std::isfinite(sp)) speedups[s].push_back(sp);
           if (std::isfinite(sv)) savings[s].push_back(sv);
-          table.push_back({s, ModelLabel(m), Times(sp), Percent(sv), lat ? Str(*lat, "status") : std::string("—")});
+          table.push_back({s, ModelLabel(m), Times(sp), Percent(sv), lat ? RowString(*lat, "status") : std::string("—")});
         }
       }
       std::vector<std::vector<std::string>> summary;

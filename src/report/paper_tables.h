@@ -57,9 +57,6 @@ struct ReportDraft {
 // A row of the Klein grid: it sweeps both the crossbars and T_mvm.
 bool IsGridRow(const nlohmann::json& r);
 
-// A string field of a row, "" when absent or not a string.
-std::string Str(const nlohmann::json& row, const char* field);
-
 template <typename T>
 void AddUnique(std::vector<T>& v, const T& x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);

@@ -10,7 +10,7 @@ namespace hetplan::report_internal {
 namespace {
 
 // `solver`'s row of the grid (crossbars × T_mvm), with or without a cell layout.
-bool GridRow(const nlohmann::json& r, const std::string& solver) { return Str(r, "solver") == solver && IsGridRow(r); }
+bool GridRow(const nlohmann::json& r, const std::string& solver) { return RowString(r, "solver") == solver && IsGridRow(r); }
 
 std::string CimField(const nlohmann::json& r, const char* field) {
   const auto d = r.find("devices");
@@ -40,14 +40,14 @@ Status AddPhysicalMappingSection(const std::vector<nlohmann::json>& idealised,
     if (!GridRow(p, solver) || RowParam(p, kMvmLatencyKey) != "50") continue;
     const nlohmann::json* twin = nullptr;
     for (const nlohmann::json& r : idealised) {
-      if (GridRow(r, solver) && Str(r, "model") == Str(p, "model") && Str(r, "platform") == Str(p, "platform") &&
+      if (GridRow(r, solver) && RowString(r, "model") == RowString(p, "model") && RowString(r, "platform") == RowString(p, "platform") &&
           RowParam(r, kCrossbarsKey) == RowParam(p, kCrossbarsKey) && RowParam(r, kMvmLatencyKey) == "50") {
         twin = &r;
       }
     }
     if (twin == nullptr) continue;
     const double a = RowNumber(*twin, "speedup"), b = RowNumber(p, "speedup");
-    table.push_back({Str(p, "model"), Str(p, "platform"), RowParam(p, kCrossbarsKey),
+    table.push_back({RowString(p, "model"), RowString(p, "platform"), RowParam(p, kCrossbarsKey),
                      CimField(*twin, "crossbars_for_all"), CimField(*twin, "crossbars"), Speedup(*twin),
                      CimField(p, "crossbars_for_all"), CimField(p, "crossbars"), Speedup(p),
                      std::isfinite(a) && std::isfinite(b) && b > 0 ? fmt::format("{:.2f}", a / b) : "—"});

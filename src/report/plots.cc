@@ -118,11 +118,6 @@ std::vector<std::string> Platforms(const std::vector<const nlohmann::json*>& row
   return out;
 }
 
-std::string Str(const nlohmann::json& row, const char* field) {
-  const auto it = row.find(field);
-  return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 
 // The crossbar axis: log2 so that 25, 50, 100, 200 are evenly spaced, as in the paper.
 std::string CrossbarAxis(const std::vector<std::string>& crossbars) {
@@ -163,7 +158,7 @@ Result<Figure> LinesOverCrossbars(const std::vector<const nlohmann::json*>& rows
       std::map<double, double> by_xb;
       for (const nlohmann::json* r : rows) {
         if (r->value("platform", "") != platform) continue;
-        const std::string sv = series_key == "model" ? Str(*r, "model") : RowParam(*r, series_key);
+        const std::string sv = series_key == "model" ? RowString(*r, "model") : RowParam(*r, series_key);
         if (sv != series[s]) continue;
         by_xb[ParseNumber(RowParam(*r, kCrossbarsKey))] = RowNumber(*r, "speedup");
       }
@@ -192,6 +187,11 @@ double RowNumber(const nlohmann::json& row, const std::string& field) {
   return it->get<double>();
 }
 
+std::string RowString(const nlohmann::json& row, const char* field) {
+  const auto it = row.find(field);
+  return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::string RowParam(const nlohmann::json& row, const std::string& key) {
   const auto it = row.find("params");
   if (it == row.end() || !it->is_object()) return "";
@@ -203,7 +203,7 @@ std::vector<const nlohmann::json*> SolvedRows(const std::vector<nlohmann::json>&
                                               const std::string& objective) {
   std::vector<const nlohmann::json*> out;
   for (const nlohmann::json& r : rows) {
-    if (Str(r, "solver") != solver || Str(r, "objective") != objective) continue;
+    if (RowString(r, "solver") != solver || RowString(r, "objective") != objective) continue;
     if (!std::isfinite(RowNumber(r, "makespan_us"))) continue;
     out.push_back(&r);
   }
@@ -261,7 +261,7 @@ Result<Figure> PlotSpeedupVsCrossbars(const std::vector<nlohmann::json>& rows, c
                                       const std::string& solver, const std::string& dir) {
   std::vector<const nlohmann::json*> sel;
   for (const nlohmann::json* r : SolvedRows(rows, solver)) {
-    if (Str(*r, "model") == model && !RowParam(*r, kCrossbarsKey).empty() && !RowParam(*r, kMvmLatencyKey).empty()) {
+    if (RowString(*r, "model") == model && !RowParam(*r, kCrossbarsKey).empty() && !RowParam(*r, kMvmLatencyKey).empty()) {
       sel.push_back(r);
     }
   }
@@ -284,7 +284,7 @@ Result<Figure> PlotSpeedupPerModel(const std::vector<nlohmann::json>& rows, cons
   for (const nlohmann::json* r : SolvedRows(rows, solver)) {
     if (RowParam(*r, kMvmLatencyKey) != mvm_latency_ns || RowParam(*r, kCrossbarsKey).empty()) continue;
     sel.push_back(r);
-    const std::string m = Str(*r, "model");
+    const std::string m = RowString(*r, "model");
     if (std::find(models.begin(), models.end(), m) == models.end()) models.push_back(m);
   }
   if (sel.empty()) return Error(ErrorCode::kNotFound, "no {} rows at {} ns", solver, mvm_latency_ns);
@@ -302,7 +302,7 @@ Result<Figure> PlotLatencySplit(const std::vector<nlohmann::json>& rows, const s
                                 const std::string& solver, const std::string& dir) {
   std::vector<const nlohmann::json*> sel;
   for (const nlohmann::json* r : SolvedRows(rows, solver)) {
-    if (Str(*r, "model") == model && !RowParam(*r, kCrossbarsKey).empty() && !RowParam(*r, kMvmLatencyKey).empty() &&
+    if (RowString(*r, "model") == model && !RowParam(*r, kCrossbarsKey).empty() && !RowParam(*r, kMvmLatencyKey).empty() &&
         r->contains("devices")) {
       sel.push_back(r);
     }
@@ -389,18 +389,18 @@ Result<Figure> PlotSolversSideBySide(const std::vector<nlohmann::json>& rows, co
   // model → solver → value (the last matching row).
   std::map<std::string, std::map<std::string, double>> value;
   for (const nlohmann::json& r : rows) {
-    if (Str(r, "platform") != platform || Str(r, "objective") != objective) continue;
+    if (RowString(r, "platform") != platform || RowString(r, "objective") != objective) continue;
     bool match = true;
     for (const std::string& kv : params) {
       const size_t eq = kv.find('=');
       match = match && eq != std::string::npos && RowParam(r, kv.substr(0, eq)) == kv.substr(eq + 1);
     }
     if (!match) continue;
-    const std::string solver = Str(r, "solver");
+    const std::string solver = RowString(r, "solver");
     if (std::find(solvers.begin(), solvers.end(), solver) == solvers.end()) continue;
     const double v = RowNumber(r, metric);
     if (!std::isfinite(v)) continue;
-    const std::string m = Str(r, "model");
+    const std::string m = RowString(r, "model");
     if (std::find(models.begin(), models.end(), m) == models.end()) models.push_back(m);
     value[m][solver] = v;
   }
@@ -461,11 +461,11 @@ Result<Figure> PlotPairStudy(const std::vector<nlohmann::json>& rows, const std:
   };
   std::vector<Pair> pairs;
   for (const nlohmann::json* r : SolvedRows(rows, solver)) {
-    if (Str(*r, "platform") != platform || r->value("requests", 1) != 2) continue;
+    if (RowString(*r, "platform") != platform || r->value("requests", 1) != 2) continue;
     const double makespan = RowNumber(*r, "makespan_us"), naive = RowNumber(*r, "naive_multi_pu_us");
     const double serial = RowNumber(*r, "speedup_vs_serial");
     if (!(makespan > 0) || !std::isfinite(serial)) continue;
-    const std::string a = Str(*r, "model"), b = r->contains("second_model") ? Str(*r, "second_model") : a;
+    const std::string a = RowString(*r, "model"), b = r->contains("second_model") ? RowString(*r, "second_model") : a;
     pairs.push_back({a + "+" + b, serial, std::isfinite(naive) ? naive / makespan : std::nan("")});
   }
   if (pairs.empty()) return Error(ErrorCode::kNotFound, "no two-request {} rows on {}", solver, platform);

@@ -14,8 +14,8 @@
 
 namespace hetplan::backends {
 
-std::unique_ptr<Solver> MakeExactSolver();  // exact_solver.cc
-// The exact method's throughput objective (throughput_solver.cc).
+std::unique_ptr<Solver> MakeExactSolver();  // exact/solver.cc
+// The exact method's throughput objective (stream/solver.cc).
 Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& options, const Deadline& deadline);
 // Its smallest II without a latency bound: the search until
 // options.exact.node_limit nodes, then, where it has not proven the II, the
@@ -23,12 +23,12 @@ Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& optio
 // bound of the two. `notes` (may be null) gets a line on what ran.
 ThroughputSearchResult SmallestInterval(const Problem& pr, const SolveOptions& options,
                                                const Deadline& deadline, std::vector<std::string>* notes);
-std::unique_ptr<Solver> MakeMipSolver();    // mip_solver.cc
-// map, map_parallel, map_concurrent (mapping_solvers.cc).
+std::unique_ptr<Solver> MakeMipSolver();    // mip/solver.cc
+// map, map_parallel, map_concurrent (mapping/solvers.cc).
 std::vector<std::unique_ptr<Solver>> MakeMappingSolvers();
-// best_single, greedy, ..., pair_serial, pair_naive_multi_pu (baselines.cc).
+// best_single, greedy, ..., pair_serial, pair_naive_multi_pu (baselines/baselines.cc).
 std::vector<std::unique_ptr<Solver>> MakeBaselineSolvers();
-// single:<pu> (baselines.cc).
+// single:<pu> (baselines/baselines.cc).
 MethodInfo SingleFamilyInfo();
 std::unique_ptr<Solver> MakeSingleSolver(const std::string& pu);
 

@@ -1,4 +1,5 @@
 // The reference schedules (references.h).
+#include "hetplan/util/limits.h"
 #include "hetplan/solve/references.h"
 
 #include <algorithm>
@@ -8,12 +9,11 @@
 
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/mapping.h"
-#include "solve/mapping_internal.h"
+#include "solve/mapping/internal.h"
 
 namespace hetplan {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 References OneRequest(const Problem& problem) {
   const CostModel& c = *problem.costs;

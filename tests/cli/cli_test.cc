@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/helpers.h"
+#include "testing/scratch.h"
 
 namespace {
 
@@ -22,19 +23,9 @@ namespace fs = std::filesystem;
 using hetplan::test_util::CmdResult;
 using hetplan::test_util::Hetplan;
 
-std::string Zoo(const std::string& m) { return std::string(HETPLAN_ZOO_DIR) + "/" + m + ".onnx"; }
-
-fs::path TempDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hetplan_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-nlohmann::json ReadJson(const fs::path& p) {
-  std::ifstream f(p);
-  return nlohmann::json::parse(f);
-}
+using hetplan::test_util::ReadJson;
+using hetplan::test_util::TempDir;
+using hetplan::test_util::Zoo;
 
 TEST(Cli, HelpListsSubcommands) {
   CmdResult r = Hetplan("--help");

@@ -22,19 +22,16 @@ namespace fs = std::filesystem;
 
 using hetplan::test_util::CmdResult;
 using hetplan::test_util::Hetplan;
-
-fs::path TempDir(const std::string& name) { return hetplan::test_util::FreshDir("hetplan_cli_frontier_", name); }
-
+using hetplan::test_util::kResnet18;
 using hetplan::test_util::Slurp;
+using hetplan::test_util::TempDir;
 
 std::string Platform(const fs::path& dir) { return hetplan::test_util::WriteRooflineCimPlatform(dir); }
 
-const std::string kModel = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
-
 TEST(CliFrontier, WritesTheCurveCsvAndValidSchedules) {
-  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  if (!fs::exists(kResnet18)) GTEST_SKIP() << "zoo not built";
   const fs::path d = TempDir("ok");
-  CmdResult r = Hetplan("frontier " + kModel + " --platform " + Platform(d) + " --out " + (d / "f.json").string() +
+  CmdResult r = Hetplan("frontier " + kResnet18 + " --platform " + Platform(d) + " --out " + (d / "f.json").string() +
                         " --csv " + (d / "f.csv").string() + " --schedules " + (d / "s").string() +
                         " --saturation --min-crossbars-for-speedup 1.2 --threads 1");
   ASSERT_EQ(r.code, 0) << r.out;
@@ -71,9 +68,9 @@ TEST(CliFrontier, WritesTheCurveCsvAndValidSchedules) {
 // breakpoint; every breakpoint's cyclic schedule passes `hetplan validate`
 // at its own budget, with the breakpoint's II; `hetplan report` draws it.
 TEST(CliFrontier, ThroughputCurveOfTheInitiationInterval) {
-  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  if (!fs::exists(kResnet18)) GTEST_SKIP() << "zoo not built";
   const fs::path d = TempDir("stream");
-  CmdResult r = Hetplan("frontier " + kModel + " --platform " + Platform(d) + " --objective throughput --out " +
+  CmdResult r = Hetplan("frontier " + kResnet18 + " --platform " + Platform(d) + " --objective throughput --out " +
                         (d / "f.json").string() + " --csv " + (d / "f.csv").string() + " --schedules " +
                         (d / "s").string() + " --crossbars 0:120 --saturation --min-crossbars-for-speedup 1.5");
   ASSERT_EQ(r.code, 0) << r.out;
@@ -145,9 +142,9 @@ TEST(CliFrontier, ThroughputParetoFrontOfIntervalAndLatency) {
 // one curve per value, each with the schedule files in its own folder, all
 // valid; the CSV has the axis column.
 TEST(CliFrontier, CurvesPerMvmLatencyParetoFrontAndMvmQuestion) {
-  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  if (!fs::exists(kResnet18)) GTEST_SKIP() << "zoo not built";
   const fs::path d = TempDir("axis");
-  CmdResult r = Hetplan("frontier " + kModel + " --platform " + Platform(d) +
+  CmdResult r = Hetplan("frontier " + kResnet18 + " --platform " + Platform(d) +
                         " --set cpu.power_w=5 --set cim.power_w=40 --sweep cim.mvm_latency_ns=50,1000 --pareto "
                         "--saturation --threads 1 --out " +
                         (d / "f.json").string() + " --csv " + (d / "f.csv").string() + " --schedules " +
@@ -186,7 +183,7 @@ TEST(CliFrontier, CurvesPerMvmLatencyParetoFrontAndMvmQuestion) {
   EXPECT_EQ(csv.rfind("cim.mvm_latency_ns,crossbars,", 0), 0u) << csv.substr(0, 80);
   EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')), rows + 1);
 
-  CmdResult m = Hetplan("frontier " + kModel + " --platform " + Platform(d) +
+  CmdResult m = Hetplan("frontier " + kResnet18 + " --platform " + Platform(d) +
                         " --max-mvm-latency-for-speedup 1.2 --threads 1 --out " + (d / "m.json").string());
   ASSERT_EQ(m.code, 0) << m.out;
   std::ifstream mi(d / "m.json");
@@ -200,7 +197,7 @@ TEST(CliFrontier, CurvesPerMvmLatencyParetoFrontAndMvmQuestion) {
 }
 
 TEST(CliFrontier, BadArgumentsGiveOneErrorLineAndWriteNothing) {
-  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  if (!fs::exists(kResnet18)) GTEST_SKIP() << "zoo not built";
   const fs::path d = TempDir("bad");
   const std::string platform = Platform(d);
   const fs::path out = d / "f.json";
@@ -237,7 +234,7 @@ TEST(CliFrontier, BadArgumentsGiveOneErrorLineAndWriteNothing) {
   };
   for (const auto& c : cases) {
     std::ofstream(out) << "keep";
-    CmdResult r = Hetplan("frontier " + kModel + " " + c.args + " --out " + out.string() + " --csv " +
+    CmdResult r = Hetplan("frontier " + kResnet18 + " " + c.args + " --out " + out.string() + " --csv " +
                           (d / "f.csv").string() + " --schedules " + (d / "s").string());
     EXPECT_NE(r.code, 0) << c.args << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << c.args << "\n" << r.out;

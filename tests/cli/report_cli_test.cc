@@ -25,9 +25,8 @@ namespace fs = std::filesystem;
 using hetplan::test_util::CmdResult;
 using hetplan::test_util::Hetplan;
 
-fs::path TempDir(const std::string& name) { return hetplan::test_util::FreshDir("hetplan_cli_report_", name); }
-
 using hetplan::test_util::Slurp;
+using hetplan::test_util::TempDir;
 
 // A small single-curve frontier file, as `hetplan frontier` writes it.
 nlohmann::json Frontier() {

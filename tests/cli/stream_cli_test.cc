@@ -19,21 +19,16 @@ namespace fs = std::filesystem;
 
 using hetplan::test_util::CmdResult;
 using hetplan::test_util::Hetplan;
-
-const std::string kModel = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
-
-nlohmann::json ReadJson(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
+using hetplan::test_util::kResnet18;
+using hetplan::test_util::ReadJson;
 
 std::string Plan(const fs::path& out, const std::string& extra) {
-  return "partition " + kModel + " --platform klein-arm --warmup 1 --runs 2 --threads 1 --out " + out.string() + " " +
-         extra;
+  return "partition " + kResnet18 + " --platform klein-arm --warmup 1 --runs 2 --threads 1 --out " + out.string() +
+         " " + extra;
 }
 
 TEST(CliStream, ThroughputPlanIsProvenValidatedAndNoSlowerThanTheLatencyPlan) {
-  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  if (!fs::exists(kResnet18)) GTEST_SKIP() << "zoo not built";
   const fs::path d = hetplan::test_util::FreshDir("hetplan_cli_stream_", "ok");
   CmdResult t = Hetplan(Plan(d / "t.json", "--objective throughput --trace " + (d / "trace.json").string()));
   ASSERT_EQ(t.code, 0) << t.out;
@@ -77,7 +72,7 @@ TEST(CliStream, ThroughputPlanIsProvenValidatedAndNoSlowerThanTheLatencyPlan) {
 }
 
 TEST(CliStream, MaxLatencyBoundsOneInput) {
-  if (!fs::exists(kModel)) GTEST_SKIP() << "zoo not built";
+  if (!fs::exists(kResnet18)) GTEST_SKIP() << "zoo not built";
   const fs::path d = hetplan::test_util::FreshDir("hetplan_cli_stream_", "cap");
   ASSERT_EQ(Hetplan(Plan(d / "free.json", "--objective throughput")).code, 0);
   ASSERT_EQ(Hetplan(Plan(d / "l.json", "--objective latency")).code, 0);

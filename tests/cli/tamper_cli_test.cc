@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/helpers.h"
+#include "testing/scratch.h"
 
 namespace hetplan {
 namespace {
@@ -28,12 +29,8 @@ namespace fs = std::filesystem;
 using test_util::CmdResult;
 using test_util::Hetplan;
 
-std::string Zoo(const std::string& name) { return std::string(HETPLAN_ZOO_DIR) + "/" + name + ".onnx"; }
-
-nlohmann::json ReadJson(const fs::path& p) {
-  std::ifstream f(p);
-  return nlohmann::json::parse(f);
-}
+using test_util::ReadJson;
+using test_util::Zoo;
 
 void WriteJson(const fs::path& p, const nlohmann::json& j) { std::ofstream(p) << j.dump(); }
 

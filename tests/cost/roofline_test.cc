@@ -9,7 +9,8 @@
 namespace hetplan {
 namespace {
 
-TensorInfo Tensor(const std::string& dtype, int64_t elements) {
+// A tensor of `elements` values of `dtype`, each its type's size.
+TensorInfo TypedTensor(const std::string& dtype, int64_t elements) {
   TensorInfo t;
   t.dtype = dtype;
   t.elements = elements;
@@ -31,7 +32,9 @@ Operator Op(const std::string& type, const std::string& matrix_op, const TensorI
 }
 
 // DynamicQuantizeLinear -> ConvInteger, as ONNX Runtime's dynamic quantizer writes it.
-Operator ConvInteger() { return Op("ConvInteger", "Conv", Tensor("uint8", 1000), Tensor("int32", 1000), 50'000'000); }
+Operator ConvInteger() {
+  return Op("ConvInteger", "Conv", TypedTensor("uint8", 1000), TypedTensor("int32", 1000), 50'000'000);
+}
 
 RooflineParams Params() {
   RooflineParams r;
@@ -49,7 +52,8 @@ TEST(Roofline, IntegerMatrixOperatorsRunAtTheIntegerPeakWithTheirFloatOperatorsE
   ASSERT_TRUE(us);
   // 1e8 flops at 1000 GFLOP/s = 100 µs, at Conv's efficiency 0.5; not 1e8 / 100 GFLOP/s / 0.1.
   EXPECT_NEAR(*us, 2 + 100 / 0.5, 1e-9);
-  const Operator qlinear = Op("QLinearConv", "Conv", Tensor("uint8", 1000), Tensor("uint8", 1000), 50'000'000);
+  const Operator qlinear =
+      Op("QLinearConv", "Conv", TypedTensor("uint8", 1000), TypedTensor("uint8", 1000), 50'000'000);
   EXPECT_NEAR(*RooflineLatencyUs(qlinear, Params()), 2 + 100 / 0.5, 1e-9);
 }
 
@@ -57,7 +61,7 @@ TEST(Roofline, APuWithoutAPeakForTheTypeDoesNotRunIt) {
   RooflineParams float_only = Params();
   float_only.peak_gflops.erase("int8");
   EXPECT_FALSE(RooflineLatencyUs(ConvInteger(), float_only));
-  const Operator half = Op("Conv", "Conv", Tensor("float16", 1000), Tensor("float16", 1000), 1000);
+  const Operator half = Op("Conv", "Conv", TypedTensor("float16", 1000), TypedTensor("float16", 1000), 1000);
   EXPECT_FALSE(RooflineLatencyUs(half, Params()));
   RooflineParams with_half = Params();
   with_half.peak_gflops["float16"] = 200;
@@ -65,10 +69,10 @@ TEST(Roofline, APuWithoutAPeakForTheTypeDoesNotRunIt) {
 }
 
 TEST(Roofline, IndexOperatorsArePricedInTheirInputsTypeOrAsFloat32Work) {
-  const Operator argmax = Op("ArgMax", "", Tensor("float16", 1000), Tensor("int64", 10), 10);
+  const Operator argmax = Op("ArgMax", "", TypedTensor("float16", 1000), TypedTensor("int64", 10), 10);
   EXPECT_EQ(RooflineComputeDtype(argmax), "float16");
   EXPECT_FALSE(RooflineLatencyUs(argmax, Params()));  // no float16 peak
-  const Operator gather = Op("Gather", "", Tensor("int64", 4), Tensor("int64", 2), 2);
+  const Operator gather = Op("Gather", "", TypedTensor("int64", 4), TypedTensor("int64", 2), 2);
   auto us = RooflineLatencyUs(gather, Params());
   ASSERT_TRUE(us);
   EXPECT_GT(*us, 2.0);

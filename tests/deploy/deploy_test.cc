@@ -27,6 +27,7 @@
 #include "hetplan/deploy/split.h"
 #include "hetplan/util/io.h"
 #include "testing/helpers.h"
+#include "testing/scratch.h"
 
 namespace hetplan {
 namespace {
@@ -37,15 +38,9 @@ using test_util::CmdResult;
 using test_util::Floats;
 using test_util::Hetplan;
 using test_util::Pads;
+using test_util::TempDir;
 
 namespace fs = std::filesystem;
-
-fs::path TempDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hetplan_deploy_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 // --- the residual block --------------------------------------------------------
 

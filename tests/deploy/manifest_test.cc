@@ -13,18 +13,14 @@
 #include <vector>
 
 #include "hetplan/util/io.h"
+#include "testing/scratch.h"
 
 namespace hetplan {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("hetplan_manifest_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using test_util::TempDir;
 
 ManifestTensor Tensor(const std::string& name, std::vector<int64_t> shape) {
   ManifestTensor t;

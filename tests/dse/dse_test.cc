@@ -33,7 +33,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kResnet18 = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+using test_util::kResnet18;
 
 // One temporary folder (and profile cache) for the whole binary: ResNet-18 is
 // profiled once, with few runs.

@@ -9,13 +9,14 @@
 #include <filesystem>
 
 #include "hetplan/cost/cost_table.h"
+#include "testing/helpers.h"
 
 namespace hetplan::dse {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kResnet18 = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+using test_util::kResnet18;
 
 DseSpec Spec() {
   DseSpec s;

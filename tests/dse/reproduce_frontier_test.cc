@@ -16,6 +16,7 @@
 #include "hetplan/dse/reproduce.h"
 #include "hetplan/report/frontier_plots.h"
 #include "hetplan/report/html_report.h"
+#include "testing/helpers.h"
 #include "testing/scratch.h"
 
 namespace hetplan {
@@ -23,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kResnet18 = std::string(HETPLAN_ZOO_DIR) + "/resnet18.onnx";
+using test_util::kResnet18;
 
 std::string Slurp(const fs::path& p) {
   std::stringstream s;

@@ -120,7 +120,8 @@ onnx::ModelProto FloatTwin() {
   return m;
 }
 
-Result<LoadedModel> Load(const onnx::ModelProto& m, FusionLevel fusion = FusionLevel::kNone) {
+// `m` imported as the importer reads a file's bytes.
+Result<LoadedModel> LoadQuantized(const onnx::ModelProto& m, FusionLevel fusion = FusionLevel::kNone) {
   std::string bytes;
   EXPECT_TRUE(m.SerializeToString(&bytes));
   ImportOptions o;
@@ -137,9 +138,9 @@ const Operator& ByName(const OpGraph& g, const std::string& name) {
 }
 
 TEST(Qdq, TorchStyleGroupsAsTheFloatModelWithInt8Tensors) {
-  auto q = Load(TorchStyle());
+  auto q = LoadQuantized(TorchStyle());
   ASSERT_TRUE(q.ok()) << q.status().message();
-  auto f = Load(FloatTwin());
+  auto f = LoadQuantized(FloatTwin());
   ASSERT_TRUE(f.ok()) << f.status().message();
   ASSERT_EQ(q->graph.size(), f->graph.size());
   EXPECT_EQ(q->graph.edges().size(), f->graph.edges().size());
@@ -190,9 +191,9 @@ TEST(Qdq, TorchStyleGroupsAsTheFloatModelWithInt8Tensors) {
 }
 
 TEST(Qdq, ActivationFusionKeepsTheFloatModelsGroups) {
-  auto q = Load(TorchStyle(), FusionLevel::kActivation);
+  auto q = LoadQuantized(TorchStyle(), FusionLevel::kActivation);
   ASSERT_TRUE(q.ok()) << q.status().message();
-  auto f = Load(FloatTwin(), FusionLevel::kActivation);
+  auto f = LoadQuantized(FloatTwin(), FusionLevel::kActivation);
   ASSERT_TRUE(f.ok()) << f.status().message();
   ASSERT_EQ(q->graph.size(), 2);
   EXPECT_EQ(f->graph.size(), 2);
@@ -228,7 +229,7 @@ TEST(Qdq, SharedDequantizeIsSplitPerReader) {
   AddNode(g, "Add", {"ad", "bd"}, {"s"}, "add");
   AddNode(g, "QuantizeLinear", {"s", "s_s", "s_z"}, {"sq"}, "s_q");
   AddNode(g, "DequantizeLinear", {"sq", "s_s", "s_z"}, {"y"}, "s_dq");
-  auto q = Load(m);
+  auto q = LoadQuantized(m);
   ASSERT_TRUE(q.ok()) << q.status().message();
   ASSERT_EQ(q->graph.size(), 4);  // relu, conv_a, conv_b, add: the float model's operators
   const Operator& a = ByName(q->graph, "conv_a");
@@ -286,7 +287,7 @@ TEST(Qdq, QOperatorNodesHaveTheFloatMatrixView) {
   }());
   AddNode(g, "DequantizeLinear", {"mq", "mm_s", "mm_z"}, {"md"}, "mm_dq");
   AddNode(g, "Add", {"md", "mf"}, {"z"}, "add");
-  auto q = Load(m);
+  auto q = LoadQuantized(m);
   ASSERT_TRUE(q.ok()) << q.status().message();
   const Operator& conv = ByName(q->graph, "qconv");
   EXPECT_EQ(conv.type, "QLinearConv");
@@ -323,7 +324,7 @@ std::string QdqError(const std::function<void(onnx::GraphProto*)>& edit) {
   AddQuantizedWeight(g, "w", 4, 4);
   Pad(AddNode(g, "Conv", {"xd", "w"}, {"y"}, "conv"));
   edit(g);
-  auto r = Load(m);
+  auto r = LoadQuantized(m);
   if (r.ok()) return "";
   EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
   EXPECT_EQ(r.status().message().rfind("q.onnx: ", 0), 0u) << r.status().message();

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "testing/expect.h"
 #include "hetplan/cost/profiler.h"
 #include "hetplan/platform/platform.h"
 #include "ort/pinning.h"
@@ -25,8 +26,6 @@
 
 namespace hetplan {
 namespace {
-
-#define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
 // "Cpus_allowed_list" of every thread of this process, by thread id.
 std::map<int, std::string> ThreadAffinities() {

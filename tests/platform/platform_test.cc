@@ -1,3 +1,4 @@
+#include "testing/expect.h"
 #include "hetplan/platform/platform.h"
 
 #include <cstdlib>
@@ -67,8 +68,6 @@ std::string Replace(const std::string& from, const std::string& to) {
   if (at != std::string::npos) s.replace(at, from.size(), to);
   return s;
 }
-
-#define EXPECT_HAS(msg, part) EXPECT_NE((msg).find(part), std::string::npos) << (msg)
 
 TEST(PlatformParse, FullExample) {
   Result<Platform> r = Parse(kValid);

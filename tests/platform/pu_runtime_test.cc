@@ -5,14 +5,13 @@
 
 #include <string>
 
+#include "testing/expect.h"
 #include "hetplan/platform/platform.h"
 
 namespace hetplan {
 namespace {
 
-#define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
-
-Result<Platform> Parse(const std::string& pu_keys) {
+Result<Platform> ParsePus(const std::string& pu_keys) {
   return ParsePlatformYaml("name: p\npus:\n  - name: cpu0\n    kind: cpu\n" + pu_keys, "p.yaml");
 }
 
@@ -67,7 +66,7 @@ TEST(PuRuntime, BadConfigurationsAreOneLineErrorsWithTheLine) {
       {"    cost: table\n    table: t.csv\n    cores: [0]\n", "pus[0].cores", "applies only to PUs with cost: profile"},
   };
   for (const Case& c : cases) {
-    auto p = Parse(c.keys);
+    auto p = ParsePus(c.keys);
     ASSERT_FALSE(p.ok()) << c.keys;
     const std::string& msg = p.status().message();
     EXPECT_HAS(msg, c.where);
@@ -77,7 +76,7 @@ TEST(PuRuntime, BadConfigurationsAreOneLineErrorsWithTheLine) {
 }
 
 TEST(PuRuntime, OverridesSetProviderOptionsAndCores) {
-  auto p = Parse("    cores: [0]\n");
+  auto p = ParsePus("    cores: [0]\n");
   ASSERT_TRUE(p.ok()) << p.status().message();
   ASSERT_TRUE(ApplyOverride(*p, "cpu0.cores=2,3").ok());
   EXPECT_EQ(p->pus[0].cores, (std::vector<int>{2, 3}));

@@ -274,7 +274,7 @@ TEST(PairBaselines, HandCheckedAndValid) {
 // ---------------------------------------------------------------------------
 // Random instances: every baseline validates, and the exact ILP is never worse.
 
-Instance RandomInstance(std::mt19937& rng, int n, std::vector<PuInfo> pus) {
+Instance RandomBaselineInstance(std::mt19937& rng, int n, std::vector<PuInfo> pus) {
   std::uniform_real_distribution<double> unit(0, 1);
   const std::vector<std::pair<int, int>> edges = RandomDagEdges(rng, n, {0.2, 0.35, 0.5});
   std::vector<std::string> types(n);
@@ -327,7 +327,7 @@ TEST(Baselines, IlpNeverWorseOnRandomInstancesLatency) {
     const int n = 4 + static_cast<int>(rng() % 5);
     std::vector<PuInfo> pus = i % 2 ? std::vector<PuInfo>{Serial("cpu"), Spatial("cim", 2 + rng() % 10)}
                                     : std::vector<PuInfo>{Serial("cpu"), Serial("gpu"), Spatial("cim", 2 + rng() % 10)};
-    Instance inst = RandomInstance(rng, n, pus);
+    Instance inst = RandomBaselineInstance(rng, n, pus);
     CheckIlpNeverWorse(inst, Objective::kLatency, "instance " + std::to_string(i));
   }
 }
@@ -336,8 +336,8 @@ TEST(Baselines, IlpNeverWorseOnRandomInstancesEnergy) {
   std::mt19937 rng(777);
   for (int i = 0; i < 12; ++i) {
     const int n = 4 + static_cast<int>(rng() % 4);
-    Instance inst =
-        RandomInstance(rng, n, {Serial("cpu", 1 + rng() % 5), Serial("gpu", 1 + rng() % 9), Serial("npu", 1.5)});
+    Instance inst = RandomBaselineInstance(
+        rng, n, {Serial("cpu", 1 + rng() % 5), Serial("gpu", 1 + rng() % 9), Serial("npu", 1.5)});
     CheckIlpNeverWorse(inst, Objective::kEnergy, "instance " + std::to_string(i));
   }
 }

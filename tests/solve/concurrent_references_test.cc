@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -23,11 +22,10 @@
 #include "hetplan/solve/mapping.h"
 #include "hetplan/solve/references.h"
 #include "hetplan/solve/solver.h"
+#include "hetplan/util/limits.h"
 
 namespace hetplan {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A stem of 3 operators, then 17 Inception blocks: four branches of 1, 2, 2
 // and 2 operators from the previous block's output, joined by a concat:

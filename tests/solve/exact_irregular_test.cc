@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "solve/exact_incumbent.h"
-#include "solve/exact_search.h"
+#include "solve/exact/incumbent.h"
+#include "solve/exact/search.h"
 #include "solve/ilp_test_support.h"
-#include "solve/mip_model.h"
+#include "solve/mip/model.h"
 
 namespace hetplan {
 namespace {
@@ -183,21 +183,12 @@ Builder DenseGrid(std::mt19937& rng, int size, bool unet) {
   return b;
 }
 
-TestOptions Exact(int threads = 1) {
-  TestOptions o;
-  o.solver = "exact";
-  o.threads = threads;
-  o.relative_gap = 0;
-  o.time_limit_s = 60;
-  return o;
-}
-
 // The exact search against the paper's MIP (both proven, the same optimum)
 // and against brute force when the graph is small enough.
 void Check(const Instance& inst, const std::string& what) {
   const Problem p = inst.problem();
-  SolveResult exact = MustSolve(p, Exact());
-  TestOptions paper = Exact();
+  SolveResult exact = MustSolve(p, ExactToZeroGap());
+  TestOptions paper = ExactToZeroGap();
   paper.solver = "mip";
   SolveResult mip = MustSolve(p, paper);
   ASSERT_EQ(mip.status, SolveStatus::kOptimal) << what << ": " << Notes(mip) << "\n" << Describe(inst);
@@ -258,7 +249,7 @@ TEST(ExactIrregular, SameScheduleWithOneAndTwoThreads) {
     Builder b = i % 3 == 0 ? NasCells(rng, 4, 2) : i % 3 == 1 ? RandWire(rng, 10, i % 2) : DenseGrid(rng, 4, true);
     const Instance inst = WithCosts(rng, b, 6 + static_cast<int64_t>(rng() % 20));
     const Problem p = inst.problem();
-    TestOptions one = Exact(1), two = Exact(2);
+    TestOptions one = ExactToZeroGap(1), two = ExactToZeroGap(2);
     one.exact.node_limit = two.exact.node_limit = 3000;
     SolveResult a = MustSolve(p, one);
     SolveResult c = MustSolve(p, two);
@@ -279,7 +270,7 @@ TEST(ExactIrregular, SameScheduleWithOneAndTwoThreads) {
   RecordProperty("second_pass", second_pass);
 }
 
-// The second pass's Lagrangian bound (exact_search.cc, AssignmentSearch::
+// The second pass's Lagrangian bound (exact/search.cc, AssignmentSearch::
 // Lagrangian) on 240 small DAGs of the three classes: at the whole budget and
 // at every smaller one (by_budget[u], for completions within u crossbars) it
 // is never above the optimum of the same instance with capacity u (the
@@ -305,7 +296,7 @@ TEST(ExactIrregular, LagrangianBoundIsBelowTheOptimumAtEveryBudget) {
       Instance at = inst;
       at.costs.mutable_pu(1).capacity = u;
       const Problem q = at.problem();
-      const SolveResult best = MustSolve(q, Exact());
+      const SolveResult best = MustSolve(q, ExactToZeroGap());
       ASSERT_EQ(best.status, SolveStatus::kOptimal) << i << " at " << u << ": " << Notes(best);
       const double bound = u == capacity ? std::max(bounds.lagrangian, bounds.by_budget[u]) : bounds.by_budget[u];
       EXPECT_LE(bound, best.objective * (1 + 1e-9) + 1e-9)
@@ -329,9 +320,9 @@ TEST(ExactIrregular, LagrangianBoundIsBelowTheOptimumAtEveryBudget) {
 // (issue 42: UsesCbc(latency) was false although the fallback ran CBC).
 TEST(ExactIrregular, UsesCbcIsTrueExactlyWhenTheLatencyFallbackCanRunCbc) {
   const Solver& exact = *FindSolver("exact");
-  TestOptions limited = Exact();
+  TestOptions limited = ExactToZeroGap();
   limited.exact.node_limit = 50;
-  TestOptions unlimited = Exact();
+  TestOptions unlimited = ExactToZeroGap();
   unlimited.exact.node_limit = 0;
   EXPECT_TRUE(exact.UsesCbc(Objective::kLatency, limited));
   EXPECT_FALSE(exact.UsesCbc(Objective::kLatency, unlimited));
@@ -362,12 +353,12 @@ TEST(ExactIrregular, SecondPassWithTheLagrangianBoundStaysExact) {
     Builder b = i % 3 == 0 ? NasCells(rng, 3, 2) : i % 3 == 1 ? RandWire(rng, 8, i % 2) : DenseGrid(rng, 4, true);
     const Instance inst = WithCosts(rng, b, 4 + static_cast<int64_t>(rng() % 16));
     const Problem p = inst.problem();
-    TestOptions o = Exact();
+    TestOptions o = ExactToZeroGap();
     o.exact.node_limit = 1500;
     const SolveResult exact = MustSolve(p, o);
     if (exact.exact->mip_fallback || exact.exact->nodes <= o.exact.node_limit / 3) continue;
     ++second_pass;
-    TestOptions whole = Exact();
+    TestOptions whole = ExactToZeroGap();
     whole.exact.node_limit = 0;
     const SolveResult first = MustSolve(p, whole);
     ASSERT_EQ(first.status, SolveStatus::kOptimal) << i;
@@ -382,7 +373,7 @@ TEST(ExactIrregular, SecondPassWithTheLagrangianBoundStaysExact) {
   RecordProperty("second_pass", second_pass);
 }
 
-// The local search that seeds the searches left open (exact_incumbent.h):
+// The local search that seeds the searches left open (exact/incumbent.h):
 // its schedules pass the validator, fit the crossbars and are the same on
 // every call; annealing after the descent finds shorter ones than descent
 // alone on more of these DAGs than longer ones (9 against 5 when this was

@@ -1,5 +1,5 @@
 // The exact search ("exact", formerly the "strong" formulation of "ilp"; see
-// src/solve/exact_search.cc) against the paper's formulation and brute force on
+// src/solve/exact/search.cc) against the paper's formulation and brute force on
 // many small random DAGs, and its edge cases: the series decomposition with
 // transfers that jump over a cut, several serial and several capacitated
 // spatial PUs, infeasible capacities, the gap tolerance, time limits, the

@@ -36,7 +36,8 @@ TestOptions Paper() {
   return o;
 }
 
-TestOptions Exact() {
+// The paper's MIP on one thread, to a zero gap, with a minute to prove it.
+TestOptions PaperToZeroGap() {
   TestOptions o = Paper();
   o.threads = 1;
   o.relative_gap = 0;
@@ -162,7 +163,7 @@ TEST(Ilp, DiamondRunsBranchesInParallelOnCpuAndCim) {
     c.set_transfer(e, 0, 1, 1);
     c.set_transfer(e, 1, 0, 1);
   }
-  SolveResult r = MustSolve(inst.problem(), Exact());
+  SolveResult r = MustSolve(inst.problem(), PaperToZeroGap());
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   EXPECT_EQ(r.solver, "mip");
   EXPECT_EQ(r.formulation, "paper");
@@ -186,7 +187,7 @@ TEST(Ilp, CapacityZeroPutsEverythingOnTheCpu) {
   for (int v = 0; v < 7; ++v) {
     if (inst.costs.supported(v, 1)) inst.costs.set_latency(v, 1, 0.5);
   }
-  SolveResult r = MustSolve(inst.problem(), Exact());
+  SolveResult r = MustSolve(inst.problem(), PaperToZeroGap());
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   ExpectValid(inst.problem(), r);
   double sum = 0;
@@ -202,7 +203,7 @@ TEST(Ilp, SingleOperator) {
   inst.costs.set_latency(0, 0, 8);
   inst.costs.set_latency(0, 1, 3);
   inst.costs.set_crossbars(0, 1, 4);
-  SolveResult r = MustSolve(inst.problem(), Exact());
+  SolveResult r = MustSolve(inst.problem(), PaperToZeroGap());
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   ExpectValid(inst.problem(), r);
   EXPECT_DOUBLE_EQ(r.objective, 3);
@@ -217,7 +218,7 @@ TEST(Ilp, EmptyGraph) {
   Problem p;
   p.graph = &*g;
   p.costs = &c;
-  SolveResult r = MustSolve(p, Exact());
+  SolveResult r = MustSolve(p, PaperToZeroGap());
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   ASSERT_TRUE(r.schedule.has_value());
   EXPECT_TRUE(r.schedule->ops.empty());
@@ -227,7 +228,7 @@ TEST(Ilp, EmptyGraph) {
 TEST(Ilp, NothingSupportedOnTheCim) {
   Instance inst{MakeGraph(4, {{0, 1}, {0, 2}, {2, 3}}), CostModel(4, TwoPus(100), 3)};
   for (int v = 0; v < 4; ++v) inst.costs.set_latency(v, 0, 1 + v);
-  SolveResult r = MustSolve(inst.problem(), Exact());
+  SolveResult r = MustSolve(inst.problem(), PaperToZeroGap());
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   ExpectValid(inst.problem(), r);
   EXPECT_DOUBLE_EQ(r.objective, 1 + 2 + 3 + 4);
@@ -241,7 +242,7 @@ TEST(Ilp, CapacityThatCannotHoldTheCimOnlyOperatorsIsInfeasible) {
     inst.costs.set_crossbars(v, 1, 6);  // each fits alone, not both
   }
   for (bool warm : {true, false}) {
-    TestOptions o = Exact();
+    TestOptions o = PaperToZeroGap();
     o.warm_start = warm;
     SolveResult r = MustSolve(inst.problem(), o);
     EXPECT_EQ(r.status, SolveStatus::kInfeasible);
@@ -261,11 +262,11 @@ TEST(Ilp, AsymmetricTransfersUseTheDirectionTaken) {
     c.set_transfer(e, 0, 1, 1);
     c.set_transfer(e, 1, 0, 20);
   }
-  SolveResult r = MustSolve(inst.problem(), Exact());
+  SolveResult r = MustSolve(inst.problem(), PaperToZeroGap());
   ExpectValid(inst.problem(), r);
   EXPECT_DOUBLE_EQ(r.objective, 30);
   c.set_transfer(1, 1, 0, 3);  // now the round trip pays: 10 + 1 + 2 + 3 + 10 = 26
-  r = MustSolve(inst.problem(), Exact());
+  r = MustSolve(inst.problem(), PaperToZeroGap());
   ExpectValid(inst.problem(), r);
   EXPECT_DOUBLE_EQ(r.objective, 26);
 }
@@ -294,7 +295,7 @@ TEST(Ilp, ZeroDurationOperatorTiedWithAnotherStartIsRetimedInOrder) {
   }
   ASSERT_EQ(BruteForceLatency(inst.problem()), 133);
   for (bool warm : {true, false}) {
-    TestOptions o = Exact();
+    TestOptions o = PaperToZeroGap();
     o.warm_start = warm;
     SolveResult r = MustSolve(inst.problem(), o);
     EXPECT_EQ(r.status, SolveStatus::kOptimal) << Notes(r);
@@ -315,7 +316,7 @@ TEST(Ilp, MatchesBruteForceOnRandomCpuCimInstances) {
     Instance inst = RandomInstance(rng, n, TwoPus(capacity), /*symmetric=*/i % 4 != 3);
     const Problem p = inst.problem();
     const double brute = BruteForceLatency(p);
-    TestOptions o = Exact();
+    TestOptions o = PaperToZeroGap();
     o.warm_start = i % 2 == 0;
     SolveResult r = MustSolve(p, o);
     ASSERT_EQ(r.status, SolveStatus::kOptimal) << "instance " << i << ": " << Notes(r) << "\n" << Describe(inst);
@@ -356,7 +357,7 @@ TEST(Ilp, MatchesBruteForceOnRandomThreePuInstances) {
     Instance inst = RandomInstance(rng, n, ThreePus(capacity), /*symmetric=*/i % 3 != 0);
     const Problem p = inst.problem();
     const double brute = BruteForceLatency(p);
-    TestOptions o = Exact();
+    TestOptions o = PaperToZeroGap();
     o.warm_start = i % 2 == 1;
     SolveResult r = MustSolve(p, o);
     ASSERT_EQ(r.status, SolveStatus::kOptimal) << "instance " << i << ": " << Notes(r) << "\n" << Describe(inst);
@@ -379,7 +380,7 @@ Schedule ExpectEnergyMatchesBruteForce(const Instance& inst, bool cap, int i) {
     p.latency_cap_us = fastest + 0.5 * (cpu.makespan_us - fastest);
   }
   const double brute = BruteForceEnergy(p);
-  SolveResult r = MustSolve(p, Exact());
+  SolveResult r = MustSolve(p, PaperToZeroGap());
   EXPECT_EQ(r.status, SolveStatus::kOptimal) << "instance " << i << ": " << Notes(r) << "\n" << Describe(inst);
   if (!r.schedule) return {};
   ExpectValid(p, r);
@@ -427,7 +428,7 @@ TEST(Ilp, EnergyCapBelowTheFastestScheduleIsInfeasible) {
   Problem p = inst.problem();
   p.objective = Objective::kEnergy;
   p.latency_cap_us = 0.5 * BruteForceLatency(p);
-  SolveResult r = MustSolve(p, Exact());
+  SolveResult r = MustSolve(p, PaperToZeroGap());
   EXPECT_EQ(r.status, SolveStatus::kInfeasible);
 }
 
@@ -439,7 +440,7 @@ TEST(Ilp, EnergyNeedsThePowerOfEveryUsablePu) {
   inst.costs.set_crossbars(1, 1, 1);
   Problem p = inst.problem();
   p.objective = Objective::kEnergy;
-  auto r = Solve("mip", p, Exact());
+  auto r = Solve("mip", p, PaperToZeroGap());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("'cim'"), std::string::npos) << r.status().message();
@@ -532,8 +533,8 @@ TEST(Ilp, TimeLimitSweepKeepsAnIncumbentAndNeverCrashes) {
 TEST(Ilp, ThreadsAgreeWithOneThread) {
   std::mt19937 rng(11);
   Instance inst = RandomInstance(rng, 8, ThreePus(12), true);
-  TestOptions one = Exact();
-  TestOptions two = Exact();
+  TestOptions one = PaperToZeroGap();
+  TestOptions two = PaperToZeroGap();
   two.threads = 2;
   SolveResult a = MustSolve(inst.problem(), one);
   SolveResult b = MustSolve(inst.problem(), two);
@@ -541,7 +542,7 @@ TEST(Ilp, ThreadsAgreeWithOneThread) {
   EXPECT_EQ(b.status, SolveStatus::kOptimal);
   ExpectValid(inst.problem(), b);
   EXPECT_TRUE(Near(a.objective, b.objective)) << a.objective << " vs " << b.objective;
-  TestOptions all = Exact();
+  TestOptions all = PaperToZeroGap();
   all.threads = 0;  // every core
   SolveResult c = MustSolve(inst.problem(), all);
   EXPECT_TRUE(Near(a.objective, c.objective));
@@ -550,7 +551,7 @@ TEST(Ilp, ThreadsAgreeWithOneThread) {
 TEST(Ilp, ThreadedSearchIsRepeatable) {
   std::mt19937 rng(29);
   Instance inst = RandomInstance(rng, 12, ThreePus(15), false);
-  TestOptions o = Exact();
+  TestOptions o = PaperToZeroGap();
   o.threads = 2;
   SolveResult a = MustSolve(inst.problem(), o);
   SolveResult b = MustSolve(inst.problem(), o);
@@ -568,7 +569,7 @@ TEST(Ilp, WritesLpAndMpsExactlyWhereAsked) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hetplan_ilp_test_export";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  TestOptions o = Exact();
+  TestOptions o = PaperToZeroGap();
   o.mip.write_lp = (dir / "model.lp").string();
   o.mip.write_mps = (dir / "model").string();  // no extension: nothing may be appended
   SolveResult r = MustSolve(inst.problem(), o);
@@ -591,7 +592,7 @@ TEST(Ilp, WritesLpAndMpsExactlyWhereAsked) {
   EXPECT_NE(mps.find("ROWS"), std::string::npos);
   EXPECT_NE(mps.find("x_0_0"), std::string::npos);
 
-  TestOptions bad = Exact();
+  TestOptions bad = PaperToZeroGap();
   bad.mip.write_lp = (dir / "missing-folder" / "model.lp").string();
   auto err = Solve(bad.solver, inst.problem(), bad);
   ASSERT_FALSE(err.ok());
@@ -615,7 +616,7 @@ TEST(Ilp, LogGoesToStderrOnly) {
   std::mt19937 rng(17);
   Instance inst = RandomInstance(rng, 6, TwoPus(8), true);
   for (const MipBackendInfo& backend : ListMipBackends()) {
-    TestOptions o = Exact();
+    TestOptions o = PaperToZeroGap();
     o.log = true;
     o.mip.backend = backend.backend;
     testing::internal::CaptureStdout();
@@ -636,11 +637,11 @@ TEST(Ilp, ConcurrentSolvesAgreeWithSequentialOnes) {
   instances.reserve(8);
   for (int i = 0; i < 8; ++i) instances.push_back(RandomInstance(rng, 7, TwoPus(10), true));
   std::vector<double> sequential(8), concurrent(8);
-  for (int i = 0; i < 8; ++i) sequential[i] = MustSolve(instances[i].problem(), Exact()).objective;
+  for (int i = 0; i < 8; ++i) sequential[i] = MustSolve(instances[i].problem(), PaperToZeroGap()).objective;
   std::vector<std::thread> threads;
   std::vector<Result<SolveResult>> results(8, Status(ErrorCode::kInternal, "not run"));
   for (int i = 0; i < 8; ++i) {
-    threads.emplace_back([&, i] { results[i] = Solve("mip", instances[i].problem(), Exact()); });
+    threads.emplace_back([&, i] { results[i] = Solve("mip", instances[i].problem(), PaperToZeroGap()); });
   }
   for (std::thread& t : threads) t.join();
   for (int i = 0; i < 8; ++i) {
@@ -653,13 +654,13 @@ TEST(Ilp, ConcurrentSolvesAgreeWithSequentialOnes) {
 TEST(Ilp, RejectsBadOptions) {
   Instance inst{MakeGraph(1, {}), CostModel(1, TwoPus(4), 0)};
   inst.costs.set_latency(0, 0, 1);
-  TestOptions o = Exact();
+  TestOptions o = PaperToZeroGap();
   o.time_limit_s = 0;
   EXPECT_EQ(Solve(o.solver, inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
-  o = Exact();
+  o = PaperToZeroGap();
   o.relative_gap = -1;
   EXPECT_EQ(Solve(o.solver, inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
-  o = Exact();
+  o = PaperToZeroGap();
   o.exact.node_limit = -1;
   EXPECT_EQ(Solve("exact", inst.problem(), o).status().code(), ErrorCode::kInvalidArgument);
 }

@@ -22,11 +22,10 @@
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/validate/validator.h"
 #include "hetplan/solve/solver.h"
+#include "hetplan/util/limits.h"
 #include "solve/instances.h"
 
 namespace hetplan::ilp_test {
-
-inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---------------------------------------------------------------------------
 // Instances (the graph and PU builders are shared with the other solver tests).
@@ -238,11 +237,11 @@ struct TestOptions : SolveOptions {
   std::string solver = "exact";
 };
 
-// The exact method on one thread, to a zero gap, with a minute to prove it.
-inline TestOptions ExactToZeroGap() {
+// The exact method on `threads` threads, to a zero gap, with a minute to prove it.
+inline TestOptions ExactToZeroGap(int threads = 1) {
   TestOptions o;
   o.solver = "exact";
-  o.threads = 1;
+  o.threads = threads;
   o.relative_gap = 0;
   o.time_limit_s = 60;
   return o;

@@ -1,7 +1,7 @@
 // SolveOptions::interrupt: the exact search and the paper's MIP on CBC stop
 // early with their best schedule so far (status feasible, termination
 // interrupted) — set before the call (deterministic), or by another thread
-// while CBC searches (its event handler, solve/cbc_driver.cc).
+// while CBC searches (its event handler, solve/mip/cbc_driver.cc).
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -27,6 +26,7 @@
 #include "hetplan/graph/algorithms.h"
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/solve/solver.h"
+#include "hetplan/util/limits.h"
 #include "hetplan/validate/validator.h"
 #include "testing/helpers.h"
 
@@ -34,7 +34,7 @@ namespace hetplan {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing_instances::MakeGraph;
 
 // ---------------------------------------------------------------------------
 // Instances.
@@ -105,7 +105,7 @@ double ReferenceCost(const MappingCosts& c, const std::vector<int>& chain, const
   return sum;
 }
 
-double BruteForce(const MappingCosts& c, const std::vector<int>& chain, Objective obj, TransferAccounting acc) {
+double BruteForceChain(const MappingCosts& c, const std::vector<int>& chain, Objective obj, TransferAccounting acc) {
   const int n = static_cast<int>(chain.size()), k = c.num_pus();
   std::vector<int> pu(static_cast<size_t>(n), 0);
   double best = kInf;
@@ -116,20 +116,6 @@ double BruteForce(const MappingCosts& c, const std::vector<int>& chain, Objectiv
     if (i == n) break;
   }
   return best;
-}
-
-OpGraph MakeGraph(int n, const std::vector<std::pair<int, int>>& edges) {
-  std::vector<Operator> ops(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    ops[i].id = i;
-    ops[i].name = "op" + std::to_string(i);
-    ops[i].type = "Conv";
-  }
-  std::vector<Edge> es;
-  for (auto [u, v] : edges) es.push_back(Edge{u, v, {"t"}, 1, 4});
-  auto g = OpGraph::Create("test", std::move(ops), std::move(es));
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
 }
 
 // A cost model for `g` from mapping costs: latency w, and on an edge between
@@ -155,7 +141,8 @@ CostModel ToCostModel(const OpGraph& g, const MappingCosts& c) {
   return m;
 }
 
-std::vector<std::string> Violations(const Problem& p, const SolveResult& r) {
+// The independent validator's violations of `r` in a `map` schedule file.
+std::vector<std::string> MapViolations(const Problem& p, const SolveResult& r) {
   LoadedModel model;
   model.path = "test.onnx";
   Platform platform = testing_instances::PlatformOf(*p.costs, "test");
@@ -196,7 +183,7 @@ TEST(MappingChain, DpDijkstraAndBruteForceAgreeOnRandomChains) {
         auto dp = MapChainDp(c, chain, o);
         auto dj = MapChainDijkstra(c, chain, o);
         ASSERT_TRUE(dp.ok() && dj.ok());
-        const double brute = BruteForce(c, chain, obj, acc);
+        const double brute = BruteForceChain(c, chain, obj, acc);
         const double tol = 1e-9 * std::max(1.0, brute);
         EXPECT_NEAR(dp->cost, brute, tol) << "trial " << trial << " " << ToString(obj) << " " << ToString(acc);
         EXPECT_NEAR(dj->cost, brute, tol) << "trial " << trial;
@@ -239,7 +226,7 @@ TEST(MappingChain, BoundaryCostIsChargedOnEverySwitch) {
       ASSERT_TRUE(r.ok()) << r.status().message();
       EXPECT_EQ(r->device[1], boundary == 0 ? 1 : 0) << "boundary " << boundary;
       EXPECT_DOUBLE_EQ(r->predicted_latency_us, boundary == 0 ? 24 : 30);
-      EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+      EXPECT_EQ(MapViolations(p, r->result), std::vector<std::string>{});
       // Forced onto the gpu, the prediction pays both boundaries.
       const std::vector<int> on_gpu = {0, 1, 0};
       EXPECT_DOUBLE_EQ(
@@ -380,8 +367,8 @@ TEST(MapSequential, ChainScheduleValidatesAndMatchesThePrediction) {
         ASSERT_TRUE(r.ok()) << r.status().message();
         EXPECT_EQ(r->result.status, SolveStatus::kOptimal);
         EXPECT_TRUE(r->chain);
-        EXPECT_NEAR(r->result.objective, BruteForce(c, Iota(n), obj, acc), 1e-9 * (1 + r->result.objective));
-        EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+        EXPECT_NEAR(r->result.objective, BruteForceChain(c, Iota(n), obj, acc), 1e-9 * (1 + r->result.objective));
+        EXPECT_EQ(MapViolations(p, r->result), std::vector<std::string>{});
         // On a chain the written timing is the prediction less the final D2H.
         const int last = g.topological_order().back();
         const double exit = c.d2h_us(last, r->device[last]);
@@ -404,7 +391,7 @@ TEST(MapSequential, RandomDagsValidateAndNeighbourIsFlaggedApproximate) {
         for (auto* mode : {&MapSequential, &MapParallel}) {
           auto r = (*mode)(p, c, MapOptions{acc, ChainAlgorithm::kDp});
           ASSERT_TRUE(r.ok()) << r.status().message();
-          EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{}) << "trial " << trial;
+          EXPECT_EQ(MapViolations(p, r->result), std::vector<std::string>{}) << "trial " << trial;
           for (int v = 0; v < n; ++v) EXPECT_TRUE(c.supported(v, r->device[v]));
         }
         auto seq = MapSequential(p, c, MapOptions{acc, ChainAlgorithm::kDp});
@@ -442,11 +429,11 @@ TEST(MapSequential, SinglePuBaselines) {
 }
 
 // Diamond 0 → {1, 2} → 3 with the branches preferring GPU and NPU.
-struct Diamond {
+struct DiamondInstance {
   OpGraph g = MakeGraph(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
   MappingCosts c{4, SocPus()};
   CostModel cm;
-  Diamond(double op2_gpu, double op2_npu) {
+  DiamondInstance(double op2_gpu, double op2_npu) {
     const double w[4][3] = {{5, 10, 10}, {50, 10, 40}, {50, op2_gpu, op2_npu}, {5, 10, 10}};
     for (int v = 0; v < 4; ++v) {
       for (int p = 0; p < 3; ++p) c.set_latency(v, p, w[v][p]);
@@ -459,7 +446,7 @@ struct Diamond {
 };
 
 TEST(MapParallel, DiamondOnGpuAndNpuWithContention) {
-  Diamond d(40, 20);
+  DiamondInstance d(40, 20);
   const std::vector<Phase> phases = Phases(d.g);
   ASSERT_EQ(phases.size(), 3u);
   EXPECT_EQ(phases[1].branches, (std::vector<std::vector<int>>{{1}, {2}}));
@@ -481,7 +468,7 @@ TEST(MapParallel, DiamondOnGpuAndNpuWithContention) {
   EXPECT_EQ(r->parallel_phases, 1);
   EXPECT_EQ(r->shared_pu_phases, 0);
   EXPECT_DOUBLE_EQ(r->baselines.at("best_single_us"), 70);  // CPU: 5 + 50 + 50 + 5 = 110; GPU 70
-  EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+  EXPECT_EQ(MapViolations(p, r->result), std::vector<std::string>{});
   // The sequential mapping of the same graph: 5 + 10 + 20 + 5.
   auto s = MapSequential(p, d.c, MapOptions{});
   ASSERT_TRUE(s.ok());
@@ -489,7 +476,7 @@ TEST(MapParallel, DiamondOnGpuAndNpuWithContention) {
 }
 
 TEST(MapParallel, BranchesOnOnePuAreSerialisedInTheSchedule) {
-  Diamond d(20, 40);  // both branches prefer the GPU
+  DiamondInstance d(20, 40);  // both branches prefer the GPU
   const Problem p{&d.g, &d.cm, Objective::kLatency, std::nullopt};
   auto r = MapParallel(p, d.c, MapOptions{});
   ASSERT_TRUE(r.ok());
@@ -498,7 +485,7 @@ TEST(MapParallel, BranchesOnOnePuAreSerialisedInTheSchedule) {
   EXPECT_DOUBLE_EQ(r->predicted_latency_us, 5 + 20 + 5);          // BIDENT's max-branch formula
   EXPECT_DOUBLE_EQ(r->result.schedule->makespan_us, 5 + 30 + 5);  // the GPU runs 10 then 20
   EXPECT_EQ(r->shared_pu_phases, 1);
-  EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+  EXPECT_EQ(MapViolations(p, r->result), std::vector<std::string>{});
 }
 
 TEST(MapParallel, LargestSlowdownOverInterferingPus) {
@@ -520,7 +507,7 @@ TEST(MapParallel, LargestSlowdownOverInterferingPus) {
   EXPECT_DOUBLE_EQ(r->result.schedule->ops[1].slowdown, 1.01);
   EXPECT_DOUBLE_EQ(r->result.schedule->ops[2].slowdown, 1.0);
   EXPECT_DOUBLE_EQ(r->predicted_latency_us, 1 + 117 + 1);
-  EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+  EXPECT_EQ(MapViolations(p, r->result), std::vector<std::string>{});
 }
 
 TEST(MapParallel, PhaseWithCopiesUsesTheAccounting) {
@@ -576,7 +563,7 @@ TEST(MapParallel, NeverPredictedSlowerThanTheBestSinglePu) {
     ASSERT_TRUE(r.ok()) << r.status().message();
     EXPECT_EQ(r->device, (std::vector<int>{0, 0, 1, 0}));
     EXPECT_DOUBLE_EQ(r->result.schedule->makespan_us, 40);
-    EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+    EXPECT_EQ(MapViolations(p, r->result), std::vector<std::string>{});
   }
   // 100 µs per hand-off: the same branches would be written 10 + (100 + 20) +
   // 100 + 10 = 240 µs against 61 on cpu0 alone; the plan is cpu0 alone.
@@ -595,7 +582,7 @@ TEST(MapParallel, NeverPredictedSlowerThanTheBestSinglePu) {
     bool noted = false;
     for (const std::string& n : r->result.notes) noted = noted || n.find("single-PU fallback") != std::string::npos;
     EXPECT_TRUE(noted);
-    EXPECT_EQ(Violations(p, r->result), std::vector<std::string>{});
+    EXPECT_EQ(MapViolations(p, r->result), std::vector<std::string>{});
   }
   // Through the registered solver as `hetplan map --mode parallel` calls it.
   const Problem p{&t.g, &t.cm, Objective::kLatency, std::nullopt};
@@ -964,7 +951,7 @@ TEST(MapConcurrent, HandWorkedPairAndItsSchedule) {
   // Request 0 on GPU, 1 on CPU, priced like the plan: the measured pair 13.5, then 5 alone.
   EXPECT_DOUBLE_EQ(plan->baselines.at("naive_multi_pu_us"), 13.5 + 5);
   const Problem p{&plan->graph, &plan->costs, Objective::kLatency, std::nullopt};
-  EXPECT_EQ(Violations(p, plan->result), std::vector<std::string>{});
+  EXPECT_EQ(MapViolations(p, plan->result), std::vector<std::string>{});
 }
 
 TEST(MapConcurrent, RandomSchedulesValidate) {
@@ -980,7 +967,7 @@ TEST(MapConcurrent, RandomSchedulesValidate) {
             g0, c0, g1, c1, cc, ConcurrentOptions{obj, ConcurrentSpace::kJoint, ChainAlgorithm::kDijkstra, solo});
         ASSERT_TRUE(plan.ok()) << plan.status().message();
         const Problem p{&plan->graph, &plan->costs, obj, std::nullopt};
-        EXPECT_EQ(Violations(p, plan->result), std::vector<std::string>{}) << "trial " << trial;
+        EXPECT_EQ(MapViolations(p, plan->result), std::vector<std::string>{}) << "trial " << trial;
         // The written makespan is never below the prediction (it can only serialise).
         EXPECT_GE(plan->result.schedule->makespan_us, plan->predicted_latency_us * (1 - 1e-12));
       }
@@ -991,7 +978,7 @@ TEST(MapConcurrent, RandomSchedulesValidate) {
         MapConcurrent(g0, c0, g0, c0, self, ConcurrentOptions{Objective::kLatency, ConcurrentSpace::kAligned});
     ASSERT_TRUE(aligned.ok());
     const Problem p{&aligned->graph, &aligned->costs, Objective::kLatency, std::nullopt};
-    EXPECT_EQ(Violations(p, aligned->result), std::vector<std::string>{});
+    EXPECT_EQ(MapViolations(p, aligned->result), std::vector<std::string>{});
   }
 }
 

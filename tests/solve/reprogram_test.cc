@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,19 +17,20 @@
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/solver.h"
+#include "hetplan/util/limits.h"
 #include "hetplan/validate/validator.h"
+#include "solve/ilp_test_support.h"
 #include "solve/instances.h"
 
 namespace hetplan {
 namespace {
 
+using ilp_test::ExactToZeroGap;
 using testing_instances::Instance;
 using testing_instances::MakeGraph;
 using testing_instances::RandomDagEdges;
 using testing_instances::Serial;
 using testing_instances::Spatial;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The CIM (the last PU) reprograms: 100 ns a row, `endurance` writes a cell
 // over `lifetime` inferences; each operator it runs writes `rows` rows.
@@ -51,7 +51,7 @@ void SetWrite(CostModel& c, int v, int64_t rows) {
 
 // A random DAG whose operators the CIM runs fast but holds few of at once:
 // capacity 3–8, 1–4 crossbars an operator, writes of 10–80 rows (1–8 µs).
-Instance RandomInstance(std::mt19937& rng, int n, bool three_pus) {
+Instance RandomReprogramInstance(std::mt19937& rng, int n, bool three_pus) {
   std::vector<PuInfo> pus = {Serial("cpu", 2.0)};
   if (three_pus) pus.push_back(Serial("gpu", 3.0));
   pus.push_back(Spatial("cim", 3 + static_cast<int64_t>(rng() % 6), 0.5));
@@ -138,7 +138,8 @@ double BruteForce(const Problem& p) {
   return best;
 }
 
-nlohmann::json ScheduleFile(const Problem& p, const SolveResult& r) {
+// The schedule file of `r` on the cost model's platform.
+nlohmann::json ReprogramScheduleFile(const Problem& p, const SolveResult& r) {
   LoadedModel model;
   model.path = "reprogram.onnx";
   model.sha256 = "0";
@@ -147,15 +148,8 @@ nlohmann::json ScheduleFile(const Problem& p, const SolveResult& r) {
   return ScheduleToJson(ctx);
 }
 
-SolveOptions Exact() {
-  SolveOptions o;
-  o.threads = 1;
-  o.relative_gap = 0;
-  o.time_limit_s = 60;
-  return o;
-}
-
-std::string Violations(const ValidationReport& rep) {
+// A validation report's violations, one a line.
+std::string ViolationLines(const ValidationReport& rep) {
   std::string all;
   for (const std::string& v : rep.violations) all += v + "\n";
   return all;
@@ -167,10 +161,10 @@ TEST(Reprogram, ExactMatchesBruteForceOnRandomInstances) {
   for (int i = 0; i < 150; ++i) {
     const bool three = i % 3 == 2;
     const int n = 1 + static_cast<int>(rng() % (three ? 5 : 6));
-    Instance inst = RandomInstance(rng, n, three);
+    Instance inst = RandomReprogramInstance(rng, n, three);
     const Problem p = inst.problem();
     const double brute = BruteForce(p);
-    auto r = Solve("exact", p, Exact());
+    auto r = Solve("exact", p, ExactToZeroGap());
     ASSERT_TRUE(r.ok()) << r.status().message();
     SCOPED_TRACE("instance " + std::to_string(i));
     if (!std::isfinite(brute)) {
@@ -180,14 +174,14 @@ TEST(Reprogram, ExactMatchesBruteForceOnRandomInstances) {
     ASSERT_EQ(r->status, SolveStatus::kOptimal);
     EXPECT_NEAR(r->objective, brute, 1e-6 * brute);
     EXPECT_NEAR(r->bound, r->objective, 1e-6 * brute);
-    const ValidationReport rep = ValidateScheduleJson(ScheduleFile(p, *r));
-    EXPECT_TRUE(rep.ok()) << Violations(rep);
+    const ValidationReport rep = ValidateScheduleJson(ReprogramScheduleFile(p, *r));
+    EXPECT_TRUE(rep.ok()) << ViolationLines(rep);
     // The same instance without reprogramming is never faster.
     CostModel fixed = inst.costs;
     fixed.mutable_pu(fixed.num_pus() - 1).reprogram = false;
     Problem q = p;
     q.costs = &fixed;
-    auto plain = Solve("exact", q, Exact());
+    auto plain = Solve("exact", q, ExactToZeroGap());
     ASSERT_TRUE(plain.ok());
     if (plain->schedule) {
       EXPECT_LE(r->objective, plain->objective + 1e-9);
@@ -221,7 +215,7 @@ Instance Chain() {
 
 TEST(Reprogram, RewritesWhatCannotStayResident) {
   const Instance inst = Chain();
-  auto r = Solve("exact", inst.problem(), Exact());
+  auto r = Solve("exact", inst.problem(), ExactToZeroGap());
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->status, SolveStatus::kOptimal);
   // Each: a 2 µs write, then 10 µs.
@@ -229,33 +223,33 @@ TEST(Reprogram, RewritesWhatCannotStayResident) {
   int rewritten = 0;
   for (const ScheduledOp& op : r->schedule->ops) rewritten += op.rewritten;
   EXPECT_EQ(rewritten, 3);
-  const nlohmann::json file = ScheduleFile(inst.problem(), *r);
-  EXPECT_TRUE(ValidateScheduleJson(file).ok()) << Violations(ValidateScheduleJson(file));
+  const nlohmann::json file = ReprogramScheduleFile(inst.problem(), *r);
+  EXPECT_TRUE(ValidateScheduleJson(file).ok()) << ViolationLines(ValidateScheduleJson(file));
   EXPECT_EQ(file["operators"][1]["write"]["write_us"], 2.0);
   EXPECT_EQ(file["operators"][1]["write"]["rows_written"], 60);
   EXPECT_EQ(file["devices"][1]["reprogram"]["endurance_writes"], 1e7);
   // Energy: 12 µs × 1 W and 60 rows × 2 pJ each.
   EXPECT_NEAR(r->schedule->energy_uj.value(), 3 * (12 + 60 * 2e-6), 1e-9);
   // Methods without rewriting refuse the platform; the baselines keep everything resident (and cannot here).
-  auto mip = Solve("mip", inst.problem(), Exact());
+  auto mip = Solve("mip", inst.problem(), ExactToZeroGap());
   ASSERT_FALSE(mip.ok());
   EXPECT_NE(mip.status().message().find("does not model reprogramming, and PU 'cim' reprograms"), std::string::npos)
       << mip.status().message();
   // An endurance budget that forbids more than one rewrite an inference: infeasible.
   Instance worn = Chain();
   Reprogram(worn.costs, 1, 1);  // 1 write a cell, 1 inference: Σ rewritten ≤ the 4 − resident crossbars
-  auto none = Solve("exact", worn.problem(), Exact());
+  auto none = Solve("exact", worn.problem(), ExactToZeroGap());
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_EQ(none->status, SolveStatus::kInfeasible);
 }
 
 TEST(Reprogram, ValidatorChecksCrossbarsWritesAndEnduranceFromTheFile) {
   const Instance inst = Chain();
-  auto r = Solve("exact", inst.problem(), Exact());
+  auto r = Solve("exact", inst.problem(), ExactToZeroGap());
   ASSERT_TRUE(r.ok() && r->schedule);
-  const nlohmann::json good = ScheduleFile(inst.problem(), *r);
+  const nlohmann::json good = ReprogramScheduleFile(inst.problem(), *r);
   ASSERT_TRUE(ValidateScheduleJson(good).ok());
-  auto violations = [](const nlohmann::json& j) { return Violations(ValidateScheduleJson(j)); };
+  auto violations = [](const nlohmann::json& j) { return ViolationLines(ValidateScheduleJson(j)); };
   // Two operators on the same crossbars at the same time.
   nlohmann::json overlap = good;
   overlap["operators"][1]["start_us"] = overlap["operators"][0]["start_us"];

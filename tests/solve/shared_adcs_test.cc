@@ -21,8 +21,6 @@ namespace {
 
 using namespace ilp_test;  // NOLINT(google-build-using-namespace): the shared test helpers
 
-TestOptions Exact() { return ExactToZeroGap(); }
-
 // The same instance with a pool of `pool` ADCs on the spatial PU, every
 // operator there holding 1..pool of them, or with `crowded` more than half
 // the pool (no two at once), drawn from `rng`.
@@ -82,7 +80,7 @@ TEST(SharedAdcs, ListScheduleWaitsForThePool) {
   EXPECT_DOUBLE_EQ(s.ops[1].start_us, 0);
   EXPECT_DOUBLE_EQ(s.ops[2].start_us, 10);
   EXPECT_DOUBLE_EQ(s.makespan_us, 20);
-  const SolveResult r = MustSolve(inst.problem(), Exact());
+  const SolveResult r = MustSolve(inst.problem(), ExactToZeroGap());
   EXPECT_EQ(r.status, SolveStatus::kOptimal) << Notes(r);
   EXPECT_DOUBLE_EQ(r.objective, 20);
   ExpectValid(inst.problem(), r);
@@ -134,7 +132,7 @@ TEST(SharedAdcs, ExactMatchesBruteForceOnRandomInstances) {
     inst.costs = WithPool(inst.costs, cim, 1 + static_cast<int64_t>(rng() % 5), rng, /*crowded=*/i % 3 == 0);
     const Problem p = inst.problem();
     const double brute = BruteForceLatency(p);
-    const SolveResult r = MustSolve(p, Exact());
+    const SolveResult r = MustSolve(p, ExactToZeroGap());
     ASSERT_EQ(r.status, SolveStatus::kOptimal) << "instance " << i << ": " << Notes(r) << "\n" << Describe(inst);
     ExpectValid(p, r);
     EXPECT_TRUE(Near(r.objective, brute)) << "instance " << i << ": exact " << r.objective << " brute force "
@@ -188,7 +186,7 @@ TEST(SharedAdcs, TimeLimitNeverClaimsOptimalityWithoutTheProof) {
   std::mt19937 rng(5);
   Instance inst = RandomInstance(rng, 40, TwoPus(200), true);
   inst.costs = WithPool(inst.costs, 1, 3, rng);
-  TestOptions o = Exact();
+  TestOptions o = ExactToZeroGap();
   o.time_limit_s = 0.05;
   const SolveResult r = MustSolve(inst.problem(), o);
   ExpectValid(inst.problem(), r);

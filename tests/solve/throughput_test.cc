@@ -25,8 +25,6 @@ namespace {
 using namespace ilp_test;     // NOLINT(google-build-using-namespace): the shared test helpers
 using namespace stream_test;  // NOLINT(google-build-using-namespace)
 
-TestOptions Exact() { return ExactToZeroGap(); }
-
 TEST(Throughput, ExactMatchesBruteForceWithReplicas) {
   std::mt19937 rng(20261206);
   int replicated = 0, infeasible = 0, copies_help = 0;
@@ -40,7 +38,7 @@ TEST(Throughput, ExactMatchesBruteForceWithReplicas) {
     if (i % 4 == 1) inst.costs.ChargeBoundary(0, static_cast<double>(1 + rng() % 20));  // --boundary-cost fitted
     const Problem p = inst.problem(Objective::kThroughput);
     const double brute = BruteForceInterval(p);
-    const SolveResult r = MustSolve(p, Exact());
+    const SolveResult r = MustSolve(p, ExactToZeroGap());
     if (!std::isfinite(brute)) {
       EXPECT_EQ(r.status, SolveStatus::kInfeasible) << "instance " << i << "\n" << Describe(inst);
       ++infeasible;
@@ -87,7 +85,7 @@ Instance Sandwich() {
 TEST(Throughput, CopiesShortenTheBottleneckOperator) {
   const Instance inst = Sandwich();
   const Problem p = inst.problem(Objective::kThroughput);
-  const SolveResult r = MustSolve(p, Exact());
+  const SolveResult r = MustSolve(p, ExactToZeroGap());
   ASSERT_EQ(r.status, SolveStatus::kOptimal) << Notes(r);
   EXPECT_DOUBLE_EQ(r.objective, 25);
   EXPECT_EQ(r.schedule->ops[1].device, 1);
@@ -102,7 +100,7 @@ TEST(Throughput, CopiesShortenTheBottleneckOperator) {
 TEST(Throughput, ValidatorCatchesAStreamsViolationsFromTheFile) {
   const Instance inst = Sandwich();
   const Problem p = inst.problem(Objective::kThroughput);
-  const SolveResult r = MustSolve(p, Exact());
+  const SolveResult r = MustSolve(p, ExactToZeroGap());
   ASSERT_TRUE(r.schedule);
   const nlohmann::json good = StreamJson(p, *r.schedule);
   ASSERT_EQ(Violations(good), "");
@@ -155,7 +153,7 @@ TEST(Throughput, TransfersShareTheirLinkWithinTheInterval) {
     c.set_transfer(e, 1, 0, 30);
   }
   const Problem p = inst.problem(Objective::kThroughput);
-  const SolveResult r = MustSolve(p, Exact());
+  const SolveResult r = MustSolve(p, ExactToZeroGap());
   ASSERT_EQ(r.status, SolveStatus::kOptimal) << Notes(r);
   EXPECT_DOUBLE_EQ(r.objective, BruteForceInterval(p));
   EXPECT_DOUBLE_EQ(r.objective, 60);  // both on the cim (link 60) or one on the cpu (cpu 60)

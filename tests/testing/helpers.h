@@ -1,6 +1,7 @@
-// Helpers shared by the test modules: small ONNX models written inline, and
-// the `hetplan` binary run as a user runs it. Header-only; this folder has no
-// *_test.cc, so it is not a test module of its own.
+// Helpers shared by the test modules: the zoo's models, small ONNX models
+// written inline, and the `hetplan` binary run as a user runs it.
+// Header-only; this folder has no *_test.cc, so it is not a test module of
+// its own.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -13,6 +14,12 @@
 #include <vector>
 
 namespace hetplan::test_util {
+
+// The zoo's model `name` (models/, built by the `zoo` target).
+inline std::string Zoo(const std::string& name) { return std::string(HETPLAN_ZOO_DIR) + "/" + name + ".onnx"; }
+
+// The zoo's ResNet-18, the model most planning tests run.
+inline const std::string kResnet18 = Zoo("resnet18");
 
 // A float32 graph input/output with a static shape.
 inline void AddTensor(onnx::ValueInfoProto* vi, const std::string& name, const std::vector<int64_t>& dims) {

@@ -1,7 +1,8 @@
 // A per-process scratch folder for tests that write files (results files,
-// schedules, logs), removed when the test binary ends; and the profile cache
-// that the dse tests share (keyed by content, so every test process, ctest
-// running each test alone, can use one).
+// schedules, logs), removed when the test binary ends; a folder per test;
+// reading back what a test wrote; and the profile cache that the dse tests
+// share (keyed by content, so every test process, ctest running each test
+// alone, can use one).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace hetplan::test_util {
@@ -51,6 +53,16 @@ inline std::filesystem::path FreshDir(const std::string& prefix, const std::stri
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
+}
+
+// <temp>/hetplan_test_<name>_<pid>, emptied: a test's own folder (the pid
+// keeps apart the test processes that ctest runs at the same time).
+inline std::filesystem::path TempDir(const std::string& name) { return FreshDir("hetplan_test_", name); }
+
+// A JSON file's value (throws when it is not JSON).
+inline nlohmann::json ReadJson(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  return nlohmann::json::parse(f);
 }
 
 // A file's whole text ("" when it cannot be read).

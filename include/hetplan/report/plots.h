@@ -30,6 +30,8 @@ struct Figure {
 // A row's numeric field (NaN when absent or null) and sweep parameter ("" when absent).
 double RowNumber(const nlohmann::json& row, const std::string& field);
 std::string RowParam(const nlohmann::json& row, const std::string& key);
+// A row's string field, or "" when it is absent or not a string.
+std::string RowString(const nlohmann::json& row, const char* field);
 // Rows with a schedule (makespan_us set) for `solver`, objective `objective`.
 std::vector<const nlohmann::json*> SolvedRows(const std::vector<nlohmann::json>& rows, const std::string& solver,
                                               const std::string& objective = "latency");
