@@ -57,8 +57,14 @@ if grep -q -- '--apt-only' scripts/setup.sh; then
 fi
 stage run.sh setup-ort scripts/setup_ort.sh
 stage run.sh setup-onnx scripts/setup_onnx.sh
-stage run.sh build-hetplan scripts/build.sh --target hetplan
-stage run.sh export-resnet18 /usr/bin/python3 models/export.py --out-dir build/models --models resnet18
+if grep -q export_pid run.sh; then  # the export beside the compiles, as run.sh does it
+  stage run.sh build-hetplan+export-resnet18 bash -c 'mkdir -p build/models
+    /usr/bin/python3 models/export.py --out-dir build/models --models resnet18 >build/models/export.log 2>&1 &
+    scripts/build.sh --target hetplan && wait $!'
+else
+  stage run.sh build-hetplan scripts/build.sh --target hetplan
+  stage run.sh export-resnet18 /usr/bin/python3 models/export.py --out-dir build/models --models resnet18
+fi
 stage run.sh main-job scripts/main_job.sh build/models/resnet18.onnx
 # ./test.sh after it: the rest of the setup, everything else built (the zoo beside the compiles), the tests.
 stage test.sh setup-highs scripts/setup_highs.sh

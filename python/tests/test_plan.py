@@ -19,7 +19,7 @@ def without_seconds_line(text):
 
 def test_partition_returns_a_validated_schedule(data, tmp_path):
     s = hetplan.partition(data / "tiny.onnx", costs=data / "tiny_costs.csv")
-    assert s.has_schedule and s.solver == "exact" and s.status == "optimal" and s.termination == "optimal"
+    assert s.has_schedule and s.solver == "exact" and s.status == "optimal" and s.termination == "proved"
     assert s.formulation == "strong" and s.gap == 0 and s.bound == pytest.approx(s.objective)
     assert s.makespan_us == pytest.approx(s.objective) and s.energy_uj is None
     assert [op["name"] for op in s.operators] == ["conv0", "relu0", "conv1"]

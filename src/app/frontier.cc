@@ -145,7 +145,7 @@ Status AddStreamFront(const PlanSubject& subject, const Problem& problem, int pu
     r.solver = "exact";
     r.formulation = "throughput";
     r.status = pt.optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
-    r.termination = pt.optimal ? Termination::kOptimal : Termination::kTimeLimit;
+    r.termination = pt.optimal ? Termination::kProved : Termination::kTimeLimit;
     r.schedule = pt.schedule;
     r.objective = pt.ii_us;
     r.notes.push_back(fmt::format("point {} of the (II, latency) front at {} crossbars (hetplan frontier --objective "
@@ -281,7 +281,7 @@ Status AddBreakpointFiles(const PlanSubject& subject, const Problem& problem, in
     r.solver = "exact";
     r.formulation = "frontier";
     r.status = s.optimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
-    r.termination = s.optimal ? Termination::kOptimal : f.termination;
+    r.termination = s.optimal ? Termination::kProved : f.termination;
     r.schedule = s.schedule;
     r.objective = s.makespan_us;
     r.bound = s.lower_bound_us;

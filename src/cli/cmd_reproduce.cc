@@ -26,7 +26,7 @@ void RegisterReproduce(CLI::App& app) {
   sub->add_option("--python", o->python, "Python with torch/torchvision/onnx for exporting the zoo")
       ->default_val("/usr/bin/python3");
   sub->add_option("--time-limit", o->time_limit_s, "ILP time limit per point, seconds (default 10, quick 5)");
-  sub->add_option("--solver", o->solver, "The grid's partitioning method: exact, or mip (the paper's MIP on CBC)")
+  sub->add_option("--solver", o->solver, MethodChoicesHelp("The grid's partitioning method", {"exact", "mip"}))
       ->default_val("exact");
   auto formulation = std::make_shared<std::string>();
   sub->add_option("--formulation", *formulation, "Old spelling: strong = --solver exact, paper = --solver mip");

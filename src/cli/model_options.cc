@@ -321,6 +321,15 @@ SolveOptions MakeSolveOptions(const SolveFlags& f, bool record_given) {
   return so;
 }
 
+std::string MethodChoicesHelp(const std::string& lead, const std::vector<std::string>& methods) {
+  std::vector<std::string> parts;
+  for (const std::string& m : methods) {
+    const Solver* s = FindSolver(m);
+    parts.push_back(s != nullptr ? m + " (" + s->info().summary + ")" : m);
+  }
+  return fmt::format("{}: {}", lead, fmt::join(parts, " | "));
+}
+
 Result<std::string> ResolveSolverFlag(const std::string& solver, const std::string& formulation) {
   HETPLAN_ASSIGN_OR_RETURN(ResolvedName name, ResolveSolverName(solver));
   if (!formulation.empty()) {

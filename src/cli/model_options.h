@@ -127,5 +127,9 @@ SolveOptions MakeSolveOptions(const SolveFlags& f, bool record_given = true);
 // --formulation strong|paper) mapped to today's; each old spelling prints a
 // one-line notice on stderr. Unknown names are errors listing the methods.
 Result<std::string> ResolveSolverFlag(const std::string& solver, const std::string& formulation);
+// The help of a flag that chooses among `methods`, from the registry's own
+// summaries ("exact: <summary> | mip: <summary>"), so that it says what each
+// method does today.
+std::string MethodChoicesHelp(const std::string& lead, const std::vector<std::string>& methods);
 
 }  // namespace hetplan::cli

@@ -36,20 +36,8 @@ constexpr int kBoundaryWarmup = 2;  // untimed passes of each split execution
 
 // --- cutting one operator out of the model -----------------------------------
 
-OperatorExtractor::OperatorExtractor(const LoadedModel& m) : model_(*m.model) {
+OperatorExtractor::OperatorExtractor(const LoadedModel& m) : model_(*m.model), index_(model_.graph()) {
   const auto& g = model_.graph();
-  for (int i = 0; i < g.node_size(); ++i) {
-    for (const auto& o : g.node(i).output()) {
-      if (!o.empty()) producer_.emplace(o, i);
-    }
-  }
-  for (int i = 0; i < g.initializer_size(); ++i) initializer_.emplace(g.initializer(i).name(), i);
-  for (int i = 0; i < g.sparse_initializer_size(); ++i) {
-    sparse_.emplace(g.sparse_initializer(i).values().name(), i);
-  }
-  for (const auto& vi : g.input()) value_info_.emplace(vi.name(), &vi);
-  for (const auto& vi : g.value_info()) value_info_.emplace(vi.name(), &vi);
-  for (const auto& vi : g.output()) value_info_.emplace(vi.name(), &vi);
   is_op_node_.assign(static_cast<size_t>(g.node_size()), false);
   for (const Operator& op : m.graph.operators()) {
     for (int i : op.node_indices) {
@@ -117,16 +105,16 @@ Result<std::string> OperatorExtractor::BuildPart(const Operator& op, const std::
     std::string name = std::move(work.back());
     work.pop_back();
     if (!seen.insert(name).second) continue;
-    if (auto it = initializer_.find(name); it != initializer_.end()) {
+    if (auto it = index_.initializer.find(name); it != index_.initializer.end()) {
       inits.insert(it->second);
       continue;
     }
-    if (auto it = sparse_.find(name); it != sparse_.end()) {
+    if (auto it = index_.sparse.find(name); it != index_.sparse.end()) {
       sparse.insert(it->second);
       continue;
     }
-    auto p = producer_.find(name);
-    if (p != producer_.end() && !is_op_node_[static_cast<size_t>(p->second)] && !nodes.count(p->second)) {
+    auto p = index_.producer.find(name);
+    if (p != index_.producer.end() && !is_op_node_[static_cast<size_t>(p->second)] && !nodes.count(p->second)) {
       // A Constant, Identity/Dropout alias, or constant-only node: comes along.
       nodes.insert(p->second);
       const auto& pn = g.node(p->second);
@@ -136,7 +124,7 @@ Result<std::string> OperatorExtractor::BuildPart(const Operator& op, const std::
       for (const auto& o : pn.output()) produced.insert(o);
       continue;
     }
-    if (p != producer_.end() && nodes.count(p->second)) continue;
+    if (p != index_.producer.end() && nodes.count(p->second)) continue;
     activations.push_back(name);  // a graph input, or another operator's output
   }
 
@@ -172,9 +160,9 @@ Status OperatorExtractor::AddValueInfo(const Operator& op, const std::string& na
   for (const auto& t : known) {
     if (t.name == name) info = &t;
   }
-  auto vi = value_info_.find(name);
+  auto vi = index_.value_info.find(name);
   int32_t elem = onnx::TensorProto::UNDEFINED;
-  if (vi != value_info_.end() && vi->second->type().has_tensor_type()) {
+  if (vi != index_.value_info.end() && vi->second->type().has_tensor_type()) {
     elem = vi->second->type().tensor_type().elem_type();
   }
   if (elem == onnx::TensorProto::UNDEFINED && info != nullptr) elem = DtypeFromName(info->dtype);
@@ -188,7 +176,7 @@ Status OperatorExtractor::AddValueInfo(const Operator& op, const std::string& na
     for (int64_t d : info->shape) shape->add_dim()->set_dim_value(d);
     return Status::Ok();
   }
-  if (vi != value_info_.end() && vi->second->type().tensor_type().has_shape()) {
+  if (vi != index_.value_info.end() && vi->second->type().tensor_type().has_shape()) {
     for (const auto& d : vi->second->type().tensor_type().shape().dim()) {
       if (!d.has_dim_value()) break;
       shape->add_dim()->set_dim_value(d.dim_value());

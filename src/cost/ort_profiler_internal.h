@@ -21,6 +21,7 @@
 #include "ort/session.h"
 #include "hetplan/cost/cost_table.h"
 #include "hetplan/cost/profiler.h"
+#include "hetplan/graph/graph_index.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/util/status.h"
 
@@ -122,8 +123,7 @@ class OperatorExtractor {
                       onnx::ValueInfoProto* out) const;
 
   const onnx::ModelProto& model_;
-  std::unordered_map<std::string, int> producer_, initializer_, sparse_;
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> value_info_;
+  GraphProtoIndex index_;
   std::vector<bool> is_op_node_;
 };
 

@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "hetplan/cost/sample_shapes.h"
+#include "hetplan/graph/graph_index.h"
 #include "hetplan/graph/algorithms.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/graph/quantization.h"
@@ -76,22 +77,11 @@ struct SegmentBuild {
 
 class Splitter {
  public:
-  Splitter(const LoadedModel& m, const std::vector<SegmentPlan>& plan) : m_(m), g_(m.model->graph()), plan_(plan) {
-    for (int i = 0; i < g_.node_size(); ++i) {
-      for (const auto& o : g_.node(i).output()) {
-        if (!o.empty()) producer_.emplace(o, i);
-      }
-    }
-    for (int i = 0; i < g_.initializer_size(); ++i) initializer_.emplace(g_.initializer(i).name(), i);
-    for (int i = 0; i < g_.sparse_initializer_size(); ++i) {
-      sparse_.emplace(g_.sparse_initializer(i).values().name(), i);
-    }
+  Splitter(const LoadedModel& m, const std::vector<SegmentPlan>& plan)
+      : m_(m), g_(m.model->graph()), plan_(plan), index_(g_) {
     for (const auto& vi : g_.input()) {
-      if (!initializer_.count(vi.name())) graph_inputs_.insert(vi.name());
+      if (!index_.initializer.count(vi.name())) graph_inputs_.insert(vi.name());
     }
-    for (const auto& vi : g_.input()) value_info_.emplace(vi.name(), &vi);
-    for (const auto& vi : g_.value_info()) value_info_.emplace(vi.name(), &vi);
-    for (const auto& vi : g_.output()) value_info_.emplace(vi.name(), &vi);
     for (const Operator& op : m.graph.operators()) {
       for (const auto& t : op.inputs) known_.emplace(t.name, &t);
       for (const auto& t : op.outputs) known_.emplace(t.name, &t);
@@ -158,8 +148,8 @@ class Splitter {
     std::vector<std::string> out(builds_[static_cast<size_t>(s)].outputs.begin(),
                                  builds_[static_cast<size_t>(s)].outputs.end());
     auto key = [&](const std::string& t) {
-      auto it = producer_.find(t);
-      int node = it == producer_.end() ? -1 : it->second;
+      auto it = index_.producer.find(t);
+      int node = it == index_.producer.end() ? -1 : it->second;
       int pos = 0;
       if (node >= 0) {
         const auto& n = g_.node(node);
@@ -178,8 +168,8 @@ class Splitter {
     b.name = name;
     const TensorInfo* info = nullptr;
     if (auto it = known_.find(name); it != known_.end()) info = it->second;
-    auto vi = value_info_.find(name);
-    if (vi != value_info_.end() && vi->second->type().has_tensor_type()) {
+    auto vi = index_.value_info.find(name);
+    if (vi != index_.value_info.end() && vi->second->type().has_tensor_type()) {
       b.elem_type = vi->second->type().tensor_type().elem_type();
     }
     if (b.elem_type == onnx::TensorProto::UNDEFINED && info != nullptr) b.elem_type = DtypeFromName(info->dtype);
@@ -193,7 +183,7 @@ class Splitter {
       b.shape = info->shape;
       return b;
     }
-    if (vi != value_info_.end() && vi->second->type().tensor_type().has_shape()) {
+    if (vi != index_.value_info.end() && vi->second->type().tensor_type().has_shape()) {
       bool all = true;
       for (const auto& d : vi->second->type().tensor_type().shape().dim()) {
         if (!d.has_dim_value()) all = false;
@@ -233,7 +223,7 @@ class Splitter {
       *sg->add_node() = g_.node(i);
       for (const auto& o : g_.node(i).output()) {
         if (o.empty() || boundary.count(o)) continue;
-        if (auto vi = value_info_.find(o); vi != value_info_.end()) *sg->add_value_info() = *vi->second;
+        if (auto vi = index_.value_info.find(o); vi != index_.value_info.end()) *sg->add_value_info() = *vi->second;
       }
     }
     for (int i : b.inits) *sg->add_initializer() = g_.initializer(i);
@@ -267,18 +257,18 @@ class Splitter {
     while (!work.empty()) {
       std::string name = std::move(work.back());
       work.pop_back();
-      auto p = producer_.find(name);
-      if (p != producer_.end() && b.nodes.count(p->second)) continue;
+      auto p = index_.producer.find(name);
+      if (p != index_.producer.end() && b.nodes.count(p->second)) continue;
       if (b.input_from.count(name)) continue;
-      if (auto it = initializer_.find(name); it != initializer_.end()) {
+      if (auto it = index_.initializer.find(name); it != index_.initializer.end()) {
         b.inits.insert(it->second);
         continue;
       }
-      if (auto it = sparse_.find(name); it != sparse_.end()) {
+      if (auto it = index_.sparse.find(name); it != index_.sparse.end()) {
         b.sparse.insert(it->second);
         continue;
       }
-      if (p == producer_.end()) {
+      if (p == index_.producer.end()) {
         if (!graph_inputs_.count(name)) {
           return Error(ErrorCode::kInternal, "{}: tensor '{}' has no producer, initializer or graph input", m_.path,
                        name);
@@ -319,8 +309,8 @@ class Splitter {
       std::string t = std::move(work.back());
       work.pop_back();
       if (!seen.insert(t).second) continue;
-      auto p = producer_.find(t);
-      if (p == producer_.end()) continue;
+      auto p = index_.producer.find(t);
+      if (p == index_.producer.end()) continue;
       const int owner = segment_of_node_[static_cast<size_t>(p->second)];
       if (owner >= 0) {
         best = std::max(best, owner);
@@ -336,9 +326,8 @@ class Splitter {
   const LoadedModel& m_;
   const onnx::GraphProto& g_;
   const std::vector<SegmentPlan>& plan_;
-  std::unordered_map<std::string, int> producer_, initializer_, sparse_;
+  GraphProtoIndex index_;
   std::unordered_set<std::string> graph_inputs_;
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> value_info_;
   std::unordered_map<std::string, const TensorInfo*> known_;
   std::vector<int> segment_of_node_;
   std::vector<SegmentBuild> builds_;

@@ -277,13 +277,9 @@ int64_t Prod(const Dims& v, size_t from, size_t to) {
 void SetRecurrentView(const Dims& x, bool batch_first, int64_t dirs, int64_t gate_cols, int64_t input,
                       int64_t hidden, const std::string& product, Operator* op) {
   const int64_t seq = batch_first ? x[1] : x[0], batch = batch_first ? x[0] : x[1];
-  op->has_weight = true;
-  op->weight_rows = input + hidden;
-  op->weight_cols = gate_cols;
+  op->SetWeightMatrix(input + hidden, gate_cols, seq * batch * dirs, product);
   op->directions = dirs;
-  op->n_mvm = seq * batch * dirs;
   op->macs = op->n_mvm * op->weight_rows * op->weight_cols;
-  op->matrix_op = product;
 }
 
 }  // namespace
@@ -388,11 +384,7 @@ bool SetOtherMatrixView(const onnx::NodeProto& n, const ShapeLookup& s, Operator
     const int64_t k = tb ? bs->back() : (*bs)[bs->size() - 2];
     op->macs = Prod(*out, 0, out->size()) * k;
     if (b && bs->size() == 2 && !ta) {
-      op->has_weight = true;
-      op->weight_rows = k;
-      op->weight_cols = tb ? (*bs)[0] : (*bs)[1];
-      op->n_mvm = k > 0 ? Prod(*a, 0, a->size()) / k : 0;
-      op->matrix_op = "MatMul";
+      op->SetWeightMatrix(k, tb ? (*bs)[0] : (*bs)[1], k > 0 ? Prod(*a, 0, a->size()) / k : 0, "MatMul");
     }
     return true;
   }
@@ -402,11 +394,7 @@ bool SetOtherMatrixView(const onnx::NodeProto& n, const ShapeLookup& s, Operator
     if (!a || !out || k <= 0 || cols <= 0) return true;
     op->macs = Prod(*out, 0, out->size()) * k;
     if (s.const_shape(1)) {
-      op->has_weight = true;
-      op->weight_rows = k;
-      op->weight_cols = cols;
-      op->n_mvm = Prod(*a, 0, a->size()) / k;
-      op->matrix_op = "MatMul";
+      op->SetWeightMatrix(k, cols, Prod(*a, 0, a->size()) / k, "MatMul");
     }
     return true;
   }
@@ -418,11 +406,7 @@ bool SetOtherMatrixView(const onnx::NodeProto& n, const ShapeLookup& s, Operator
     const GemmDims d = GemmDimsOf(*a, *bs, AttrInt(n, "transA", 0) != 0, AttrInt(n, "transB", 0) != 0);
     op->macs = d.m * d.k * d.cols;
     if (b) {
-      op->has_weight = true;
-      op->weight_rows = d.k;
-      op->weight_cols = d.cols;
-      op->n_mvm = d.m;
-      op->matrix_op = "Gemm";
+      op->SetWeightMatrix(d.k, d.cols, d.m, "Gemm");
     }
     return true;
   }
@@ -433,10 +417,7 @@ bool SetOtherMatrixView(const onnx::NodeProto& n, const ShapeLookup& s, Operator
     const auto* x = s.shape(0);
     const auto* w = s.const_shape(1);
     if (!x || !w || x->size() != 3 || w->size() != 2) return true;
-    op->has_weight = true;
-    op->weight_rows = (*w)[0];
-    op->weight_cols = (*w)[1];
-    op->n_mvm = (*x)[0] * (*x)[1];
+    op->SetWeightMatrix((*w)[0], (*w)[1], (*x)[0] * (*x)[1]);
     op->macs = op->n_mvm * op->weight_rows * op->weight_cols;
     return true;
   }

@@ -331,10 +331,7 @@ Status SetConvView(const BuildContext& ctx, const MainNodeShapes& s, const onnx:
     int64_t rows = DimProduct(*ws, 1, ws->size());
     op->macs = DimProduct(*main_out, 0, main_out->size()) * rows;
     if (w) {
-      op->has_weight = true;
-      op->weight_rows = rows;
-      op->weight_cols = (*ws)[0];
-      op->n_mvm = (*main_out)[0] * DimProduct(*main_out, 2, main_out->size());
+      op->SetWeightMatrix(rows, (*ws)[0], (*main_out)[0] * DimProduct(*main_out, 2, main_out->size()));
     }
   }
   return Status::Ok();
@@ -359,10 +356,7 @@ Status SetGemmView(const BuildContext& ctx, const MainNodeShapes& s, const onnx:
     }
     op->macs = d.m * d.k * d.cols;
     if (b) {
-      op->has_weight = true;
-      op->weight_rows = d.k;
-      op->weight_cols = d.cols;
-      op->n_mvm = d.m;
+      op->SetWeightMatrix(d.k, d.cols, d.m);
     }
   }
   return Status::Ok();
@@ -378,10 +372,7 @@ void SetMatMulView(const MainNodeShapes& s, int xi, int wi, Operator* op) {
     int64_t k = (*bs)[bs->size() - 2];
     op->macs = DimProduct(*main_out, 0, main_out->size()) * k;
     if (b && bs->size() == 2) {
-      op->has_weight = true;
-      op->weight_rows = k;
-      op->weight_cols = (*bs)[1];
-      op->n_mvm = k > 0 ? DimProduct(*a, 0, a->size()) / k : 0;
+      op->SetWeightMatrix(k, (*bs)[1], k > 0 ? DimProduct(*a, 0, a->size()) / k : 0);
     }
   }
 }

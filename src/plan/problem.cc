@@ -86,16 +86,16 @@ std::string ToString(SolveStatus s) {
 
 std::string ToString(Termination t) {
   switch (t) {
-    case Termination::kOptimal:
-      return "optimal";
+    case Termination::kProved:
+      return "proved";
     case Termination::kTimeLimit:
       return "time_limit";
     case Termination::kNodeLimit:
       return "node_limit";
-    case Termination::kHeuristic:
-      return "heuristic";
-    case Termination::kInfeasible:
-      return "infeasible";
+    case Termination::kCompleted:
+      return "completed";
+    case Termination::kProvedInfeasible:
+      return "proved_infeasible";
     case Termination::kInterrupted:
       return "interrupted";
     case Termination::kNumerical:

@@ -248,25 +248,25 @@ Status CheckResult(const MethodInfo& info, const SolveOptions& options, const So
   switch (r.status) {
     case SolveStatus::kOptimal:
       if (!info.proves_optimality) return bad("optimal from a method that proves nothing");
-      if (r.termination != Termination::kOptimal) return bad("optimal, but stopped before a proof");
+      if (r.termination != Termination::kProved) return bad("optimal, but stopped before a proof");
       if (!std::isnan(r.gap) && r.gap > options.relative_gap + 1e-9) {
         return bad(fmt::format("optimal with a gap of {:g}, above the tolerance {:g}", r.gap, options.relative_gap));
       }
       break;
     case SolveStatus::kHeuristic:
-      if (r.termination != Termination::kHeuristic) return bad("a heuristic result with a search's termination");
+      if (r.termination != Termination::kCompleted) return bad("a heuristic result with a search's termination");
       break;
     case SolveStatus::kInfeasible:
-      if (r.termination != Termination::kInfeasible) return bad("infeasible without a proof of it");
+      if (r.termination != Termination::kProvedInfeasible) return bad("infeasible without a proof of it");
       break;
     case SolveStatus::kFeasible:
-      if (r.termination == Termination::kOptimal || r.termination == Termination::kHeuristic ||
-          r.termination == Termination::kInfeasible) {
+      if (r.termination == Termination::kProved || r.termination == Termination::kCompleted ||
+          r.termination == Termination::kProvedInfeasible) {
         return bad("stopped early, but the termination says it finished");
       }
       break;
     case SolveStatus::kNoSolution:  // a heuristic may finish without a schedule (nothing within a cap)
-      if (r.termination == Termination::kOptimal || r.termination == Termination::kInfeasible) {
+      if (r.termination == Termination::kProved || r.termination == Termination::kProvedInfeasible) {
         return bad("no schedule, but the termination says the search finished");
       }
       break;

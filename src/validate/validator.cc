@@ -612,6 +612,23 @@ double ScheduleLength(const nlohmann::json& ops) {
   return any ? std::max(0.0, last - first) : 0.0;
 }
 
+// solver.termination, when there, is one of its version's names: version 3
+// renamed the three that were also statuses (optimal, heuristic, infeasible).
+void CheckTermination(const nlohmann::json& s, std::vector<std::string>& out) {
+  if (!s.contains("solver") || !s["solver"].is_object() || !s["solver"].contains("termination")) return;
+  const nlohmann::json& t = s["solver"]["termination"];
+  const bool v3 = s.contains("version") && s["version"].is_number_integer() && s["version"].get<int>() >= 3;
+  static const std::set<std::string> kV3 = {"proved",      "time_limit",  "node_limit", "completed",
+                                            "proved_infeasible", "interrupted", "numerical"};
+  static const std::set<std::string> kV2 = {"optimal",    "time_limit",  "node_limit", "heuristic",
+                                            "infeasible", "interrupted", "numerical"};
+  const std::set<std::string>& names = v3 ? kV3 : kV2;
+  if (!t.is_string() || !names.count(t.get<std::string>())) {
+    out.push_back(fmt::format("solver.termination {} is not one of {} (schedule format version {})", t.dump(),
+                              fmt::join(names, ", "), v3 ? "3" : "1-2"));
+  }
+}
+
 }  // namespace
 
 ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
@@ -630,6 +647,7 @@ ValidationReport ValidateScheduleJson(const nlohmann::json& s) {
     out.push_back(fmt::format("'version' is not 1 to {} (this validator reads versions 1 to {})",
                               kScheduleFormatVersion, kScheduleFormatVersion));
   }
+  CheckTermination(s, out);
   Parsed p;
   if (!ReadDevices(s, p, out)) return r;
   if (s.contains("initiation_interval_us") && !s["initiation_interval_us"].is_null()) {

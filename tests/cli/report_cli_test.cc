@@ -43,7 +43,7 @@ nlohmann::json Frontier() {
           {"crossbars_range", {0, 120}},
           {"crossbars_for_all", 120},
           {"cpu_only_us", 10000.0},
-          {"solver", {{"name", "exact"}, {"complete", true}, {"termination", "optimal"}}},
+          {"solver", {{"name", "exact"}, {"complete", true}, {"termination", "proved"}}},
           {"breakpoints", bps},
           {"lower_bounds", nlohmann::json::array()}};
 }

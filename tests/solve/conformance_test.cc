@@ -238,11 +238,11 @@ TEST_P(Conformance, SchedulesValidateAndTheResultIsConsistent) {
       // Status, termination and the method's promises agree.
       if (r->status == SolveStatus::kOptimal) {
         EXPECT_TRUE(info.proves_optimality) << where;
-        EXPECT_EQ(r->termination, Termination::kOptimal) << where;
+        EXPECT_EQ(r->termination, Termination::kProved) << where;
         EXPECT_LE(r->gap, 1e-9) << where;
       }
       if (r->status == SolveStatus::kHeuristic) {
-        EXPECT_EQ(r->termination, Termination::kHeuristic) << where;
+        EXPECT_EQ(r->termination, Termination::kCompleted) << where;
       }
       if (!std::isnan(r->bound)) {
         EXPECT_LE(r->bound, r->objective * (1 + 1e-9) + 1e-9) << where;

@@ -53,7 +53,7 @@ class ScriptedSolver final : public Solver {
     r.bound = r.objective;
     r.gap = 0;
     r.status = SolveStatus::kOptimal;
-    r.termination = Termination::kOptimal;
+    r.termination = Termination::kProved;
     r.seconds = 1e6;  // a method's own clock is not what the call reports
     make_(r);
     return r;
@@ -117,7 +117,7 @@ TEST(Facade, RefusesAResultWhoseClaimsDisagree) {
       {"test_infeasible_with_schedule",
        [](SolveResult& r) {
          r.status = SolveStatus::kInfeasible;
-         r.termination = Termination::kInfeasible;
+         r.termination = Termination::kProvedInfeasible;
        }},
       {"test_heuristic_searched", [](SolveResult& r) { r.status = SolveStatus::kHeuristic; }},
   };

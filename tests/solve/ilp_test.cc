@@ -167,7 +167,7 @@ TEST(Ilp, DiamondRunsBranchesInParallelOnCpuAndCim) {
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   EXPECT_EQ(r.solver, "mip");
   EXPECT_EQ(r.formulation, "paper");
-  EXPECT_EQ(r.termination, Termination::kOptimal);
+  EXPECT_EQ(r.termination, Termination::kProved);
   ExpectValid(inst.problem(), r);
   EXPECT_DOUBLE_EQ(r.objective, 1 + 12 + 1);  // cpu-only: 1 + 10 + 10 + 1 = 22
   EXPECT_EQ(r.schedule->ops[2].device, 1);

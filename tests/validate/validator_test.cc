@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 #include "hetplan/solve/list_schedule.h"
 
 namespace hetplan {
@@ -45,6 +48,25 @@ TEST(Validator, AcceptsAValidSchedule) {
   EXPECT_TRUE(r.ok()) << (r.violations.empty() ? "" : r.violations[0]);
   EXPECT_EQ(r.operators, 4);
   EXPECT_EQ(r.edges, 4);
+}
+
+TEST(Validator, TerminationNamesFollowTheFilesVersion) {
+  // Version 3 renamed optimal/heuristic/infeasible (status names too); older files keep theirs.
+  auto s = GoodSchedule();
+  for (const auto& [version, name, ok] : std::vector<std::tuple<int, std::string, bool>>{
+           {3, "proved", true}, {3, "completed", true}, {3, "proved_infeasible", true}, {3, "time_limit", true},
+           {3, "optimal", false}, {3, "heuristic", false}, {3, "nonsense", false},
+           {2, "optimal", true}, {2, "heuristic", true}, {1, "infeasible", true}, {2, "proved", false}}) {
+    s["version"] = version;
+    s["solver"] = {{"termination", name}};
+    const ValidationReport r = ValidateScheduleJson(s);
+    EXPECT_EQ(r.ok(), ok) << "version " << version << " termination " << name;
+    if (!ok) {
+      EXPECT_TRUE(Mentions(r, "solver.termination \"" + name + "\" is not one of")) << name;
+    }
+  }
+  s["solver"] = {{"termination", 3}};
+  EXPECT_TRUE(Mentions(ValidateScheduleJson(s), "solver.termination 3 is not one of"));
 }
 
 TEST(Validator, UnsupportedDevice) {

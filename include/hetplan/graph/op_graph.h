@@ -67,6 +67,17 @@ struct Operator {
 
   int64_t param_bytes = 0;  // all constant inputs (weights, biases, BN params)
   int64_t macs = 0;         // multiply-accumulates of the main node (0 if none)
+
+  // The one place the importer records a constant weight matrix: rows × cols
+  // multiplied by `mvms` input vectors per inference; `product` sets
+  // matrix_op when not empty.
+  void SetWeightMatrix(int64_t rows, int64_t cols, int64_t mvms, const std::string& product = "") {
+    has_weight = true;
+    weight_rows = rows;
+    weight_cols = cols;
+    n_mvm = mvms;
+    if (!product.empty()) matrix_op = product;
+  }
 };
 
 struct Edge {

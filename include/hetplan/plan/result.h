@@ -26,15 +26,16 @@ enum class SolveStatus {
 };
 std::string ToString(SolveStatus s);
 
-// Why the method stopped.
+// Why the method stopped. Its names (docs/schedule-format.md, solver.termination) share none with SolveStatus's
+// since schedule format version 3: a status says what the schedule is, a termination why the method stopped.
 enum class Termination {
-  kOptimal,     // the search finished and proved the gap (or the model's optimum)
-  kTimeLimit,   // SolveOptions::time_limit_s ran out
-  kNodeLimit,   // ExactOptions::node_limit ran out with no time left to go on
-  kHeuristic,   // a heuristic ran to completion: nothing to prove
-  kInfeasible,  // proven: no schedule exists
-  kInterrupted, // stopped on request (SolveOptions::interrupt)
-  kNumerical,   // the solver stopped on numerical trouble (the notes say what)
+  kProved,           // "proved": the search finished and proved the gap (or the model's optimum)
+  kTimeLimit,        // "time_limit": SolveOptions::time_limit_s ran out
+  kNodeLimit,        // "node_limit": ExactOptions::node_limit ran out with no time left to go on
+  kCompleted,        // "completed": a heuristic ran to completion, with nothing to prove
+  kProvedInfeasible, // "proved_infeasible": no schedule exists
+  kInterrupted,      // "interrupted": stopped on request (SolveOptions::interrupt)
+  kNumerical,        // "numerical": the solver stopped on numerical trouble (the notes say what)
 };
 std::string ToString(Termination t);
 
@@ -89,7 +90,7 @@ struct ConcurrentStats {
 struct SolveResult {
   std::string solver;  // the method's canonical name
   SolveStatus status = SolveStatus::kNoSolution;
-  Termination termination = Termination::kHeuristic;
+  Termination termination = Termination::kCompleted;
   std::optional<Schedule> schedule;
   double objective = std::numeric_limits<double>::quiet_NaN();
   double bound = std::numeric_limits<double>::quiet_NaN();

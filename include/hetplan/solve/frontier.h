@@ -44,7 +44,7 @@ struct CrossbarFrontier {
   std::vector<FrontierStep> steps;     // crossbars increasing, makespans decreasing
   std::vector<FrontierBound> bounds;   // the proven lower bound by budget, nonincreasing
   bool complete = false;               // the search finished: every step is optimal
-  Termination termination = Termination::kOptimal;  // why it stopped, when not complete
+  Termination termination = Termination::kProved;  // why it stopped, when not complete
   ExactStats stats;
   double seconds = 0;
 

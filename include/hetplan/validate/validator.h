@@ -29,7 +29,7 @@ struct ValidationReport {
 // solver.termination, the mapping and requests blocks, and names solvers by
 // their registered method. This validator, `split` and `run` read versions 1
 // and 2 (the checks are the same).
-inline constexpr int kScheduleFormatVersion = 2;
+inline constexpr int kScheduleFormatVersion = 3;
 
 // Relative tolerance on times (µs): |a − b| ≤ tol · max(1, |a|, |b|).
 inline constexpr double kValidateTolerance = 1e-6;

@@ -181,7 +181,7 @@ class StrongSolve {
 
   SolveResult Infeasible() {
     result_.status = SolveStatus::kInfeasible;
-    result_.termination = Termination::kInfeasible;
+    result_.termination = Termination::kProvedInfeasible;
     result_.seconds = deadline_.ElapsedSeconds();
     return std::move(result_);
   }
@@ -207,7 +207,7 @@ class StrongSolve {
                                               : (result_.objective - bound_ <= 1e-12 ? 0.0 : 1.0);
     }
     result_.status = Proven() ? SolveStatus::kOptimal : SolveStatus::kFeasible;
-    result_.termination = Proven() ? Termination::kOptimal : stopped;
+    result_.termination = Proven() ? Termination::kProved : stopped;
     result_.schedule = std::move(schedule_);
     result_.seconds = deadline_.ElapsedSeconds();
     return std::move(result_);

@@ -129,11 +129,11 @@ Result<CrossbarFrontier> SolveCrossbarFrontier(const Problem& problem, int pu, c
   if (out.stats.budget_exhausted && !deadline.Expired() && !out.stats.interrupted) out = search(0);
 
   f.complete = out.complete;
-  f.termination = out.complete                 ? Termination::kOptimal
+  f.termination = out.complete                 ? Termination::kProved
                   : out.stats.interrupted      ? Termination::kInterrupted
                   : out.stats.budget_exhausted ? Termination::kNodeLimit
                                                : Termination::kTimeLimit;
-  if (out.infeasible) f.termination = Termination::kInfeasible;
+  if (out.infeasible) f.termination = Termination::kProvedInfeasible;
   for (const auto& b : out.lower_curve) f.bounds.push_back(FrontierBound{b.usage, b.bound});
   for (size_t i = 0; i < out.curve.size(); ++i) {
     FrontierStep step;

@@ -32,7 +32,7 @@ Result<CrossbarFrontier> SolveThroughputFrontier(const Problem& problem, int pu,
     return f;
   }
   std::vector<FrontierStep> down;  // budgets decreasing
-  f.termination = Termination::kOptimal;
+  f.termination = Termination::kProved;
   for (int64_t b = std::min(f.max_crossbars, f.crossbars_for_all); b >= 0;) {
     costs.mutable_pu(pu).capacity = b;
     ThroughputSearchResult r = backends::SmallestInterval(swept, options, deadline, nullptr);
@@ -62,8 +62,8 @@ Result<CrossbarFrontier> SolveThroughputFrontier(const Problem& problem, int pu,
     if (!r.complete) break;
     b = down.back().crossbars - 1;
   }
-  f.complete = f.termination == Termination::kOptimal;
-  if (down.empty() && f.complete) f.termination = Termination::kInfeasible;
+  f.complete = f.termination == Termination::kProved;
+  if (down.empty() && f.complete) f.termination = Termination::kProvedInfeasible;
   f.steps.assign(down.rbegin(), down.rend());
   // Where the sweep stopped early, nothing is proven below its last step.
   if (!f.complete) f.bounds.push_back(FrontierBound{0, 0.0});

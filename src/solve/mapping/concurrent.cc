@@ -591,7 +591,7 @@ SolveResult ConcurrentResult(const Problem& both, std::span<const int> chain0, s
   res.formulation = fmt::format("{} {}", aligned ? "aligned" : (o.solo_steps ? "joint" : "joint-lockstep"),
                                 o.algorithm == ChainAlgorithm::kDp ? "dp" : "dijkstra");
   res.status = SolveStatus::kOptimal;
-  res.termination = Termination::kOptimal;
+  res.termination = Termination::kProved;
   res.objective = m.cost;
   res.bound = m.cost;
   res.gap = 0;

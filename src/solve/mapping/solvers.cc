@@ -43,7 +43,7 @@ class OneRequestMapping final : public Solver {
     HETPLAN_ASSIGN_OR_RETURN(MapResult r, parallel_ ? MapParallel(problem, mc, options.mapping)
                                                     : MapSequential(problem, mc, options.mapping));
     SolveResult out = std::move(r.result);
-    out.termination = out.status == SolveStatus::kOptimal ? Termination::kOptimal : Termination::kHeuristic;
+    out.termination = out.status == SolveStatus::kOptimal ? Termination::kProved : Termination::kCompleted;
     MappingStats& st = out.mapping.emplace();
     st.accounting = options.mapping.accounting;
     st.algorithm = options.mapping.algorithm;

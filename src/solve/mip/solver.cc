@@ -76,7 +76,7 @@ SolveResult EmptyProblemResult(const std::string& formulation) {
   SolveResult result;
   result.formulation = formulation;
   result.status = SolveStatus::kOptimal;
-  result.termination = Termination::kOptimal;
+  result.termination = Termination::kProved;
   result.schedule = Schedule{};
   result.schedule->energy_uj = 0.0;
   result.objective = result.bound = result.gap = 0;
@@ -225,9 +225,9 @@ void Conclude(const Problem& pr, const MipOutcome& out, std::optional<Schedule> 
   }
   result.notes.push_back(fmt::format("{} status {}", out.solver, out.status_text));
   if (result.status == SolveStatus::kOptimal) {
-    result.termination = Termination::kOptimal;
+    result.termination = Termination::kProved;
   } else if (result.status == SolveStatus::kInfeasible) {
-    result.termination = Termination::kInfeasible;
+    result.termination = Termination::kProvedInfeasible;
   } else if (out.interrupted) {
     result.termination = Termination::kInterrupted;
   } else if (out.time_limit_reached) {

@@ -120,8 +120,8 @@ bool TakeOutcome(const MipOutcome& out, SolveResult* result) {
                    : out.solution             ? SolveStatus::kFeasible
                    : out.proven_infeasible    ? SolveStatus::kInfeasible
                                               : SolveStatus::kNoSolution;
-  result->termination = out.proven_optimal ? Termination::kOptimal
-                        : out.proven_infeasible && !out.solution ? Termination::kInfeasible
+  result->termination = out.proven_optimal ? Termination::kProved
+                        : out.proven_infeasible && !out.solution ? Termination::kProvedInfeasible
                                                                  : stopped;
   return out.solution.has_value();
 }
@@ -195,7 +195,7 @@ Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& op
   if (forced) {
     if (std::any_of(opt.begin(), opt.end(), [](const auto& o) { return o.empty(); })) {
       result.status = SolveStatus::kInfeasible;
-      result.termination = Termination::kInfeasible;
+      result.termination = Termination::kProvedInfeasible;
       return result;
     }
     std::vector<int> a(n);
@@ -209,7 +209,7 @@ Result<SolveResult> SolveThroughputMip(const Problem& pr, const SolveOptions& op
     result.objective = result.bound = value;
     result.gap = 0;
     result.status = SolveStatus::kOptimal;
-    result.termination = Termination::kOptimal;
+    result.termination = Termination::kProved;
     result.notes.push_back("throughput MIP: every operator has one option; nothing for CBC to decide");
     return result;
   }

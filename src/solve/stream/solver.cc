@@ -114,7 +114,7 @@ Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options
   auto gap_of = [&](double value) { return value > 0 ? (value - bound) / value : 0.0; };
   bool proven = best && gap_of(*best->initiation_interval_us) <= options.relative_gap + 1e-12;
   bool infeasible = false;
-  Termination stopped = Termination::kHeuristic;  // where the MIP does not run
+  Termination stopped = Termination::kCompleted;  // where the MIP does not run
   if (!proven) {
     const double hi = best ? *best->initiation_interval_us : std::max(bound, mip_internal::IntervalCeiling(pr));
     auto mip = mip_internal::SolveModuloMip(pr, options, deadline, bound, hi, kModuloRows);
@@ -135,7 +135,7 @@ Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options
     result.schedule.reset();
     result.objective = result.gap = std::numeric_limits<double>::quiet_NaN();
     result.status = infeasible ? SolveStatus::kInfeasible : SolveStatus::kNoSolution;
-    result.termination = infeasible ? Termination::kInfeasible : stopped;
+    result.termination = infeasible ? Termination::kProvedInfeasible : stopped;
     result.notes.push_back(fmt::format("--max-latency {:.6g} µs: {}", cap,
                                        infeasible ? "no plan meets it (proven)" : "no plan tried meets it"));
     return result;
@@ -143,9 +143,9 @@ Result<SolveResult> WithinLatency(const Problem& pr, const SolveOptions& options
   result.objective = *best->initiation_interval_us;
   result.bound = std::min(bound, result.objective);
   result.gap = gap_of(result.objective);
-  const bool heuristic = stopped == Termination::kHeuristic;
+  const bool heuristic = stopped == Termination::kCompleted;
   result.status = proven ? SolveStatus::kOptimal : heuristic ? SolveStatus::kHeuristic : SolveStatus::kFeasible;
-  result.termination = proven ? Termination::kOptimal : stopped;
+  result.termination = proven ? Termination::kProved : stopped;
   result.notes.push_back(fmt::format(
       "--max-latency {:.6g} µs: II {:.6g} µs with one input in {:.6g} µs; bound {:.6g} µs{}", cap, result.objective,
       best->makespan_us, result.bound, proven ? "" : " (not proven)"));
@@ -215,7 +215,7 @@ Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& optio
       r.thresholds, r.nodes));
   if (r.infeasible) {
     result.status = SolveStatus::kInfeasible;
-    result.termination = Termination::kInfeasible;
+    result.termination = Termination::kProvedInfeasible;
     return result;
   }
   if (r.assignment.empty()) {
@@ -226,7 +226,7 @@ Result<SolveResult> SolveThroughput(const Problem& pr, const SolveOptions& optio
       result.notes.push_back("the search found no plan in time: every operator on one serial PU");
     }
   }
-  result.termination = r.complete      ? Termination::kOptimal
+  result.termination = r.complete      ? Termination::kProved
                        : r.interrupted ? Termination::kInterrupted
                                        : Termination::kTimeLimit;
   if (r.assignment.empty()) {
