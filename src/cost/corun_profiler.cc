@@ -387,22 +387,14 @@ Result<std::vector<CoExecution>> MeasureCoexec(Ort::Env& env, const LoadedModel&
 using cost_internal::CacheFile;
 
 std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& dir, const std::string& key) {
-  std::error_code ec;
-  const fs::path json = CacheFile(dir, key, ".json");
-  if (!fs::is_regular_file(json, ec)) return std::nullopt;
-  auto t = LoadCostTable(json.string());
-  if (!t.ok()) return std::nullopt;
-  auto meta = [&](const char* k) {
-    auto it = t->meta.find(k);
-    return it == t->meta.end() ? std::string() : it->second;
-  };
-  if (meta("cache_key") != key || meta("model_sha256") != m.sha256 || meta("source") != "measured") return std::nullopt;
+  std::optional<CostTable> t = cost_internal::LoadCachedTable(m, dir, key);
+  if (!t) return std::nullopt;
   std::set<std::string> names;
   for (const Operator& op : m.graph.operators()) names.insert(op.name);
   for (const CoExecution& c : t->coexec) {
     if (!names.count(c.op_a) || !names.count(c.op_b)) return std::nullopt;
   }
-  return std::move(t).value();
+  return t;
 }
 
 Result<CostTable> Measure(const LoadedModel& m, std::vector<Pu>& pus, const CoRunOptions& o) {

@@ -199,23 +199,15 @@ using cost_internal::CacheFile;
 // this key; anything else (missing, corrupt, foreign) means measuring again.
 std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& pu_name,
                                     const std::string& dir, const std::string& key) {
-  std::error_code ec;
-  fs::path json = CacheFile(dir, key, ".json");
-  if (!fs::is_regular_file(json, ec)) return std::nullopt;
-  auto t = LoadCostTable(json.string());
-  if (!t.ok()) return std::nullopt;
-  auto meta = [&](const char* k) {
-    auto it = t->meta.find(k);
-    return it == t->meta.end() ? std::string() : it->second;
-  };
-  if (meta("cache_key") != key || meta("model_sha256") != m.sha256 || meta("source") != "measured") {
+  std::optional<CostTable> t = cost_internal::LoadCachedTable(m, dir, key);
+  if (!t) return std::nullopt;
+  if (!CheckCostTable(*t, m.graph, CacheFile(dir, key, ".json").string()).ok() || !t->model_median_us) {
     return std::nullopt;
   }
-  if (!CheckCostTable(*t, m.graph, json.string()).ok() || !t->model_median_us) return std::nullopt;
   for (const Operator& op : m.graph.operators()) {
     if (t->Find(op.name, pu_name) == nullptr) return std::nullopt;
   }
-  return std::move(t).value();
+  return t;
 }
 
 // Each operator alone, its in-context share beside it: a row of `t` each;
@@ -491,6 +483,22 @@ std::string ModelKeyText(const LoadedModel& m) {
     text += fmt::format("branch={}:{}\n", b.node, b.then ? "then" : "else");
   }
   return text + fmt::format("fusion={}\n", ToString(m.fusion));
+}
+
+std::optional<CostTable> LoadCachedTable(const LoadedModel& m, const std::string& dir, const std::string& key) {
+  std::error_code ec;
+  const fs::path json = CacheFile(dir, key, ".json");
+  if (!fs::is_regular_file(json, ec)) return std::nullopt;
+  auto t = LoadCostTable(json.string());
+  if (!t.ok()) return std::nullopt;
+  auto meta = [&](const char* k) {
+    auto it = t->meta.find(k);
+    return it == t->meta.end() ? std::string() : it->second;
+  };
+  if (meta("cache_key") != key || meta("model_sha256") != m.sha256 || meta("source") != "measured") {
+    return std::nullopt;
+  }
+  return std::move(t).value();
 }
 
 void StoreInCache(const std::string& dir, const std::string& key, CostTable* t) {

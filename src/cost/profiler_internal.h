@@ -32,6 +32,11 @@ inline std::filesystem::path CacheFile(const std::string& dir, const std::string
   return std::filesystem::path(dir) / (key + ext);
 }
 
+// The table cached at CacheFile(dir, key, ".json") when it reads back, was
+// measured, and names this key and m's SHA-256; nullopt otherwise (missing,
+// corrupt, foreign: measure again). Each profiler adds its own completeness check.
+std::optional<CostTable> LoadCachedTable(const LoadedModel& m, const std::string& dir, const std::string& key);
+
 // Writes a freshly measured `t` to <dir>/<key>.csv and .json (a write error
 // goes to meta cache_error, not to the caller) and sets meta cache_key,
 // cache_file and cache ("miss"; "off" when `key` is empty: no caching).
