@@ -109,8 +109,9 @@ class CMakeExtension(build_ext):
             cmd = ["cmake", "-S", ROOT, "-B", out, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                    "-DHETPLAN_BUILD_TESTS=OFF", "-DHETPLAN_BUILD_BENCH=OFF", "-DHETPLAN_MPI=OFF",
                    f"-DHETPLAN_PYTHON={sys.executable}"]
-            if pybind11_dir():
-                cmd.append(f"-Dpybind11_DIR={pybind11_dir()}")
+            pybind11 = pybind11_dir()
+            if pybind11:
+                cmd.append(f"-Dpybind11_DIR={pybind11}")
             run_logged(cmd, log, "configuring the build")
         run_logged(["cmake", "--build", out, "--target", "hetplan_python"], log, "building the extension")
         built = glob.glob(os.path.join(out, "python", "hetplan", "_core*.so"))

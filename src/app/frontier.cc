@@ -1,5 +1,4 @@
 // `hetplan frontier` (app/frontier.h).
-#include "hetplan/util/limits.h"
 #include "hetplan/app/frontier.h"
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "hetplan/report/schedule_file.h"
 #include "hetplan/solve/solver.h"
 #include "hetplan/solve/references.h"
+#include "hetplan/util/limits.h"
 
 namespace hetplan {
 namespace {

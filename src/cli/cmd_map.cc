@@ -274,7 +274,8 @@ void RegisterMap(CLI::App& app) {
   sub->add_option("--out", o->out, "Schedule file (JSON, docs/schedule-format.md)");
   sub->add_option("--csv", o->csv, "CSV summary, one row per operator");
   sub->add_option("--trace", o->trace, "Chrome trace (Perfetto, chrome://tracing)");
-  sub->add_flag("--compare-ilp", o->compare_ilp, MethodChoicesHelp("Also plan with", {"exact"}) + ", and print its optimum beside the mapping's");
+  sub->add_flag("--compare-ilp", o->compare_ilp,
+                MethodChoicesHelp("Also plan with", {"exact"}) + ", and print its optimum beside the mapping's");
   sub->add_option("--ilp-time-limit", o->ilp_time_limit, "Time limit for --compare-ilp in seconds")->default_val(60);
   AddProfilingFlags(sub, &o->profiling);
   AddBoundaryCostFlag(sub, &o->profiling);

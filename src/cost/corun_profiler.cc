@@ -6,7 +6,6 @@
 // to each worker and waiting for both. Hand-offs use ort::Generation, the
 // signal the PU-thread executor (src/deploy/pu_executor.cc) uses, so the
 // transfer rows price what the executor does.
-#include "hetplan/util/clock.h"
 #include "hetplan/cost/corun_profiler.h"
 
 #include <onnx/onnx_pb.h>
@@ -30,6 +29,7 @@
 #include "cost/profiler_internal.h"
 #include "hetplan/graph/float32_copy.h"
 #include "hetplan/graph/quantization.h"
+#include "hetplan/util/clock.h"
 #include "hetplan/util/sha256.h"
 #include "ort/pinning.h"
 #include "ort/session.h"
@@ -253,7 +253,8 @@ Result<SlowdownResult> MeasureSlowdown(Ort::Env& env, const LoadedModel& m, Pu& 
   std::vector<std::unique_ptr<ort::Runner>> mine, theirs;
   for (size_t i = 0; i < ops.size(); ++i) {
     HETPLAN_ASSIGN_OR_RETURN(auto a, MakeRunner(env, run, models[i], kCorunSeed + static_cast<uint64_t>(ops[i])));
-    HETPLAN_ASSIGN_OR_RETURN(auto b, MakeRunner(env, interfere, models[i], kCorunSeed + 7 + static_cast<uint64_t>(ops[i])));
+    HETPLAN_ASSIGN_OR_RETURN(auto b,
+                             MakeRunner(env, interfere, models[i], kCorunSeed + 7 + static_cast<uint64_t>(ops[i])));
     mine.push_back(std::move(a));
     theirs.push_back(std::move(b));
   }

@@ -29,7 +29,6 @@ namespace hetplan {
 namespace ort_profiler_internal {
 namespace {
 
-
 constexpr int kBoundaryWarmup = 2;  // untimed passes of each split execution
 
 }  // namespace

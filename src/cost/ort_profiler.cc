@@ -15,7 +15,6 @@
 // profiled runs (2), ort_model_parts.cc cuts the operators and segments out
 // of the model and fits the boundary cost.
 // The co-run profiler (corun_profiler.cc) builds on the same one-operator models.
-#include "hetplan/util/clock.h"
 #include "hetplan/cost/profiler.h"
 
 #include <unistd.h>
@@ -44,6 +43,7 @@
 #include "hetplan/cost/sample_shapes.h"
 #include "hetplan/graph/float32_copy.h"
 #include "hetplan/graph/quantization.h"
+#include "hetplan/util/clock.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
 #include "cost/ort_profiler_internal.h"

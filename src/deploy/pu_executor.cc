@@ -26,7 +26,6 @@
 namespace hetplan::deploy_internal {
 namespace {
 
-
 using ort::Median;
 
 }  // namespace

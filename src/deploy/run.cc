@@ -9,7 +9,6 @@
 // non-resident executor creates each segment's session in its gap and
 // moves tensors through std::vector buffers, as a naive runtime that loads
 // sub-models on demand would.
-#include "hetplan/util/clock.h"
 #include "hetplan/deploy/run.h"
 
 #include <fmt/format.h>
@@ -31,6 +30,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "deploy/run_internal.h"
+#include "hetplan/util/clock.h"
 #include "ort/session.h"
 #include "hetplan/cost/sample_shapes.h"
 #include "hetplan/cost/profiler.h"
@@ -45,7 +45,6 @@ namespace deploy_internal {
 namespace {
 
 namespace fs = std::filesystem;
-
 
 std::string ShapeText(const std::string& dtype, const std::vector<int64_t>& shape) {
   return fmt::format("{}[{}]", dtype, fmt::join(shape, ","));

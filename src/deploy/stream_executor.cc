@@ -28,8 +28,6 @@
 namespace hetplan::deploy_internal {
 namespace {
 
-
-
 // Each segment's key (see the top of the file), in manifest order, which is
 // topological.
 std::vector<double> Keys(const Manifest& m) {

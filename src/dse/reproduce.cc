@@ -1,5 +1,4 @@
 // Reproduce: zoo → Klein grid → BIDENT-style sweep → schedules → report.
-#include "hetplan/util/clock.h"
 #include "hetplan/dse/reproduce.h"
 
 #include <fcntl.h>
@@ -16,6 +15,7 @@
 #include "hetplan/report/html_report.h"
 #include "hetplan/report/plots.h"
 #include "hetplan/solve/solver.h"
+#include "hetplan/util/clock.h"
 #include "hetplan/util/io.h"
 #include "dse/internal.h"
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "onnx/onnx_pb.h"
+#include <onnx/onnx_pb.h>
 
 namespace hetplan::internal {
 

@@ -2,7 +2,6 @@
 // forms opsets 7–18 give the nodes they evaluate. Values follow ONNX Runtime's
 // CPU kernels: integer division truncates, Cast from float to integer
 // truncates toward zero, float32 results are rounded to float32.
-#include "graph/attributes.h"
 #include "graph/constant_folding_internal.h"
 
 #include <algorithm>

@@ -1,6 +1,5 @@
 // Operator domains by use (graph/domains.h): schemas for the operators ONNX
 // Runtime adds to ONNX, and the matrix view of those that are products.
-#include "graph/attributes.h"
 #include "graph/domains.h"
 
 #include <fmt/format.h>
@@ -14,6 +13,8 @@
 #include <optional>
 
 #include <onnx/defs/shape_inference.h>
+
+#include "graph/attributes.h"
 
 namespace hetplan::internal {
 namespace {

@@ -2,7 +2,6 @@
 // nodes are operators and which tensors constants (ClassifyNodes), one
 // operator per group of nodes with its inputs, outputs and matrix view
 // (BuildOperators). Fusion, which decides the groups, is in fusion.cc.
-#include "graph/attributes.h"
 #include "graph/graph_builder.h"
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/attributes.h"
 #include "graph/domains.h"
 #include "graph/qdq.h"
 #include "hetplan/graph/dtype.h"

@@ -1,5 +1,4 @@
 // Quantized models (graph/qdq.h, hetplan/graph/quantization.h).
-#include "graph/attributes.h"
 #include "graph/qdq.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "graph/attributes.h"
 #include "hetplan/graph/dtype.h"
 #include "hetplan/graph/quantization.h"
 

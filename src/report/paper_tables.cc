@@ -235,8 +235,8 @@ void ConcurrentSection(const std::vector<nlohmann::json>& rows, const std::vecto
       for (const std::string& m : models) {
         double sp = std::nan(""), sv = std::nan("");
         for (const nlohmann::json& r : rows) {
-          if (RowString(r, "platform") != p || RowString(r, "model") != m || RowString(r, "solver") != s || !IsPairRow(r) ||
-              r.contains("second_model")) {
+          if (RowString(r, "platform") != p || RowString(r, "model") != m || RowString(r, "solver") != s ||
+              !IsPairRow(r) || r.contains("second_model")) {
             continue;
           }
           (RowString(r, "objective") == "energy" ? sv : sp) =
@@ -468,7 +468,9 @@ Status Fig5Section(const std::vector<nlohmann::json>& rows, const std::vector<co
       std::string paper = "—";
       if (split_model == "yolov5n") {
         for (const PaperSplit& s : kPaperFig5) {
-          if (PaperHost(RowString(*r, "platform_name")) == s.host && s.crossbars == xb && s.mvm_ns == ns) paper = s.fact;
+          if (PaperHost(RowString(*r, "platform_name")) == s.host && s.crossbars == xb && s.mvm_ns == ns) {
+            paper = s.fact;
+          }
         }
       }
       table.push_back(
@@ -601,8 +603,8 @@ Status AddBaselineSection(const std::vector<nlohmann::json>& rows, const std::ve
   for (const std::string& s : solvers) {
     bool any = false;
     for (const nlohmann::json& r : rows) {
-      any = any ||
-            (RowString(r, "solver") == s && !RowParam(r, kCrossbarsKey).empty() && std::isfinite(RowNumber(r, "speedup")));
+      any = any || (RowString(r, "solver") == s && !RowParam(r, kCrossbarsKey).empty() &&
+                    std::isfinite(RowNumber(r, "speedup")));
     }
     if (any) base_solvers.push_back(s);
   }
@@ -699,7 +701,8 @@ Status AddBidentSections(const std::vector<nlohmann::json>& rows, const std::vec
           const double sv = en ? RowNumber(*en, "energy_saving_vs_best_single") : std::nan("");
           if (std::isfinite(sp)) speedups[s].push_back(sp);
           if (std::isfinite(sv)) savings[s].push_back(sv);
-          table.push_back({s, ModelLabel(m), Times(sp), Percent(sv), lat ? RowString(*lat, "status") : std::string("—")});
+          table.push_back(
+              {s, ModelLabel(m), Times(sp), Percent(sv), lat ? RowString(*lat, "status") : std::string("—")});
         }
       }
       std::vector<std::vector<std::string>> summary;

@@ -10,7 +10,9 @@ namespace hetplan::report_internal {
 namespace {
 
 // `solver`'s row of the grid (crossbars × T_mvm), with or without a cell layout.
-bool GridRow(const nlohmann::json& r, const std::string& solver) { return RowString(r, "solver") == solver && IsGridRow(r); }
+bool GridRow(const nlohmann::json& r, const std::string& solver) {
+  return RowString(r, "solver") == solver && IsGridRow(r);
+}
 
 std::string CimField(const nlohmann::json& r, const char* field) {
   const auto d = r.find("devices");
@@ -40,7 +42,8 @@ Status AddPhysicalMappingSection(const std::vector<nlohmann::json>& idealised,
     if (!GridRow(p, solver) || RowParam(p, kMvmLatencyKey) != "50") continue;
     const nlohmann::json* twin = nullptr;
     for (const nlohmann::json& r : idealised) {
-      if (GridRow(r, solver) && RowString(r, "model") == RowString(p, "model") && RowString(r, "platform") == RowString(p, "platform") &&
+      if (GridRow(r, solver) && RowString(r, "model") == RowString(p, "model") &&
+          RowString(r, "platform") == RowString(p, "platform") &&
           RowParam(r, kCrossbarsKey) == RowParam(p, kCrossbarsKey) && RowParam(r, kMvmLatencyKey) == "50") {
         twin = &r;
       }

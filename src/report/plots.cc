@@ -261,7 +261,8 @@ Result<Figure> PlotSpeedupVsCrossbars(const std::vector<nlohmann::json>& rows, c
                                       const std::string& solver, const std::string& dir) {
   std::vector<const nlohmann::json*> sel;
   for (const nlohmann::json* r : SolvedRows(rows, solver)) {
-    if (RowString(*r, "model") == model && !RowParam(*r, kCrossbarsKey).empty() && !RowParam(*r, kMvmLatencyKey).empty()) {
+    if (RowString(*r, "model") == model && !RowParam(*r, kCrossbarsKey).empty() &&
+        !RowParam(*r, kMvmLatencyKey).empty()) {
       sel.push_back(r);
     }
   }
@@ -302,8 +303,8 @@ Result<Figure> PlotLatencySplit(const std::vector<nlohmann::json>& rows, const s
                                 const std::string& solver, const std::string& dir) {
   std::vector<const nlohmann::json*> sel;
   for (const nlohmann::json* r : SolvedRows(rows, solver)) {
-    if (RowString(*r, "model") == model && !RowParam(*r, kCrossbarsKey).empty() && !RowParam(*r, kMvmLatencyKey).empty() &&
-        r->contains("devices")) {
+    if (RowString(*r, "model") == model && !RowParam(*r, kCrossbarsKey).empty() &&
+        !RowParam(*r, kMvmLatencyKey).empty() && r->contains("devices")) {
       sel.push_back(r);
     }
   }

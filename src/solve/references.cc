@@ -1,5 +1,4 @@
 // The reference schedules (references.h).
-#include "hetplan/util/limits.h"
 #include "hetplan/solve/references.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/mapping.h"
+#include "hetplan/util/limits.h"
 #include "solve/mapping/internal.h"
 
 namespace hetplan {

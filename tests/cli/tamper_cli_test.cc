@@ -227,7 +227,8 @@ TEST_F(Tamper, EachEditIsRefusedNamingTheElementAndTheRule) {
       {"latency", "a CIM operator's weight deleted",
        [](nlohmann::json& s) { s["operators"][FirstOn(s, "cim")].erase("weight"); }, "'weight' (rows, cols"},
       {"latency", "a version-3 termination spelled as version 2 did (a status's name)",
-       [](nlohmann::json& s) { s["solver"]["termination"] = "optimal"; }, "solver.termination \"optimal\" is not one of"},
+       [](nlohmann::json& s) { s["solver"]["termination"] = "optimal"; },
+       "solver.termination \"optimal\" is not one of"},
       // 2. Negative numbers.
       {"latency", "negative crossbars", [](nlohmann::json& s) { s["operators"][FirstOn(s, "cim")]["crossbars"] = -60; },
        "crossbars -60 is negative"},

@@ -1,4 +1,3 @@
-#include "testing/expect.h"
 #include "hetplan/platform/platform.h"
 
 #include <cstdlib>
@@ -9,6 +8,8 @@
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "testing/expect.h"
 
 namespace hetplan {
 namespace {

@@ -1,7 +1,6 @@
 // The papers' baselines (docs/baselines.md). Each rule produces candidate
 // assignments; every candidate is list-scheduled with the shared CostModel
 // and the best one under the problem's objective is returned.
-#include "hetplan/util/limits.h"
 #include "hetplan/solve/baselines.h"
 
 #include <fmt/format.h>
@@ -18,6 +17,7 @@
 
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/solver.h"
+#include "hetplan/util/limits.h"
 #include "solve/backends.h"
 #include "solve/mapping/internal.h"
 

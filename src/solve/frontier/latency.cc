@@ -1,7 +1,6 @@
 // The crossbar frontier (frontier.h): one run of the exact search with the
 // swept PU's capacity raised to the largest budget, its per-usage curve read
 // off the final states of the DP over segments.
-#include "hetplan/util/limits.h"
 #include "hetplan/plan/deadline.h"
 #include "hetplan/solve/frontier.h"
 
@@ -12,6 +11,7 @@
 
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/solver.h"
+#include "hetplan/util/limits.h"
 #include "solve/exact/search.h"
 #include "solve/frontier/throughput.h"
 #include "solve/mip/model.h"
