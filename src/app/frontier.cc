@@ -400,6 +400,7 @@ Result<FrontierOutput> PlanFrontier(const PlanSubject& subject, const FrontierSp
   AddInverseQuestions(f, shown, spec, out.cpu_only_us, j);
 
   HETPLAN_RETURN_IF_ERROR(AddBreakpointFiles(subject, problem, pu, f, shown, &out));
+  HETPLAN_ASSIGN_OR_RETURN(out.read, ParseFrontierJson(out.json, "frontier.json"));
   return out;
 }
 
@@ -566,6 +567,7 @@ Result<FrontierOutput> PlanFrontiers(const PlanInputs& in, const FrontierSpec& s
       HETPLAN_ASSIGN_OR_RETURN(f.json["max_mvm_latency_for_speedup"],
                                MaxMvmLatency(model, at, in.costs, &cache, pu, *spec.max_mvm_latency_for_speedup,
                                              spec.options, progress));
+      HETPLAN_ASSIGN_OR_RETURN(f.read, ParseFrontierJson(f.json, "frontier.json"));
     }
     curves.push_back(std::move(f));
   }
@@ -602,6 +604,7 @@ Result<FrontierOutput> PlanFrontiers(const PlanInputs& in, const FrontierSpec& s
       out.files.push_back(std::move(file));
     }
   }
+  HETPLAN_ASSIGN_OR_RETURN(out.read, ParseFrontierJson(out.json, "frontier.json"));
   return out;
 }
 

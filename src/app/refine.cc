@@ -13,6 +13,7 @@
 #include "hetplan/cost/build.h"
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/deploy/split.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/solve/list_schedule.h"
 
 namespace hetplan {
@@ -223,7 +224,11 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
                    plan.result.solver, ToString(plan.result.status));
     }
     const std::string dir = work.Round(r);
-    auto split = SplitModel(pp.model, plan.schedule, fmt::format("refine round {}", r));
+    const std::string label = fmt::format("refine round {}", r);
+    HETPLAN_ASSIGN_OR_RETURN(PlanFile file, ReadPlanFile(plan.schedule, label));
+    SplitOptions split_options;
+    split_options.schedule_violations = static_cast<int>(plan.validation.violations.size());
+    auto split = SplitModel(pp.model, file, label, split_options);
     if (!split.ok()) return Error(split.status().code(), "--refine round {}: {}", r, split.status().message());
     HETPLAN_RETURN_IF_ERROR(WriteSplit(*split, dir));
     auto report = RunDeployment(dir, run);
@@ -232,7 +237,7 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
 
     RefineRound round;
     round.round = r;
-    round.schedule = plan.schedule;
+    round.plan = std::move(file);
     round.status = ToString(plan.result.status);
     round.makespan_us = plan.result.schedule->makespan_us;
     round.segments = static_cast<int>(report->segments.size());

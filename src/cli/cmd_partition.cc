@@ -176,7 +176,11 @@ Result<std::vector<std::string>> CheckAgainstModel(const std::string& schedule_p
   if (!s.is_object() || !s.contains("model") || !s["model"].is_object()) {
     return Error(ErrorCode::kParseError, "{}: no model block to check --model against", schedule_path);
   }
-  HETPLAN_ASSIGN_OR_RETURN(LoadedModel m, LoadPlannedModel(s["model"], model_path, schedule_path));
+  // Only the model block: the rest of the file is checked as it is, however damaged.
+  PlanFile plan;
+  plan.fusion = s["model"].value("fusion", std::string("none"));
+  HETPLAN_ASSIGN_OR_RETURN(plan.assumptions, ReadPlanAssumptions(s["model"], schedule_path));
+  HETPLAN_ASSIGN_OR_RETURN(LoadedModel m, LoadPlannedModel(plan, model_path, schedule_path));
   std::vector<std::string> out;
   std::vector<std::pair<int64_t, std::string>> requests;  // (id offset, sha256)
   if (s.contains("requests") && s["requests"].is_array()) {

@@ -366,14 +366,12 @@ bool IsAcyclic(int n, const std::vector<std::set<int>>& succ) {
 
 }  // namespace
 
-Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& schedule,
-                               const std::string& schedule_label, const SplitOptions& options) {
+Result<SplitResult> SplitModel(const LoadedModel& model, const PlanFile& plan, const std::string& schedule_label,
+                               const SplitOptions& options) {
   if (model.model == nullptr) {
     return Error(ErrorCode::kInvalidArgument, "split: no ONNX model; load it with LoadOnnxModel first");
   }
-  HETPLAN_ASSIGN_OR_RETURN(const PlanFile plan, ReadPlanFile(schedule, schedule_label));
-  // The manifest records what `hetplan validate` finds in the whole file.
-  const int violations = static_cast<int>(ValidateScheduleJson(schedule).violations.size());
+  const int violations = options.schedule_violations;
   if (plan.requests.size() > 1) return deploy_internal::SplitRequests(model, plan, violations, schedule_label, options);
   return deploy_internal::SplitOneRequest(model, plan, violations, schedule_label, options, {});
 }
@@ -717,17 +715,15 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
 
 }  // namespace deploy_internal
 
-Result<LoadedModel> LoadPlannedModel(const nlohmann::json& model_block, const std::string& path,
-                                     const std::string& label,
+Result<LoadedModel> LoadPlannedModel(const PlanFile& plan, const std::string& path, const std::string& label,
                                      const std::map<std::string, std::vector<int64_t>>& shapes) {
   ImportOptions io;
-  auto fusion = ParseFusionLevel(model_block.value("fusion", std::string("none")));
+  auto fusion = ParseFusionLevel(plan.fusion);
   if (!fusion.ok()) return Error(ErrorCode::kParseError, "{}: model.fusion: {}", label, fusion.status().message());
   io.fusion = *fusion;
   io.input_shapes = shapes;
   // The shapes, values and branches the plan was made with: none repeated.
-  HETPLAN_ASSIGN_OR_RETURN(PlanAssumptions planned, ReadPlanAssumptions(model_block, label));
-  ApplyPlanAssumptions(planned, &io);
+  ApplyPlanAssumptions(plan.assumptions, &io);
   HETPLAN_RETURN_IF_ERROR(RecordSampleShapes(path, {}, &io));  // --sample-input: its shapes again
   return LoadOnnxModel(path, io);
 }
@@ -749,10 +745,10 @@ Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const st
                  "partition",
                  schedule_path);
   }
-  const auto& jm = schedule["model"];
+  HETPLAN_ASSIGN_OR_RETURN(const PlanFile plan, ReadPlanFile(schedule, schedule_path));
   std::string path = options.model_path;
   if (path.empty()) {
-    path = jm["file"].get<std::string>();
+    path = plan.model_file;
     std::error_code ec;
     fs::path beside = fs::path(schedule_path).parent_path() / path;
     if (!fs::exists(path, ec) && fs::path(path).is_relative() && fs::exists(beside, ec)) path = beside.string();
@@ -760,18 +756,20 @@ Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const st
       return Error(ErrorCode::kNotFound,
                    "{}: the planned model '{}' is not found (from the working folder or "
                    "the schedule's folder); pass its path with --model",
-                   schedule_path, jm["file"].get<std::string>());
+                   schedule_path, plan.model_file);
     }
   }
-  HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadPlannedModel(jm, path, schedule_path, options.input_shapes));
-  const std::string planned_sha = jm.value("sha256", std::string());
-  if (!planned_sha.empty() && planned_sha != model.sha256) {
+  HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadPlannedModel(plan, path, schedule_path, options.input_shapes));
+  if (!plan.model_sha256.empty() && plan.model_sha256 != model.sha256) {
     return Error(ErrorCode::kInvalidArgument,
                  "{}: the schedule was made for a model with SHA-256 {}… but {} "
                  "has {}…; pass the planned file with --model, or re-plan with hetplan partition",
-                 schedule_path, planned_sha.substr(0, 12), path, model.sha256.substr(0, 12));
+                 schedule_path, plan.model_sha256.substr(0, 12), path, model.sha256.substr(0, 12));
   }
-  HETPLAN_ASSIGN_OR_RETURN(SplitResult split, SplitModel(model, schedule, schedule_path, options));
+  // The manifest records what `hetplan validate` finds in the whole file.
+  SplitOptions split_options = options;
+  split_options.schedule_violations = static_cast<int>(ValidateScheduleJson(schedule).violations.size());
+  HETPLAN_ASSIGN_OR_RETURN(SplitResult split, SplitModel(model, plan, schedule_path, split_options));
   HETPLAN_RETURN_IF_ERROR(WriteSplit(split, out_dir));
   return split;
 }

@@ -121,11 +121,10 @@ Result<FrontierStageResult> ComputeFrontiers(const FrontierStageSpec& spec) {
   // One curve's bookkeeping: counted, named where the limit stopped it, kept
   // for the comparison with the grid.
   auto record = [&](const std::string& model, const std::string& platform, const std::string& ns,
-                    const nlohmann::json& curve) {
+                    const FrontierCurve& curve) {
     ++res.curves;
-    if (!curve["solver"]["complete"].get<bool>()) {
-      res.stopped.push_back(fmt::format("{} on {} at {} ns ({})", ModelName(model), platform, ns,
-                                        curve["solver"]["termination"].get<std::string>()));
+    if (!curve.complete) {
+      res.stopped.push_back(fmt::format("{} on {} at {} ns ({})", ModelName(model), platform, ns, curve.termination));
     }
     res.points.push_back({ModelName(model), platform, ToNumber(ns), curve});
   };
@@ -135,7 +134,7 @@ Result<FrontierStageResult> ComputeFrontiers(const FrontierStageSpec& spec) {
     in.overrides = {std::string(kMvmLatencyKey) + "=" + ns};
     HETPLAN_ASSIGN_OR_RETURN(PreparedProblem pp, PrepareProblem(in, &tables));
     HETPLAN_ASSIGN_OR_RETURN(FrontierOutput f, PlanFrontier(pp.subject(), options()));
-    record(model, platform, ns, f.json);
+    record(model, platform, ns, f.read.curves.front());
     return std::move(f.json);
   };
   for (const std::string& platform : spec.platforms) {
@@ -147,7 +146,7 @@ Result<FrontierStageResult> ComputeFrontiers(const FrontierStageSpec& spec) {
       fs.axis = FrontierAxis{kMvmLatencyKey, spec.latencies_ns};
       HETPLAN_ASSIGN_OR_RETURN(FrontierOutput f, PlanFrontiers(inputs(spec.fig3_model, platform), fs));
       for (size_t i = 0; i < spec.latencies_ns.size(); ++i) {
-        record(spec.fig3_model, platform, spec.latencies_ns[i], f.json["curves"][i]);
+        record(spec.fig3_model, platform, spec.latencies_ns[i], f.read.curves[i]);
       }
       const std::string path =
           (std::filesystem::path(spec.dir) / fmt::format("fig3_{}_{}.json", ModelName(spec.fig3_model), pname))
@@ -193,12 +192,12 @@ FrontierGridCheck CompareWithGrid(const FrontierStageResult& frontiers, const st
       if (c.model != r.value("model", "") || c.platform != r.value("platform", "") || c.mvm_ns != ns) {
         continue;
       }
-      const nlohmann::json* step = nullptr;
-      for (const nlohmann::json& bp : c.json["breakpoints"]) {
-        if (bp["crossbars"].get<double>() <= budget) step = &bp;
+      const FrontierStepPoint* step = nullptr;
+      for (const FrontierStepPoint& bp : c.curve.steps) {
+        if (static_cast<double>(bp.crossbars) <= budget) step = &bp;
       }
-      if (step == nullptr || (*step)["status"] != "optimal") continue;
-      const double a = (*step)["makespan_us"].get<double>(), b = makespan;
+      if (step == nullptr || step->status != "optimal") continue;
+      const double a = step->makespan_us, b = makespan;
       const double rel = std::abs(a - b) / std::max(std::abs(b), 1e-12);
       ++check.compared;
       // Both are proven within their gaps (1e-4 each) of the same optimum.

@@ -622,6 +622,7 @@ Result<PlanFile> ReadPlanFile(const nlohmann::json& s, const std::string& label)
   p.model_name = model.value("name", std::string());
   p.model_sha256 = model.value("sha256", std::string());
   p.fusion = model.value("fusion", std::string("none"));
+  HETPLAN_ASSIGN_OR_RETURN(p.assumptions, ReadPlanAssumptions(model, label));
   HETPLAN_RETURN_IF_ERROR(ReadDevices(s, bad, &p));
   HETPLAN_RETURN_IF_ERROR(ReadOperators(s, bad, &p));
   ReadEdgesAndSummary(s, &p);

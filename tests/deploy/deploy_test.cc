@@ -25,6 +25,7 @@
 #include "hetplan/cost/profiler.h"
 #include "hetplan/deploy/run.h"
 #include "hetplan/deploy/split.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 #include "testing/helpers.h"
 #include "testing/scratch.h"
@@ -126,7 +127,10 @@ nlohmann::json HandMade(const PreparedProblem& pp, nlohmann::json schedule,
 }
 
 SplitResult Split(const PreparedProblem& pp, const nlohmann::json& schedule, const fs::path& dir) {
-  auto split = SplitModel(pp.model, schedule, "test-schedule");
+  auto plan = ReadPlanFile(schedule, "test-schedule");
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  if (!plan.ok()) return {};
+  auto split = SplitModel(pp.model, *plan, "test-schedule");
   EXPECT_TRUE(split.ok()) << split.status().message();
   if (!split.ok()) return {};
   EXPECT_TRUE(WriteSplit(*split, dir.string()).ok());

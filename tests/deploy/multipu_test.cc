@@ -17,6 +17,7 @@
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/deploy/run.h"
 #include "hetplan/deploy/split.h"
+#include "hetplan/report/schedule_file.h"
 #include "hetplan/util/io.h"
 #include "ort/pinning.h"
 #include "ort/session.h"
@@ -184,7 +185,10 @@ class TwoPus : public ::testing::Test {
   }
 
   static SplitResult Split(const nlohmann::json& schedule, const fs::path& out) {
-    auto split = SplitModel(pp_->model, schedule, "test-schedule");
+    auto plan = ReadPlanFile(schedule, "test-schedule");
+    EXPECT_TRUE(plan.ok()) << plan.status().message();
+    if (!plan.ok()) return {};
+    auto split = SplitModel(pp_->model, *plan, "test-schedule");
     EXPECT_TRUE(split.ok()) << split.status().message();
     if (!split.ok()) return {};
     EXPECT_TRUE(WriteSplit(*split, out.string()).ok());

@@ -208,7 +208,7 @@ TEST_F(RefineBlock, SpendsItsRoundsAndKeepsTheBestCalibratedPlan) {
   EXPECT_EQ(h["kept_round"], r->best);
   EXPECT_FALSE(h["converged"].get<bool>());
   EXPECT_TRUE(h["calibration"].contains("cpu"));
-  EXPECT_EQ(r->plan.schedule["makespan_us"], r->rounds[static_cast<size_t>(r->best)].schedule["makespan_us"]);
+  EXPECT_EQ(r->plan.schedule["makespan_us"].get<double>(), r->rounds[static_cast<size_t>(r->best)].plan.makespan_us);
   EXPECT_TRUE(ValidateScheduleJson(r->plan.schedule).ok());
 }
 

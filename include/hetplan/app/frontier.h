@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hetplan/app/plan.h"
+#include "hetplan/report/frontier_plots.h"
 #include "hetplan/solve/frontier.h"
 
 namespace hetplan {
@@ -65,6 +66,9 @@ struct FrontierOutput {
   CrossbarFrontier frontier;
   double cpu_only_us = 0;          // the reference of `speedup`
   nlohmann::json json;             // frontier.json
+  // frontier.json read back as report's reader reads the file: the typed
+  // value reproduce and the report take.
+  FrontierFile read;
   // crossbars,makespan_us,speedup,status,lower_bound_us (with an axis, the
   // axis key's column first)
   std::string csv;

@@ -10,10 +10,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "hetplan/app/plan.h"
 #include "hetplan/deploy/run.h"
+#include "hetplan/plan/plan_file.h"
 
 namespace hetplan {
 
@@ -53,7 +52,7 @@ struct RefineOptions {
 
 struct RefineRound {
   int round = 0;
-  nlohmann::json schedule;  // this round's plan, on this round's costs
+  PlanFile plan;            // this round's plan, on this round's costs
   std::string status;       // the solver's
   double makespan_us = 0;   // as planned on this round's costs
   int segments = 0;

@@ -19,6 +19,7 @@
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/graph/onnx_import.h"
 #include "hetplan/graph/op_graph.h"
+#include "hetplan/plan/plan_file.h"
 #include "hetplan/util/status.h"
 
 namespace hetplan {
@@ -73,6 +74,9 @@ struct SplitOptions {
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Run onnx::checker::check_model on every sub-model.
   bool check = true;
+  // What `hetplan validate` found in the plan's file (ValidateScheduleJson's
+  // violations): the manifest records it. SplitScheduleFile sets it.
+  int schedule_violations = 0;
 };
 
 // A split held in memory: what WriteSplit writes.
@@ -86,8 +90,8 @@ struct SplitResult {
   int boundaries = 0;  // consecutive segments (in execution order) on different PUs
 };
 
-// Splits `model` as `schedule` (a parsed schedule file, docs/schedule-format.md)
-// assigns it. A plan whose used PUs all run here (CPUs, `cost: profile`
+// Splits `model` as `plan` (a schedule file read back, ReadPlanFile) assigns
+// it. A plan whose used PUs all run here (CPUs, `cost: profile`
 // PUs) and that uses two or more of them is cut with TimedCuts. A plan of
 // two requests of the model (`requests` in the schedule) is split request by
 // request into one manifest whose segments name their request, in the order
@@ -96,14 +100,13 @@ struct SplitResult {
 // business, see SplitScheduleFile). `schedule_label` names the schedule in
 // errors and in the manifest. Errors name the schedule, the operator or the
 // segment and say what to do; nothing is written.
-Result<SplitResult> SplitModel(const LoadedModel& model, const nlohmann::json& schedule,
-                               const std::string& schedule_label, const SplitOptions& options = {});
+Result<SplitResult> SplitModel(const LoadedModel& model, const PlanFile& plan, const std::string& schedule_label,
+                               const SplitOptions& options = {});
 
-// The model at `path` imported as the schedule file's model block says it
-// was planned (fusion, shapes, values, branches, sample inputs; `shapes`
-// added, the block's winning where both name an input). `label` names the
-// schedule in errors.
-Result<LoadedModel> LoadPlannedModel(const nlohmann::json& model_block, const std::string& path,
+// The model at `path` imported as the plan says it was planned (fusion,
+// shapes, values, branches, sample inputs; `shapes` added, the plan's
+// winning where both name an input). `label` names the schedule in errors.
+Result<LoadedModel> LoadPlannedModel(const PlanFile& plan, const std::string& path,
                                      const std::string& label,
                                      const std::map<std::string, std::vector<int64_t>>& shapes = {});
 

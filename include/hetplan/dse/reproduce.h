@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hetplan/app/costs.h"
+#include "hetplan/report/frontier_plots.h"
 #include "hetplan/dse/dse.h"
 #include "hetplan/util/status.h"
 
@@ -82,7 +83,7 @@ struct FrontierStageResult {
   struct Curve {
     std::string model, platform;  // as dse rows name them
     double mvm_ns = 0;
-    nlohmann::json json;  // the single-curve frontier
+    FrontierCurve curve;  // the frontier at that MVM latency
   };
   std::vector<Curve> points;
 };

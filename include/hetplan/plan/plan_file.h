@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "hetplan/graph/onnx_import.h"
+
 namespace hetplan {
 
 // One entry of devices[], with its PU's ONNX Runtime configuration from the
@@ -104,6 +106,9 @@ struct PlanFileRequest {
 struct PlanFile {
   int version = 0;
   std::string model_name, model_file, model_sha256, fusion;
+  // What the model was imported with (model.input_shapes, input_values,
+  // branches, sample_inputs): split and --check re-import it so.
+  PlanAssumptions assumptions;
   std::string platform;                // platform.name
   std::vector<std::string> overrides;  // platform.overrides
   std::vector<PlanFileDevice> devices;
