@@ -54,22 +54,6 @@ class WorkDir {
   fs::path path_;
 };
 
-// Each operator's PU and the order the plan starts them in (ties: finish,
-// id). The plan's PUs are the cost model's, in its order (every round plans
-// on the base costs refitted, which keep the base's PUs).
-void PlanOrder(const Schedule& schedule, std::vector<int>* device, std::vector<int>* order) {
-  device->assign(schedule.ops.size(), 0);
-  std::vector<std::tuple<double, double, int>> by_start;
-  for (size_t v = 0; v < schedule.ops.size(); ++v) {
-    const ScheduledOp& op = schedule.ops[v];
-    (*device)[v] = std::max(0, op.device);
-    by_start.emplace_back(op.start_us, op.finish_us, static_cast<int>(v));
-  }
-  std::sort(by_start.begin(), by_start.end());
-  order->clear();
-  for (const auto& t : by_start) order->push_back(std::get<2>(t));
-}
-
 nlohmann::json FitJson(const SegmentFit& f) {
   return {{"scale", f.scale}, {"boundary_us", f.boundary_us}, {"samples", f.samples},
           {"boundary_fitted", f.boundary_fitted}};
@@ -274,7 +258,7 @@ Result<RefineOutput> Refine(const PreparedProblem& pp, const PlanSpec& spec, con
   const Problem problem{&pp.model.graph, &calibrated, Objective::kLatency, std::nullopt};
   for (size_t r = 0; r < out.rounds.size(); ++r) {
     std::vector<int> device, order;
-    PlanOrder(*plans[r].result.schedule, &device, &order);
+    ScheduleOrder(*plans[r].result.schedule, &device, &order);
     out.rounds[r].calibrated_makespan_us = ListSchedule(problem, device, &order).makespan_us;
   }
   for (size_t r = 1; r < out.rounds.size(); ++r) {

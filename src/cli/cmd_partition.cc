@@ -72,6 +72,7 @@ void RegisterPartition(CLI::App& app) {
     std::string costs, solver = "exact", objective = "latency", out, csv, trace;
     std::optional<double> latency_cap, max_latency;
     RefineFlags refine;
+    std::string llm;
   };
   auto o = std::make_shared<Opts>();
   AddModelOptions(sub, &o->model);
@@ -90,6 +91,8 @@ void RegisterPartition(CLI::App& app) {
   AddProfilingFlags(sub, &o->profiling);
   AddBoundaryCostFlag(sub, &o->profiling);
   AddRefineFlags(sub, &o->refine);
+  sub->add_option("--llm", o->llm,
+                  "Plan LLM generation as one request: prompt=P,new=N (a decoder with a KV cache; docs/generation.md)");
   Register(sub, [o]() -> int {
     auto solver = ResolveSolverFlag(o->solver, o->solve.formulation);
     if (!solver.ok()) return ReportError(solver.status());
@@ -105,13 +108,21 @@ void RegisterPartition(CLI::App& app) {
                                "--max-latency bounds one input of a stream: use it with --objective throughput (for "
                                "the energy objective, --latency-cap)"));
     }
-    auto pp = PrepareProblem(in);
-    if (!pp.ok()) return ReportError(pp.status());
     PlanSpec spec;
     spec.solver = *solver;
     spec.objective = *objective;
     spec.latency_cap_us = o->max_latency ? o->max_latency : o->latency_cap;
     spec.options = MakeSolveOptions(o->solve);
+    if (!o->llm.empty()) {
+      if (o->refine.rounds || !o->csv.empty() || !o->trace.empty()) {
+        return ReportError(Error(ErrorCode::kInvalidArgument,
+                                 "--llm writes the generation file and its phases' schedules (--out): drop {}",
+                                 o->refine.rounds ? "--refine" : (o->csv.empty() ? "--trace" : "--csv")));
+      }
+      return PartitionGeneration(in, spec, o->llm, o->out);
+    }
+    auto pp = PrepareProblem(in);
+    if (!pp.ok()) return ReportError(pp.status());
     std::vector<std::string> refine_lines;
     auto plan = o->refine.rounds ? PlanRefined(*pp, spec, o->refine, &refine_lines) : Plan(pp->subject(), spec);
     if (!plan.ok()) return ReportError(plan.status());

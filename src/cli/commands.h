@@ -7,6 +7,11 @@
 
 #include "hetplan/util/status.h"
 
+namespace hetplan {
+struct PlanInputs;
+struct PlanSpec;
+}  // namespace hetplan
+
 namespace hetplan::cli {
 
 // Each command file registers its subcommand and the function that runs it.
@@ -32,5 +37,9 @@ void RegisterRun(CLI::App& app);
 void RegisterSolvers(CLI::App& app);
 void RegisterFrontier(CLI::App& app);
 void RegisterPlatform(CLI::App& app);
+
+// `partition --llm` (cmd_generation.cc): plans, prints and, with `out`, writes
+// the generation file and its phases' schedule files; the exit code.
+int PartitionGeneration(const PlanInputs& in, const PlanSpec& spec, const std::string& llm, const std::string& out);
 
 }  // namespace hetplan::cli

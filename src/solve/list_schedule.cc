@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace hetplan {
 
@@ -132,6 +133,19 @@ std::optional<Schedule> SinglePuSchedule(const Problem& p, int pu) {
   std::vector<int> assignment(n, pu);
   if (!FitsCapacity(p, assignment)) return std::nullopt;
   return ListSchedule(p, assignment);
+}
+
+void ScheduleOrder(const Schedule& schedule, std::vector<int>* device, std::vector<int>* order) {
+  device->assign(schedule.ops.size(), 0);
+  std::vector<std::tuple<double, double, int>> by_start;
+  for (size_t v = 0; v < schedule.ops.size(); ++v) {
+    const ScheduledOp& op = schedule.ops[v];
+    (*device)[v] = std::max(0, op.device);
+    by_start.emplace_back(op.start_us, op.finish_us, static_cast<int>(v));
+  }
+  std::sort(by_start.begin(), by_start.end());
+  order->clear();
+  for (const auto& t : by_start) order->push_back(std::get<2>(t));
 }
 
 }  // namespace hetplan

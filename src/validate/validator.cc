@@ -697,6 +697,7 @@ Result<ValidationReport> ValidateScheduleFile(const std::string& path) {
   if (j.is_discarded()) {
     return Error(ErrorCode::kParseError, "{}: not valid JSON; expected a hetplan schedule file", path);
   }
+  if (j.is_object() && j.contains("format") && j["format"] == "hetplan-generation") return ValidateGenerationFile(j, path);
   return ValidateScheduleJson(j);
 }
 

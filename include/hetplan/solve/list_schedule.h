@@ -47,6 +47,10 @@ class CumulativeProfile {
 Schedule ListSchedule(const Problem& p, const std::vector<int>& assignment, const std::vector<int>* order = nullptr,
                       const std::vector<char>* rewritten = nullptr);
 
+// Each operator's PU and the order a schedule starts them in (ties: finish,
+// id): with ListSchedule, the schedule re-timed on other costs of the same PUs.
+void ScheduleOrder(const Schedule& schedule, std::vector<int>* device, std::vector<int>* order);
+
 // Checks the capacity of spatial PUs for an assignment: the resident
 // operators' crossbars within the capacity; with `rewritten`, each rewritten
 // operator within what the resident ones leave, and the endurance budget

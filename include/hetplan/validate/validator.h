@@ -36,6 +36,22 @@ inline constexpr double kValidateTolerance = 1e-6;
 
 // Structural problems (missing keys, wrong types) are violations too, never crashes.
 ValidationReport ValidateScheduleJson(const nlohmann::json& schedule);
+// A schedule file, or a generation file (`partition --llm`,
+// docs/generation.md) with its two phases' schedule files beside it.
 Result<ValidationReport> ValidateScheduleFile(const std::string& path);
+
+// A generation file with its phases' schedule files: each phase as any
+// schedule, then what joins them: the same model and operators; TTFT the
+// prefill's makespan, one TPOT per decode step summing to decode_us,
+// request_us and tokens/s from them, the decode plan at most the mean step
+// (a step's time is convex in the past); the weights either phase keeps on a
+// spatial device within its crossbars together, as metrics.crossbars says;
+// the bound at most the planned TTFT + N × TPOT, optimal only with both
+// phases proven and a zero gap.
+ValidationReport ValidateGenerationJson(const nlohmann::json& generation, const nlohmann::json& prefill,
+                                        const nlohmann::json& decode);
+// The same, the phases read from the files the generation file names
+// (relative to its folder); `path` names it in errors.
+Result<ValidationReport> ValidateGenerationFile(const nlohmann::json& generation, const std::string& path);
 
 }  // namespace hetplan

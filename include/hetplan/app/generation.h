@@ -1,0 +1,73 @@
+// LLM generation planned as one request (`hetplan partition MODEL --llm
+// prompt=P,new=N`, docs/generation.md): the prefill at P tokens and the N
+// decode steps (past P … P+N−1) of one decoder file, each phase with its own
+// placement on the serial PUs, the spatial PUs' weights shared by both
+// phases (a weight either phase keeps on a crossbar holds it for the whole
+// request), judged by TTFT, TPOT, tokens/s and energy per token.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetplan/app/plan.h"
+#include "hetplan/graph/decoder.h"
+
+namespace hetplan {
+
+struct GenerationSpec {
+  int64_t prompt = 0;      // P: the prompt's tokens, one prefill
+  int64_t new_tokens = 0;  // N: decode steps after it
+};
+
+// "prompt=P,new=N" (both ≥ 1, either order).
+Result<GenerationSpec> ParseGenerationSpec(std::string_view text);
+
+struct GenerationPhase {
+  PreparedProblem pp;  // the model at the phase's shapes, with the costs it was planned on
+  PlanOutput plan;     // its validated schedule file
+};
+
+struct GenerationOutput {
+  DecoderSignature signature;
+  GenerationSpec spec;
+  GenerationPhase prefill;
+  // Planned on each operator's cost at the decode's mean past length
+  // P + (N−1)/2, linearly interpolated between the costs measured (or
+  // modelled) at P and at P+N−1: where an operator's cost is linear in the
+  // past, N × that is its cost summed over the N steps.
+  GenerationPhase decode;
+  std::vector<double> tpot_us;  // the decode plan re-timed at each step's past length, in step order
+  double ttft_us = 0, decode_us = 0, request_us = 0, tokens_per_s = 0;
+  std::optional<double> request_energy_uj, energy_per_token_uj;  // energy per decode token
+  int64_t kv_bytes = 0;  // the cache after the request (P+N tokens)
+  // Per spatial PU: the crossbars of the weights either phase keeps there.
+  std::map<std::string, int64_t> crossbars;
+  std::string status;       // "optimal" when both phases are and their weights fit together, else "feasible"
+  double bound_us = 0;      // TTFT bound + N × the decode bound: each phase alone at the whole budget
+  double gap = 0;           // (planned TTFT + N × planned TPOT − bound) / that
+  std::string coupling;     // how the phases' crossbars were reconciled, in words
+  // The interpolation checked at the middle past length: the decode plan
+  // re-timed on the interpolated costs and on the costs obtained there.
+  std::optional<int64_t> check_past;
+  double check_interpolated_us = 0, check_obtained_us = 0;
+  std::vector<std::string> notes;
+};
+
+// Errors (one line each): a model without a KV cache or with mismatched
+// pairs, P + N beyond the model's positions, an objective other than
+// latency, a reprogramming CIM, phases whose graphs differ.
+Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSpec& g, const PlanSpec& spec);
+
+// The generation file (docs/generation.md): the metrics, the solver's status,
+// bound and gap, and the two phases' schedule files by name (`prefill_file`,
+// `decode_file`, written beside it).
+nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& prefill_file,
+                                const std::string& decode_file);
+
+}  // namespace hetplan

@@ -1,0 +1,337 @@
+// LLM generation planned as one request (hetplan/app/generation.h).
+#include "hetplan/app/generation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "hetplan/solve/list_schedule.h"
+#include "hetplan/util/limits.h"
+
+namespace hetplan {
+namespace {
+
+// The phase's inputs: the decoder's inputs shaped for `sequence` new tokens
+// after a past of `past` (the user's --shape for any other input kept).
+PlanInputs PhaseInputs(const PlanInputs& in, const DecoderSignature& sig, int64_t sequence, int64_t past) {
+  PlanInputs out = in;
+  for (auto& [name, dims] : sig.Shapes(sequence, past)) out.import.input_shapes[name] = dims;
+  return out;
+}
+
+// The phases plan one graph: the same operators (by name, at the same ids)
+// and edges at every shape.
+Status SameGraph(const LoadedModel& a, const LoadedModel& b, const std::string& what) {
+  const OpGraph& x = a.graph;
+  const OpGraph& y = b.graph;
+  bool same = x.size() == y.size() && x.edges().size() == y.edges().size();
+  for (int v = 0; same && v < x.size(); ++v) same = x.op(v).name == y.op(v).name;
+  for (size_t e = 0; same && e < x.edges().size(); ++e) {
+    same = x.edges()[e].from == y.edges()[e].from && x.edges()[e].to == y.edges()[e].to;
+  }
+  if (same) return Status::Ok();
+  return Error(ErrorCode::kUnsupported,
+               "{}: the graph at {} differs from the prefill's ({} operators, {} edges against {}, {}): shape-"
+               "dependent control flow or folding; --llm needs one graph for every step",
+               a.path, what, y.size(), y.edges().size(), x.size(), x.edges().size());
+}
+
+double Lerp(double a, double b, double t) { return a + (b - a) * t; }
+
+// Costs between two shapes' costs of one graph: latencies, transfers, copies
+// and operator energies linear in `t` (0: a, 1: b); crossbars are a's.
+CostModel Interpolate(const CostModel& a, const CostModel& b, double t) {
+  CostModel c = a;
+  for (int v = 0; v < a.num_ops(); ++v) {
+    for (int p = 0; p < a.num_pus(); ++p) {
+      if (!a.supported(v, p) || !b.supported(v, p)) continue;
+      c.set_latency(v, p, Lerp(a.latency_us(v, p), b.latency_us(v, p), t));
+      c.set_h2d(v, p, Lerp(a.h2d_us(v, p), b.h2d_us(v, p), t));
+      c.set_d2h(v, p, Lerp(a.d2h_us(v, p), b.d2h_us(v, p), t));
+      if (a.has_op_energy()) c.set_op_energy(v, p, Lerp(a.op_energy_uj(v, p), b.op_energy_uj(v, p), t));
+    }
+  }
+  for (int e = 0; e < a.num_edges(); ++e) {
+    for (int p = 0; p < a.num_pus(); ++p) {
+      for (int q = 0; q < a.num_pus(); ++q) c.set_transfer(e, p, q, Lerp(a.transfer_us(e, p, q), b.transfer_us(e, p, q), t));
+    }
+  }
+  return c;
+}
+
+// The operators a schedule keeps on each spatial PU.
+std::map<int, std::set<int>> Resident(const Schedule& s, const CostModel& c) {
+  std::map<int, std::set<int>> out;
+  for (size_t v = 0; v < s.ops.size(); ++v) {
+    const ScheduledOp& op = s.ops[v];
+    if (op.device >= 0 && c.pu(op.device).spatial && !op.rewritten) out[op.device].insert(static_cast<int>(v));
+  }
+  return out;
+}
+
+int64_t CrossbarsOf(const std::set<int>& ops, const CostModel& c, int p) {
+  int64_t n = 0;
+  for (int v : ops) n += c.crossbars(v, p);
+  return n;
+}
+
+// `c` with each spatial PU limited to the operators `keep` holds there (an
+// operator that only that PU runs keeps it).
+CostModel Restrict(const CostModel& c, const std::map<int, std::set<int>>& keep) {
+  CostModel out = c;
+  for (int p = 0; p < c.num_pus(); ++p) {
+    if (!c.pu(p).spatial) continue;
+    const auto it = keep.find(p);
+    for (int v = 0; v < c.num_ops(); ++v) {
+      if (!c.supported(v, p) || c.crossbars(v, p) == 0 || (it != keep.end() && it->second.count(v))) continue;
+      bool elsewhere = false;
+      for (int q = 0; q < c.num_pus(); ++q) elsewhere |= q != p && c.supported(v, q);
+      if (elsewhere) out.set_unsupported(v, p);
+    }
+  }
+  return out;
+}
+
+// The decode plan's placement and order, re-timed on `costs`.
+Schedule Retime(const GenerationPhase& decode, const CostModel& costs) {
+  std::vector<int> device, order;
+  ScheduleOrder(*decode.plan.result.schedule, &device, &order);
+  const Problem problem{&decode.pp.model.graph, &costs, Objective::kLatency, std::nullopt};
+  return ListSchedule(problem, device, &order);
+}
+
+Result<PlanOutput> PlanPhase(const GenerationPhase& phase, const CostModel& costs, const PlanSpec& spec,
+                             const char* name) {
+  const PlanSubject subject{&phase.pp.model, &phase.pp.platform, &costs, &phase.pp.notes};
+  HETPLAN_ASSIGN_OR_RETURN(PlanOutput out, Plan(subject, spec));
+  if (!out.result.schedule) {
+    return Error(out.result.status == SolveStatus::kInfeasible ? ErrorCode::kInfeasible : ErrorCode::kLimitExceeded,
+                 "--llm: {} found no {} schedule ({}); give it more --time-limit", out.result.solver, name,
+                 ToString(out.result.status));
+  }
+  return out;
+}
+
+// Reconciles the phases' weights on the spatial PUs: if their union fits,
+// both plans stand; otherwise each phase is planned again with the other's
+// weights only, and the better request kept.
+Status Couple(const PlanSpec& spec, int64_t n, GenerationOutput* out) {
+  const CostModel& c = out->prefill.pp.costs;
+  auto resident_p = Resident(*out->prefill.plan.result.schedule, c);
+  auto resident_d = Resident(*out->decode.plan.result.schedule, out->decode.pp.costs);
+  bool fits = true;
+  for (int p = 0; p < c.num_pus(); ++p) {
+    if (!c.pu(p).spatial) continue;
+    std::set<int> both = resident_p[p];
+    both.insert(resident_d[p].begin(), resident_d[p].end());
+    fits &= CrossbarsOf(both, c, p) <= c.pu(p).capacity;
+  }
+  const double nd = static_cast<double>(n);
+  if (fits) {
+    out->coupling = "each phase planned alone at the whole crossbar budget; their weights fit it together";
+    return Status::Ok();
+  }
+  HETPLAN_ASSIGN_OR_RETURN(PlanOutput prefill, PlanPhase(out->prefill, Restrict(c, resident_d), spec, "prefill"));
+  HETPLAN_ASSIGN_OR_RETURN(PlanOutput decode,
+                           PlanPhase(out->decode, Restrict(out->decode.pp.costs, resident_p), spec, "decode"));
+  const double keep_decode = prefill.result.schedule->makespan_us + nd * out->decode.plan.result.schedule->makespan_us;
+  const double keep_prefill = out->prefill.plan.result.schedule->makespan_us + nd * decode.result.schedule->makespan_us;
+  if (keep_decode <= keep_prefill) {
+    out->prefill.pp.costs = Restrict(c, resident_d);
+    out->prefill.plan = std::move(prefill);
+    out->coupling = "the phases' weights exceed the budget together: the prefill re-planned on the decode's weights";
+  } else {
+    out->decode.pp.costs = Restrict(out->decode.pp.costs, resident_p);
+    out->decode.plan = std::move(decode);
+    out->coupling = "the phases' weights exceed the budget together: the decode re-planned on the prefill's weights";
+  }
+  return Status::Ok();
+}
+
+void Measure(const CostModel& ca, const CostModel& cb, int64_t la, int64_t lb, GenerationOutput* out) {
+  const PlanOutput& pre = out->prefill.plan;
+  out->ttft_us = pre.result.schedule->makespan_us;
+  std::optional<double> decode_energy = 0.0;
+  out->tpot_us.clear();
+  out->decode_us = 0;
+  for (int64_t l = la; l <= lb; ++l) {
+    const double t = lb == la ? 0.0 : static_cast<double>(l - la) / static_cast<double>(lb - la);
+    const Schedule s = Retime(out->decode, Interpolate(ca, cb, t));
+    out->tpot_us.push_back(s.makespan_us);
+    out->decode_us += s.makespan_us;
+    decode_energy = decode_energy && s.energy_uj ? std::optional<double>(*decode_energy + *s.energy_uj) : std::nullopt;
+  }
+  const double n = static_cast<double>(out->tpot_us.size());
+  out->request_us = out->ttft_us + out->decode_us;
+  out->tokens_per_s = out->decode_us > 0 ? n / out->decode_us * 1e6 : kInf;
+  if (decode_energy && pre.result.schedule->energy_uj) {
+    out->request_energy_uj = *pre.result.schedule->energy_uj + *decode_energy;
+    out->energy_per_token_uj = *decode_energy / n;
+  }
+  for (int p = 0; p < ca.num_pus(); ++p) {
+    if (!ca.pu(p).spatial) continue;
+    auto rp = Resident(*pre.result.schedule, out->prefill.pp.costs)[p];
+    const auto rd = Resident(*out->decode.plan.result.schedule, out->decode.pp.costs)[p];
+    rp.insert(rd.begin(), rd.end());
+    out->crossbars[ca.pu(p).name] = CrossbarsOf(rp, ca, p);
+  }
+}
+
+void Bound(int64_t n, GenerationOutput* out, const SolveResult& alone_p, const SolveResult& alone_d) {
+  const double nd = static_cast<double>(n);
+  out->bound_us = alone_p.bound + nd * alone_d.bound;
+  const double planned = out->prefill.plan.result.schedule->makespan_us + nd * out->decode.plan.result.schedule->makespan_us;
+  out->gap = std::isfinite(out->bound_us) && planned > 0 ? std::max(0.0, (planned - out->bound_us) / planned) : kNaN;
+  const bool proved = alone_p.status == SolveStatus::kOptimal && alone_d.status == SolveStatus::kOptimal &&
+                      out->gap <= 1e-9;
+  out->status = proved ? "optimal" : "feasible";
+}
+
+Status CheckRequest(const DecoderSignature& sig, const GenerationSpec& g, const PlanSpec& spec) {
+  if (spec.objective != Objective::kLatency) {
+    return Error(ErrorCode::kUnsupported,
+                 "--llm plans the request's latency (TTFT + the decode steps' TPOT); drop --objective {}",
+                 ToString(spec.objective));
+  }
+  if (sig.max_positions && g.prompt + g.new_tokens > *sig.max_positions) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--llm prompt={},new={}: {} tokens, but {} holds {} positions ('{}'); give prompt + new ≤ {}",
+                 g.prompt, g.new_tokens, g.prompt + g.new_tokens, sig.path, *sig.max_positions, sig.position_table,
+                 *sig.max_positions);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<GenerationSpec> ParseGenerationSpec(std::string_view text) {
+  GenerationSpec g;
+  const auto bad = [&] {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--llm '{}': expected prompt=P,new=N with P and N whole numbers ≥ 1, e.g. --llm prompt=128,new=128",
+                 text);
+  };
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find(',', pos), text.size());
+    const std::string_view item = text.substr(pos, end - pos);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) return bad();
+    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || ptr != value.data() + value.size() || v < 1) return bad();
+    if (key == "prompt") {
+      g.prompt = v;
+    } else if (key == "new") {
+      g.new_tokens = v;
+    } else {
+      return bad();
+    }
+    pos = end + 1;
+  }
+  if (g.prompt == 0 || g.new_tokens == 0) return bad();
+  return g;
+}
+
+Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSpec& g, const PlanSpec& spec) {
+  GenerationOutput out;
+  out.spec = g;
+  HETPLAN_ASSIGN_OR_RETURN(out.signature, ReadDecoderSignature(in.model_path));
+  const DecoderSignature& sig = out.signature;
+  HETPLAN_RETURN_IF_ERROR(CheckRequest(sig, g, spec));
+  TableCache cache;
+  const int64_t la = g.prompt, lb = g.prompt + g.new_tokens - 1;
+  HETPLAN_ASSIGN_OR_RETURN(out.prefill.pp, PrepareProblem(PhaseInputs(in, sig, g.prompt, 0), &cache));
+  for (const PuInfo& pu : out.prefill.pp.costs.pus()) {
+    if (pu.reprogram) {
+      return Error(ErrorCode::kUnsupported,
+                   "--llm: PU {} rewrites its crossbars (reprogram): --llm keeps weights resident for now; set "
+                   "{}.reprogram=false",
+                   pu.name, pu.name);
+    }
+  }
+  HETPLAN_ASSIGN_OR_RETURN(out.decode.pp, PrepareProblem(PhaseInputs(in, sig, 1, la), &cache));
+  HETPLAN_RETURN_IF_ERROR(SameGraph(out.prefill.pp.model, out.decode.pp.model, fmt::format("a past of {}", la)));
+  const CostModel ca = out.decode.pp.costs;
+  CostModel cb = ca;
+  const auto costs_at = [&](int64_t past) -> Result<CostModel> {
+    HETPLAN_ASSIGN_OR_RETURN(LoadedModel m, LoadOnnxModel(in.model_path, PhaseInputs(in, sig, 1, past).import));
+    HETPLAN_RETURN_IF_ERROR(SameGraph(out.prefill.pp.model, m, fmt::format("a past of {}", past)));
+    HETPLAN_ASSIGN_OR_RETURN(PreparedCosts pc, PrepareCosts(m, out.decode.pp.platform, in.costs, &cache));
+    return std::move(pc.costs);
+  };
+  if (lb != la) {
+    HETPLAN_ASSIGN_OR_RETURN(cb, costs_at(lb));
+  }
+  out.decode.pp.costs = Interpolate(ca, cb, 0.5);
+  out.decode.pp.notes.push_back(fmt::format(
+      "generation decode step: each operator's cost at the mean past length {:g} (linear between past {} and {}), "
+      "N = {} steps; the shapes recorded are past {}'s",
+      0.5 * static_cast<double>(la + lb), la, lb, g.new_tokens, la));
+  out.prefill.pp.notes.push_back(fmt::format("generation prefill: {} prompt tokens, an empty past", g.prompt));
+  HETPLAN_ASSIGN_OR_RETURN(out.prefill.plan, PlanPhase(out.prefill, out.prefill.pp.costs, spec, "prefill"));
+  HETPLAN_ASSIGN_OR_RETURN(out.decode.plan, PlanPhase(out.decode, out.decode.pp.costs, spec, "decode"));
+  const SolveResult alone_p = out.prefill.plan.result, alone_d = out.decode.plan.result;
+  HETPLAN_RETURN_IF_ERROR(Couple(spec, g.new_tokens, &out));
+  Bound(g.new_tokens, &out, alone_p, alone_d);
+  Measure(ca, cb, la, lb, &out);
+  out.kv_bytes = sig.KvBytes(g.prompt + g.new_tokens);
+  if (lb - la >= 2) {
+    const int64_t lm = la + (lb - la) / 2;
+    HETPLAN_ASSIGN_OR_RETURN(const CostModel cm, costs_at(lm));
+    out.check_past = lm;
+    out.check_interpolated_us = out.tpot_us[static_cast<size_t>(lm - la)];
+    out.check_obtained_us = Retime(out.decode, cm).makespan_us;
+  }
+  return out;
+}
+
+nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& prefill_file,
+                                const std::string& decode_file) {
+  const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  const auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : nlohmann::json(nullptr); };
+  const nlohmann::json& pre = out.prefill.plan.schedule;
+  nlohmann::json j;
+  j["format"] = "hetplan-generation";
+  j["version"] = 1;
+  j["model"] = {{"file", pre["model"]["file"]}, {"sha256", pre["model"]["sha256"]}, {"layers", out.signature.layers.size()}};
+  j["prompt"] = out.spec.prompt;
+  j["new_tokens"] = out.spec.new_tokens;
+  j["objective"] = "request_latency";
+  j["phases"] = {
+      {"prefill", {{"schedule_file", prefill_file}, {"tokens", out.spec.prompt}, {"past", 0}}},
+      {"decode",
+       {{"schedule_file", decode_file},
+        {"tokens", 1},
+        {"past_first", out.spec.prompt},
+        {"past_last", out.spec.prompt + out.spec.new_tokens - 1},
+        {"planned_at_past", 0.5 * static_cast<double>(2 * out.spec.prompt + out.spec.new_tokens - 1)}}}};
+  j["metrics"] = {{"ttft_us", out.ttft_us},
+                  {"tpot_us", out.tpot_us},
+                  {"tpot_first_us", out.tpot_us.front()},
+                  {"tpot_last_us", out.tpot_us.back()},
+                  {"decode_us", out.decode_us},
+                  {"request_us", out.request_us},
+                  {"tokens_per_s", num(out.tokens_per_s)},
+                  {"request_energy_uj", opt(out.request_energy_uj)},
+                  {"energy_per_token_uj", opt(out.energy_per_token_uj)},
+                  {"kv_cache_bytes", out.kv_bytes},
+                  {"crossbars", out.crossbars}};
+  j["solver"] = {{"method", out.prefill.plan.result.solver},
+                 {"status", out.status},
+                 {"bound_us", num(out.bound_us)},
+                 {"gap", num(out.gap)},
+                 {"coupling", out.coupling}};
+  if (out.check_past) {
+    j["interpolation_check"] = {{"past", *out.check_past},
+                                {"tpot_interpolated_us", out.check_interpolated_us},
+                                {"tpot_obtained_us", out.check_obtained_us}};
+  }
+  return j;
+}
+
+}  // namespace hetplan

@@ -1,0 +1,197 @@
+// The generation file's checks (hetplan/validate/validator.h): both phases'
+// schedule files as any schedule, then what joins them, from the files alone.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "hetplan/util/io.h"
+#include "hetplan/validate/validator.h"
+#include "validate/validator_internal.h"
+
+namespace hetplan {
+namespace {
+
+using Json = nlohmann::json;
+using validate_internal::Near;
+
+// A number at `key` of `j`, or NaN (a violation names it).
+double Number(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
+}
+
+std::string Str(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+int64_t Int(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : 0;
+}
+
+Json Member(const Json& j, const char* key) { return j.is_object() && j.contains(key) ? j[key] : Json(); }
+
+// Per spatial device of `s`: its capacity, and each operator it keeps
+// resident (no write), with its crossbars.
+void ResidentOps(const Json& s, std::map<std::string, int64_t>* capacity,
+                 std::map<std::string, std::map<std::string, int64_t>>* resident) {
+  const Json devices = Member(s, "devices"), operators = Member(s, "operators");
+  for (const Json& d : devices.is_array() ? devices : Json::array()) {
+    if (d.is_object() && Str(d, "execution") == "spatial" && d.contains("capacity_crossbars") &&
+        d["capacity_crossbars"].is_number_integer()) {
+      (*capacity)[Str(d, "name")] = d["capacity_crossbars"].get<int64_t>();
+    }
+  }
+  for (const Json& o : operators.is_array() ? operators : Json::array()) {
+    if (!o.is_object() || o.contains("write") || !o.contains("crossbars") || !o["crossbars"].is_number_integer()) {
+      continue;
+    }
+    const std::string dev = Str(o, "device");
+    if (capacity->count(dev)) (*resident)[dev][Str(o, "name")] = o["crossbars"].get<int64_t>();
+  }
+}
+
+// The metrics against each other and against the phases' files.
+void CheckMetrics(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
+  const Json m = Member(g, "metrics");
+  const int64_t n = Int(g, "new_tokens");
+  if (!Near(Number(m, "ttft_us"), Number(prefill, "makespan_us"))) {
+    out.push_back(fmt::format("generation: metrics.ttft_us {} is not the prefill's makespan {}", Number(m, "ttft_us"),
+                              Number(prefill, "makespan_us")));
+  }
+  const Json tpot = Member(m, "tpot_us");
+  if (!tpot.is_array() || static_cast<int64_t>(tpot.size()) != n) {
+    out.push_back(fmt::format("generation: metrics.tpot_us has {} steps, new_tokens is {}",
+                              tpot.is_array() ? tpot.size() : 0, n));
+    return;
+  }
+  double sum = 0;
+  for (const Json& t : tpot) sum += t.is_number() && t.get<double>() >= 0 ? t.get<double>() : NAN;
+  if (!std::isfinite(sum)) {
+    out.push_back("generation: metrics.tpot_us holds a value that is not a number ≥ 0");
+    return;
+  }
+  const double decode_us = Number(m, "decode_us");
+  if (!Near(sum, decode_us)) out.push_back(fmt::format("generation: metrics.decode_us {} is not Σ tpot_us {}", decode_us, sum));
+  if (!Near(Number(m, "request_us"), Number(m, "ttft_us") + decode_us)) {
+    out.push_back("generation: metrics.request_us is not ttft_us + decode_us");
+  }
+  if (n > 0 && (!Near(Number(m, "tpot_first_us"), tpot.front().get<double>()) ||
+                !Near(Number(m, "tpot_last_us"), tpot.back().get<double>()))) {
+    out.push_back("generation: metrics.tpot_first_us / tpot_last_us are not tpot_us's first and last steps");
+  }
+  if (decode_us > 0 && !Near(Number(m, "tokens_per_s"), static_cast<double>(n) / decode_us * 1e6)) {
+    out.push_back(fmt::format("generation: metrics.tokens_per_s {} is not new_tokens / decode_us ({})",
+                              Number(m, "tokens_per_s"), static_cast<double>(n) / decode_us * 1e6));
+  }
+  // A step's makespan is convex in costs linear in the past (the maximum of
+  // path lengths), so the plan at the mean past is at most the mean step.
+  const double planned = Number(decode, "makespan_us");
+  if (n > 0 && !(planned <= decode_us / static_cast<double>(n) * (1 + 1e-6) + 1e-9)) {
+    out.push_back(fmt::format("generation: the decode plan's makespan {} exceeds the mean step {} (a step's time is "
+                              "convex in the past length)",
+                              planned, decode_us / static_cast<double>(n)));
+  }
+}
+
+// The weights either phase keeps on a spatial device fit it together.
+void CheckCrossbars(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
+  std::map<std::string, int64_t> capacity;
+  std::map<std::string, std::map<std::string, int64_t>> resident;
+  ResidentOps(prefill, &capacity, &resident);
+  ResidentOps(decode, &capacity, &resident);
+  const Json reported = Member(Member(g, "metrics"), "crossbars");
+  for (const auto& [dev, cap] : capacity) {
+    int64_t used = 0;
+    for (const auto& [name, xb] : resident[dev]) used += xb;
+    if (used > cap) {
+      out.push_back(fmt::format("generation: device {}: the phases keep {} crossbars of weights together, over its {}",
+                                dev, used, cap));
+    }
+    if (!reported.is_object() || !reported.contains(dev) || !reported[dev].is_number_integer() ||
+        reported[dev].get<int64_t>() != used) {
+      out.push_back(fmt::format("generation: metrics.crossbars.{} is not the {} crossbars both phases keep", dev, used));
+    }
+  }
+}
+
+// Status, bound and gap as the phases' solvers gave them.
+void CheckSolver(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
+  const Json s = Member(g, "solver");
+  const double n = static_cast<double>(Int(g, "new_tokens"));
+  const double planned = Number(prefill, "makespan_us") + n * Number(decode, "makespan_us");
+  const double bound = Number(s, "bound_us");
+  if (std::isfinite(bound) && bound > planned * (1 + 1e-6) + 1e-9) {
+    out.push_back(fmt::format("generation: solver.bound_us {} exceeds the planned TTFT + N × TPOT {}", bound, planned));
+  }
+  if (Str(s, "status") == "optimal") {
+    const Json ps = Member(prefill, "solver"), ds = Member(decode, "solver");
+    if (Str(ps, "status") != "optimal" || Str(ds, "status") != "optimal" || !(Number(s, "gap") <= 1e-9)) {
+      out.push_back("generation: solver.status is optimal but a phase is not proven or the gap is not 0");
+    }
+  }
+}
+
+void CheckSameModel(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
+  const std::string sha = Str(Member(g, "model"), "sha256");
+  for (const auto& [name, s] : {std::pair<const char*, const Json*>{"prefill", &prefill}, {"decode", &decode}}) {
+    if (Str(Member(*s, "model"), "sha256") != sha) {
+      out.push_back(fmt::format("generation: the {} schedule plans another model than model.sha256", name));
+    }
+  }
+  const Json a = Member(prefill, "operators"), b = Member(decode, "operators");
+  bool same = a.is_array() && b.is_array() && a.size() == b.size();
+  for (size_t i = 0; same && i < a.size(); ++i) same = a[i].is_object() && b[i].is_object() && Str(a[i], "name") == Str(b[i], "name");
+  if (!same) out.push_back("generation: the prefill and decode schedules do not list the same operators");
+}
+
+}  // namespace
+
+ValidationReport ValidateGenerationJson(const Json& g, const Json& prefill, const Json& decode) {
+  ValidationReport r;
+  if (!g.is_object() || Str(g, "format") != "hetplan-generation") {
+    r.violations.push_back("generation: format is not \"hetplan-generation\"");
+    return r;
+  }
+  for (const char* key : {"prompt", "new_tokens"}) {
+    if (!g.contains(key) || !g[key].is_number_integer() || g[key].get<int64_t>() < 1) {
+      r.violations.push_back(fmt::format("generation: {} is not a whole number ≥ 1", key));
+      return r;
+    }
+  }
+  for (const auto& [name, s] : {std::pair<const char*, const Json*>{"prefill", &prefill}, {"decode", &decode}}) {
+    ValidationReport phase = ValidateScheduleJson(*s);
+    for (const std::string& v : phase.violations) r.violations.push_back(fmt::format("{}: {}", name, v));
+    r.operators += phase.operators;
+    r.edges += phase.edges;
+  }
+  CheckSameModel(g, prefill, decode, r.violations);
+  CheckMetrics(g, prefill, decode, r.violations);
+  CheckCrossbars(g, prefill, decode, r.violations);
+  CheckSolver(g, prefill, decode, r.violations);
+  return r;
+}
+
+Result<ValidationReport> ValidateGenerationFile(const Json& g, const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  Json phase[2];
+  const char* names[2] = {"prefill", "decode"};
+  for (int i = 0; i < 2; ++i) {
+    const Json p = Member(Member(g, "phases"), names[i]);
+    const std::string file = Str(p, "schedule_file");
+    if (file.empty()) {
+      return Error(ErrorCode::kParseError, "{}: phases.{}.schedule_file is missing; give a file written by "
+                   "hetplan partition --llm", path, names[i]);
+    }
+    HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile((dir / file).string(), int64_t{1} << 30));
+    phase[i] = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (phase[i].is_discarded()) {
+      return Error(ErrorCode::kParseError, "{}: not valid JSON; expected the {} schedule of {}", (dir / file).string(),
+                   names[i], path);
+    }
+  }
+  return ValidateGenerationJson(g, phase[0], phase[1]);
+}
+
+}  // namespace hetplan

@@ -1,0 +1,232 @@
+// LLM generation planned as one request (issue 60; docs/generation.md): the
+// decoder's interface read from the file, `partition --llm` on the decoder
+// forms tests/llm/make_decoders.py writes, the generation file's validator,
+// and the one-line refusals.
+#include <gtest/gtest.h>
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "hetplan/graph/decoder.h"
+#include "hetplan/validate/validator.h"
+#include "testing/expect.h"
+#include "testing/helpers.h"
+#include "testing/scratch.h"
+
+namespace hetplan {
+namespace {
+
+namespace fs = std::filesystem;
+using test_util::CmdResult;
+using test_util::Hetplan;
+
+// Removes the graph inputs or outputs whose names start with `prefix`.
+template <typename List>
+void Drop(List* list, const std::string& prefix) {
+  for (int i = list->size() - 1; i >= 0; --i) {
+    if (list->Get(i).name().rfind(prefix, 0) == 0) list->DeleteSubrange(i, 1);
+  }
+}
+
+class Generation : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(test_util::TempDir("generation"));
+    error_ = new std::string();
+    const std::string venv = std::string(HETPLAN_SOURCE_DIR) + "/third_party/models-venv/bin/python";
+    const std::string cmd = venv + " " + HETPLAN_TEST_DATA_DIR + "/llm/make_decoders.py --out '" +
+                            (*dir_).string() + "' >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) != 0) *error_ = "make_decoders.py failed: " + cmd;
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(*dir_, ec);
+    delete dir_;
+    delete error_;
+  }
+  void SetUp() override { ASSERT_EQ(*error_, ""); }
+  static std::string File(const std::string& name) { return ((*dir_) / name).string(); }
+  static std::string Cache() { return " --warmup 1 --runs 3 --cache-dir '" + ((*dir_) / "cache").string() + "'"; }
+
+  // decoder.onnx with `edit` applied to its ModelProto, saved as `name`.
+  template <typename Edit>
+  static std::string Edited(const std::string& name, Edit edit) {
+    onnx::ModelProto m;
+    std::ifstream in(File("decoder.onnx"), std::ios::binary);
+    EXPECT_TRUE(m.ParseFromIstream(&in));
+    edit(m.mutable_graph());
+    std::ofstream out(File(name), std::ios::binary);
+    m.SerializeToOstream(&out);
+    return File(name);
+  }
+
+  // Plans `model` with --llm into a fresh folder; the generation file's path.
+  static fs::path Plan(const std::string& model, const std::string& extra, CmdResult* r) {
+    static int plans = 0;
+    const fs::path folder = *dir_ / ("plan" + std::to_string(++plans));
+    fs::create_directories(folder);
+    const fs::path out = folder / "request.json";
+    *r = Hetplan("partition " + model + " --llm prompt=16,new=8 --time-limit 20" + Cache() + extra + " --out " +
+                 out.string());
+    return out;
+  }
+
+  static inline fs::path* dir_ = nullptr;
+  static inline std::string* error_ = nullptr;
+};
+
+TEST_F(Generation, ReadsTheCachePairsAndThePositionTable) {
+  auto s = ReadDecoderSignature(File("decoder.onnx"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->layers.size(), 2u);
+  EXPECT_EQ(s->kv_heads, 2);
+  EXPECT_EQ(s->head_dim, 16);
+  EXPECT_EQ(s->tokens, "input_ids");
+  EXPECT_EQ(s->attention_mask, "attention_mask");
+  EXPECT_EQ(s->position_ids, "position_ids");
+  ASSERT_TRUE(s->max_positions.has_value());
+  EXPECT_EQ(*s->max_positions, 256);
+  const auto shapes = s->Shapes(1, 16);
+  EXPECT_EQ(shapes.at("attention_mask"), (std::vector<int64_t>{1, 17}));
+  EXPECT_EQ(shapes.at("past_key_values.1.value"), (std::vector<int64_t>{1, 2, 16, 16}));
+  // 2 layers × key and value × 2 heads × 24 tokens × 16 × 4 bytes.
+  EXPECT_EQ(s->KvBytes(24), 2 * 2 * 2 * 24 * 16 * 4);
+  // opset 23's RotaryEmbedding holds the table as its cos cache.
+  auto s23 = ReadDecoderSignature(File("decoder_opset23.onnx"));
+  ASSERT_TRUE(s23.ok()) << s23.status().message();
+  EXPECT_EQ(s23->max_positions.value_or(0), 256);
+}
+
+TEST_F(Generation, RefusesModelsThatDoNotGenerateInOneLine) {
+  const std::string no_cache = Edited("no_cache.onnx", [](onnx::GraphProto* g) {
+    Drop(g->mutable_input(), "past_key_values.");
+  });
+  auto a = ReadDecoderSignature(no_cache);
+  ASSERT_FALSE(a.ok());
+  EXPECT_HAS(a.status().message(), "no past_key_values inputs: this is the first step's model");
+  // Neither past nor present: an encoder, or a decoder exported without its cache.
+  const std::string encoder = Edited("encoder.onnx", [](onnx::GraphProto* g) {
+    Drop(g->mutable_input(), "past_key_values.");
+    Drop(g->mutable_output(), "present.");
+  });
+  auto e = ReadDecoderSignature(encoder);
+  ASSERT_FALSE(e.ok());
+  EXPECT_HAS(e.status().message(), "no KV cache");
+  const std::string unpaired = Edited("unpaired.onnx", [](onnx::GraphProto* g) {
+    for (auto& o : *g->mutable_output()) {
+      if (o.name() == "present.1.value") o.set_name("logits_extra");
+    }
+  });
+  auto b = ReadDecoderSignature(unpaired);
+  ASSERT_FALSE(b.ok());
+  EXPECT_HAS(b.status().message(), "layer 1's KV cache has no output present.1.value");
+  const std::string heads = Edited("heads.onnx", [](onnx::GraphProto* g) {
+    for (auto& o : *g->mutable_output()) {
+      if (o.name() == "present.0.key") o.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(3);
+    }
+  });
+  auto c = ReadDecoderSignature(heads);
+  ASSERT_FALSE(c.ok());
+  EXPECT_HAS(c.status().message(), "mismatched past/present pairs");
+
+  // The command: one line, a non-zero exit, nothing written.
+  const fs::path out = *dir_ / "bad_request.json";
+  for (const std::string& args : {no_cache + " --llm prompt=16,new=8", encoder + " --llm prompt=16,new=8", File("decoder.onnx") + " --llm prompt=250,new=8",
+                                  File("decoder.onnx") + " --llm prompt=16", File("decoder.onnx") +
+                                  " --llm prompt=16,new=8 --objective energy"}) {
+    CmdResult r = Hetplan("partition " + args + " --out " + out.string());
+    EXPECT_NE(r.code, 0) << args;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // stdout and stderr: the one error line
+    EXPECT_FALSE(fs::exists(out)) << args;
+  }
+  CmdResult r = Hetplan("partition " + File("decoder.onnx") + " --llm prompt=250,new=8");
+  EXPECT_HAS(r.out, "258 tokens, but");
+  EXPECT_HAS(r.out, "holds 256 positions");
+}
+
+// Every form plans both phases, proves the request where the weights fit,
+// and writes files the validator passes.
+TEST_F(Generation, EveryFormPlansTheRequestAndValidates) {
+  for (const char* form : {"decoder", "decoder_tied", "decoder_int4", "decoder_fp16", "decoder_opset23"}) {
+    SCOPED_TRACE(form);
+    CmdResult r;
+    const fs::path out = Plan(File(std::string(form) + ".onnx"), " --platform klein-arm", &r);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_HAS(r.out, "TTFT");
+    const nlohmann::json g = test_util::ReadJson(out);
+    const nlohmann::json& m = g["metrics"];
+    EXPECT_EQ(g["format"], "hetplan-generation");
+    EXPECT_EQ(m["tpot_us"].size(), 8u);
+    EXPECT_EQ(g["solver"]["status"], "optimal");  // 15 weights of the 100 crossbars: both phases alone fit together
+    EXPECT_NEAR(m["tokens_per_s"].get<double>(), 8 / m["decode_us"].get<double>() * 1e6, 1e-6);
+    EXPECT_LE(m["crossbars"]["cim"].get<int64_t>(), 100);
+    EXPECT_GT(m["kv_cache_bytes"].get<int64_t>(), 0);
+    auto v = ValidateScheduleFile(out.string());
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_TRUE(v->ok()) << v->violations.front();
+    EXPECT_TRUE(fs::exists(out.parent_path() / "request.prefill.json"));
+    EXPECT_TRUE(fs::exists(out.parent_path() / "request.decode.json"));
+  }
+}
+
+// Ten crossbars hold fewer weights than the two phases want together: one
+// phase is planned again on the other's, and the status says it is not proven.
+TEST_F(Generation, PhasesShareTheCrossbarBudget) {
+  CmdResult r;
+  const fs::path out = Plan(File("decoder.onnx"), " --platform klein-arm --set cim.crossbars=10", &r);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json g = test_util::ReadJson(out);
+  EXPECT_LE(g["metrics"]["crossbars"]["cim"].get<int64_t>(), 10);
+  EXPECT_HAS(g["solver"]["coupling"].get<std::string>(), "re-planned");
+  EXPECT_TRUE(ValidateScheduleFile(out.string())->ok());
+}
+
+// The validator checks what joins the phases from the files alone.
+TEST_F(Generation, ValidatorCatchesTamperedGenerationFiles) {
+  CmdResult r;
+  const fs::path out = Plan(File("decoder.onnx"), " --platform klein-arm", &r);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json g = test_util::ReadJson(out);
+  const nlohmann::json pre = test_util::ReadJson(out.parent_path() / "request.prefill.json");
+  const nlohmann::json dec = test_util::ReadJson(out.parent_path() / "request.decode.json");
+  ASSERT_TRUE(ValidateGenerationJson(g, pre, dec).ok());
+  const auto fails = [&](const nlohmann::json& gg, const nlohmann::json& p, const nlohmann::json& d, const char* what) {
+    const ValidationReport v = ValidateGenerationJson(gg, p, d);
+    ASSERT_FALSE(v.ok()) << what;
+    std::string all;
+    for (const auto& line : v.violations) all += line + "\n";
+    EXPECT_HAS(all, what);
+  };
+  nlohmann::json t = g;
+  t["metrics"]["ttft_us"] = t["metrics"]["ttft_us"].get<double>() * 0.5;
+  fails(t, pre, dec, "is not the prefill's makespan");
+  t = g;
+  t["metrics"]["tpot_us"][3] = t["metrics"]["tpot_us"][3].get<double>() + 10;
+  fails(t, pre, dec, "is not Σ tpot_us");
+  t = g;
+  t["metrics"]["tokens_per_s"] = 1.0;
+  fails(t, pre, dec, "tokens_per_s");
+  t = g;
+  t["solver"]["bound_us"] = t["metrics"]["request_us"].get<double>() * 2;
+  fails(t, pre, dec, "exceeds the planned");
+  // The platform budget cut below what both phases keep: the union is over it.
+  nlohmann::json p2 = pre, d2 = dec;
+  for (auto* s : {&p2, &d2}) {
+    for (auto& d : (*s)["devices"]) {
+      if (d["name"] == "cim") d["capacity_crossbars"] = 8;
+    }
+  }
+  fails(g, p2, d2, "crossbars of weights together, over its 8");
+  // The two phases of different models.
+  d2 = dec;
+  d2["model"]["sha256"] = std::string(64, '0');
+  fails(g, pre, d2, "plans another model");
+}
+
+}  // namespace
+}  // namespace hetplan
