@@ -9,6 +9,7 @@
 #include <set>
 
 #include "hetplan/solve/list_schedule.h"
+#include "hetplan/solve/two_phase.h"
 #include "hetplan/util/limits.h"
 
 namespace hetplan {
@@ -78,77 +79,12 @@ int64_t CrossbarsOf(const std::set<int>& ops, const CostModel& c, int p) {
   return n;
 }
 
-// `c` with each spatial PU limited to the operators `keep` holds there (an
-// operator that only that PU runs keeps it).
-CostModel Restrict(const CostModel& c, const std::map<int, std::set<int>>& keep) {
-  CostModel out = c;
-  for (int p = 0; p < c.num_pus(); ++p) {
-    if (!c.pu(p).spatial) continue;
-    const auto it = keep.find(p);
-    for (int v = 0; v < c.num_ops(); ++v) {
-      if (!c.supported(v, p) || c.crossbars(v, p) == 0 || (it != keep.end() && it->second.count(v))) continue;
-      bool elsewhere = false;
-      for (int q = 0; q < c.num_pus(); ++q) elsewhere |= q != p && c.supported(v, q);
-      if (elsewhere) out.set_unsupported(v, p);
-    }
-  }
-  return out;
-}
-
 // The decode plan's placement and order, re-timed on `costs`.
 Schedule Retime(const GenerationPhase& decode, const CostModel& costs) {
   std::vector<int> device, order;
   ScheduleOrder(*decode.plan.result.schedule, &device, &order);
   const Problem problem{&decode.pp.model.graph, &costs, Objective::kLatency, std::nullopt};
   return ListSchedule(problem, device, &order);
-}
-
-Result<PlanOutput> PlanPhase(const GenerationPhase& phase, const CostModel& costs, const PlanSpec& spec,
-                             const char* name) {
-  const PlanSubject subject{&phase.pp.model, &phase.pp.platform, &costs, &phase.pp.notes};
-  HETPLAN_ASSIGN_OR_RETURN(PlanOutput out, Plan(subject, spec));
-  if (!out.result.schedule) {
-    return Error(out.result.status == SolveStatus::kInfeasible ? ErrorCode::kInfeasible : ErrorCode::kLimitExceeded,
-                 "--llm: {} found no {} schedule ({}); give it more --time-limit", out.result.solver, name,
-                 ToString(out.result.status));
-  }
-  return out;
-}
-
-// Reconciles the phases' weights on the spatial PUs: if their union fits,
-// both plans stand; otherwise each phase is planned again with the other's
-// weights only, and the better request kept.
-Status Couple(const PlanSpec& spec, int64_t n, GenerationOutput* out) {
-  const CostModel& c = out->prefill.pp.costs;
-  auto resident_p = Resident(*out->prefill.plan.result.schedule, c);
-  auto resident_d = Resident(*out->decode.plan.result.schedule, out->decode.pp.costs);
-  bool fits = true;
-  for (int p = 0; p < c.num_pus(); ++p) {
-    if (!c.pu(p).spatial) continue;
-    std::set<int> both = resident_p[p];
-    both.insert(resident_d[p].begin(), resident_d[p].end());
-    fits &= CrossbarsOf(both, c, p) <= c.pu(p).capacity;
-  }
-  const double nd = static_cast<double>(n);
-  if (fits) {
-    out->coupling = "each phase planned alone at the whole crossbar budget; their weights fit it together";
-    return Status::Ok();
-  }
-  HETPLAN_ASSIGN_OR_RETURN(PlanOutput prefill, PlanPhase(out->prefill, Restrict(c, resident_d), spec, "prefill"));
-  HETPLAN_ASSIGN_OR_RETURN(PlanOutput decode,
-                           PlanPhase(out->decode, Restrict(out->decode.pp.costs, resident_p), spec, "decode"));
-  const double keep_decode = prefill.result.schedule->makespan_us + nd * out->decode.plan.result.schedule->makespan_us;
-  const double keep_prefill = out->prefill.plan.result.schedule->makespan_us + nd * decode.result.schedule->makespan_us;
-  if (keep_decode <= keep_prefill) {
-    out->prefill.pp.costs = Restrict(c, resident_d);
-    out->prefill.plan = std::move(prefill);
-    out->coupling = "the phases' weights exceed the budget together: the prefill re-planned on the decode's weights";
-  } else {
-    out->decode.pp.costs = Restrict(out->decode.pp.costs, resident_p);
-    out->decode.plan = std::move(decode);
-    out->coupling = "the phases' weights exceed the budget together: the decode re-planned on the prefill's weights";
-  }
-  return Status::Ok();
 }
 
 void Measure(const CostModel& ca, const CostModel& cb, int64_t la, int64_t lb, GenerationOutput* out) {
@@ -178,16 +114,6 @@ void Measure(const CostModel& ca, const CostModel& cb, int64_t la, int64_t lb, G
     rp.insert(rd.begin(), rd.end());
     out->crossbars[ca.pu(p).name] = CrossbarsOf(rp, ca, p);
   }
-}
-
-void Bound(int64_t n, GenerationOutput* out, const SolveResult& alone_p, const SolveResult& alone_d) {
-  const double nd = static_cast<double>(n);
-  out->bound_us = alone_p.bound + nd * alone_d.bound;
-  const double planned = out->prefill.plan.result.schedule->makespan_us + nd * out->decode.plan.result.schedule->makespan_us;
-  out->gap = std::isfinite(out->bound_us) && planned > 0 ? std::max(0.0, (planned - out->bound_us) / planned) : kNaN;
-  const bool proved = alone_p.status == SolveStatus::kOptimal && alone_d.status == SolveStatus::kOptimal &&
-                      out->gap <= 1e-9;
-  out->status = proved ? "optimal" : "feasible";
 }
 
 Status CheckRequest(const DecoderSignature& sig, const GenerationSpec& g, const PlanSpec& spec) {
@@ -273,11 +199,18 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
       "N = {} steps; the shapes recorded are past {}'s",
       0.5 * static_cast<double>(la + lb), la, lb, g.new_tokens, la));
   out.prefill.pp.notes.push_back(fmt::format("generation prefill: {} prompt tokens, an empty past", g.prompt));
-  HETPLAN_ASSIGN_OR_RETURN(out.prefill.plan, PlanPhase(out.prefill, out.prefill.pp.costs, spec, "prefill"));
-  HETPLAN_ASSIGN_OR_RETURN(out.decode.plan, PlanPhase(out.decode, out.decode.pp.costs, spec, "decode"));
-  const SolveResult alone_p = out.prefill.plan.result, alone_d = out.decode.plan.result;
-  HETPLAN_RETURN_IF_ERROR(Couple(spec, g.new_tokens, &out));
-  Bound(g.new_tokens, &out, alone_p, alone_d);
+  const TwoPhaseProblem both{&out.prefill.pp.model.graph, &out.prefill.pp.costs, &out.decode.pp.costs,
+                             static_cast<double>(g.new_tokens)};
+  HETPLAN_ASSIGN_OR_RETURN(TwoPhaseResult r, SolveTwoPhase(both, spec.solver, spec.options));
+  HETPLAN_ASSIGN_OR_RETURN(out.prefill.plan, PlanFromResult(out.prefill.pp.subject(), spec, std::move(r.first)));
+  HETPLAN_ASSIGN_OR_RETURN(out.decode.plan, PlanFromResult(out.decode.pp.subject(), spec, std::move(r.second)));
+  out.status = r.status == SolveStatus::kOptimal ? "optimal" : "feasible";
+  out.termination = ToString(r.termination);
+  out.bound_us = r.bound;
+  out.gap = r.gap;
+  out.solve_seconds = r.seconds;
+  out.coupling = fmt::format("branch and bound over the weights both phases may keep: {} node{}, {} phase solves",
+                             r.nodes, r.nodes == 1 ? "" : "s", r.solves);
   Measure(ca, cb, la, lb, &out);
   out.kv_bytes = sig.KvBytes(g.prompt + g.new_tokens);
   if (lb - la >= 2) {
@@ -323,6 +256,8 @@ nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& 
                   {"crossbars", out.crossbars}};
   j["solver"] = {{"method", out.prefill.plan.result.solver},
                  {"status", out.status},
+                 {"termination", out.termination},
+                 {"seconds", out.solve_seconds},
                  {"bound_us", num(out.bound_us)},
                  {"gap", num(out.gap)},
                  {"coupling", out.coupling}};

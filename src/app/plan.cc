@@ -97,6 +97,53 @@ Result<PlanSpec> MapPlanSpec(const MapSettings& s) {
   return spec;
 }
 
+namespace {
+
+// The references, the schedule file and its validation of `out->result`
+// (solved on `problem`, first's or the combined requests').
+Status WriteSchedule(const PlanSubject& first, const Problem& problem, const MethodInfo& info, const PlanSpec& spec,
+                     const std::vector<const LoadedModel*>& request_models, PlanOutput* out_ptr) {
+  PlanOutput& out = *out_ptr;
+  out.references = ComputeReferences(problem);
+  out.baselines = spec.method_references && out.result.mapping ? out.result.mapping->references
+                                                               : out.references.values;
+  if (!out.result.schedule) return Status::Ok();
+  // The schedule's model block names request 0's file for two requests.
+  LoadedModel combined_model;
+  const LoadedModel* model = first.model;
+  if (out.combined) {
+    combined_model.path = first.model->path;
+    combined_model.sha256 = first.model->sha256;
+    combined_model.fusion = first.model->fusion;
+    model = &combined_model;
+  }
+  static const std::vector<std::string> kNoNotes;
+  ScheduleContext ctx{model,         first.platform, &problem, &out.result, info.schedule_mode, out.baselines,
+                      first.notes ? *first.notes : kNoNotes,  request_models};
+  out.schedule = ScheduleToJson(ctx);
+  out.validation = ValidateScheduleJson(out.schedule);
+  if (!out.validation.ok()) {
+    return Error(ErrorCode::kInternal, "the {} schedule fails validation (a bug in hetplan): {}", info.name,
+                 out.validation.violations.front());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<PlanOutput> PlanFromResult(const PlanSubject& subject, const PlanSpec& spec, SolveResult result) {
+  HETPLAN_ASSIGN_OR_RETURN(ResolvedName name, ResolveSolverName(spec.solver));
+  const MethodInfo& info = FindSolver(name.canonical)->info();
+  if (info.requests == 2) {
+    return Error(ErrorCode::kInvalidArgument, "solver '{}' plans two requests; give a one-request method", info.name);
+  }
+  PlanOutput out;
+  out.result = std::move(result);
+  const Problem problem{&subject.model->graph, subject.costs, spec.objective, spec.latency_cap_us};
+  HETPLAN_RETURN_IF_ERROR(WriteSchedule(subject, problem, info, spec, {}, &out));
+  return out;
+}
+
 Result<PlanOutput> Plan(const PlanSubject& first, const PlanSpec& spec, const PlanSubject* second) {
   HETPLAN_ASSIGN_OR_RETURN(ResolvedName name, ResolveSolverName(spec.solver));
   const Solver* method = FindSolver(name.canonical);
@@ -118,28 +165,7 @@ Result<PlanOutput> Plan(const PlanSubject& first, const PlanSpec& spec, const Pl
                  "methods (hetplan solvers lists them)", info.name);
   }
   HETPLAN_ASSIGN_OR_RETURN(out.result, Solve(name.canonical, problem, spec.options));
-  out.references = ComputeReferences(problem);
-  out.baselines = spec.method_references && out.result.mapping ? out.result.mapping->references
-                                                               : out.references.values;
-  if (!out.result.schedule) return out;
-  // The schedule's model block names request 0's file for two requests.
-  LoadedModel combined_model;
-  const LoadedModel* model = first.model;
-  if (out.combined) {
-    combined_model.path = first.model->path;
-    combined_model.sha256 = first.model->sha256;
-    combined_model.fusion = first.model->fusion;
-    model = &combined_model;
-  }
-  static const std::vector<std::string> kNoNotes;
-  ScheduleContext ctx{model,         first.platform, &problem, &out.result, info.schedule_mode, out.baselines,
-                      first.notes ? *first.notes : kNoNotes,  request_models};
-  out.schedule = ScheduleToJson(ctx);
-  out.validation = ValidateScheduleJson(out.schedule);
-  if (!out.validation.ok()) {
-    return Error(ErrorCode::kInternal, "the {} schedule fails validation (a bug in hetplan): {}", info.name,
-                 out.validation.violations.front());
-  }
+  HETPLAN_RETURN_IF_ERROR(WriteSchedule(first, problem, info, spec, request_models, &out));
   return out;
 }
 

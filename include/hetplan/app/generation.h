@@ -48,10 +48,11 @@ struct GenerationOutput {
   int64_t kv_bytes = 0;  // the cache after the request (P+N tokens)
   // Per spatial PU: the crossbars of the weights either phase keeps there.
   std::map<std::string, int64_t> crossbars;
-  std::string status;       // "optimal" when both phases are and their weights fit together, else "feasible"
-  double bound_us = 0;      // TTFT bound + N × the decode bound: each phase alone at the whole budget
-  double gap = 0;           // (planned TTFT + N × planned TPOT − bound) / that
-  std::string coupling;     // how the phases' crossbars were reconciled, in words
+  // The two phases solved together (SolveTwoPhase): "optimal" when proven,
+  // else "feasible"; the bound and gap of TTFT + N × TPOT(mean past).
+  std::string status, termination;
+  double bound_us = 0, gap = 0, solve_seconds = 0;
+  std::string coupling;  // the search, in words
   // The interpolation checked at the middle past length: the decode plan
   // re-timed on the interpolated costs and on the costs obtained there.
   std::optional<int64_t> check_past;

@@ -88,6 +88,11 @@ struct PlanOutput {
   std::shared_ptr<const CombinedRequests> combined;
 };
 
+// The schedule file of `result`, a one-request method's solved elsewhere on
+// `subject`'s problem (spec.solver names the method; spec.objective and
+// latency_cap_us the problem): references, file and validation as Plan()'s.
+Result<PlanOutput> PlanFromResult(const PlanSubject& subject, const PlanSpec& spec, SolveResult result);
+
 // Plans one request, or two when the method plans two at once
 // (MethodInfo::requests): `second` is the second request, or null for the
 // same model twice. Solves, attaches references, writes the schedule file

@@ -46,8 +46,8 @@ Result<ValidationReport> ValidateScheduleFile(const std::string& path);
 // request_us and tokens/s from them, the decode plan at most the mean step
 // (a step's time is convex in the past); the weights either phase keeps on a
 // spatial device within its crossbars together, as metrics.crossbars says;
-// the bound at most the planned TTFT + N × TPOT, optimal only with both
-// phases proven and a zero gap.
+// the bound at most the planned TTFT + N × TPOT, and equal to it when the
+// status is optimal.
 ValidationReport ValidateGenerationJson(const nlohmann::json& generation, const nlohmann::json& prefill,
                                         const nlohmann::json& decode);
 // The same, the phases read from the files the generation file names
