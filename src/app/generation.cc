@@ -42,20 +42,23 @@ Status SameGraph(const LoadedModel& a, const LoadedModel& b, const std::string& 
 
 double Lerp(double a, double b, double t) { return a + (b - a) * t; }
 
-// Costs between two shapes' costs of one graph: latencies, transfers, copies
-// and operator energies linear in `t` (0: a, 1: b); crossbars are a's.
-CostModel Interpolate(const CostModel& a, const CostModel& b, double t) {
+// Costs between two shapes' costs of one graph: latencies and operator
+// energies linear in `t` (0: a, 1: b), and with `transfers` the transfers and
+// copies too; crossbars, and otherwise the transfers, are a's (the edges'
+// bytes a plan records are a's shapes', and the validator prices them so).
+CostModel Interpolate(const CostModel& a, const CostModel& b, double t, bool transfers = true) {
   CostModel c = a;
   for (int v = 0; v < a.num_ops(); ++v) {
     for (int p = 0; p < a.num_pus(); ++p) {
       if (!a.supported(v, p) || !b.supported(v, p)) continue;
       c.set_latency(v, p, Lerp(a.latency_us(v, p), b.latency_us(v, p), t));
+      if (a.has_op_energy()) c.set_op_energy(v, p, Lerp(a.op_energy_uj(v, p), b.op_energy_uj(v, p), t));
+      if (!transfers) continue;
       c.set_h2d(v, p, Lerp(a.h2d_us(v, p), b.h2d_us(v, p), t));
       c.set_d2h(v, p, Lerp(a.d2h_us(v, p), b.d2h_us(v, p), t));
-      if (a.has_op_energy()) c.set_op_energy(v, p, Lerp(a.op_energy_uj(v, p), b.op_energy_uj(v, p), t));
     }
   }
-  for (int e = 0; e < a.num_edges(); ++e) {
+  for (int e = 0; transfers && e < a.num_edges(); ++e) {
     for (int p = 0; p < a.num_pus(); ++p) {
       for (int q = 0; q < a.num_pus(); ++q) c.set_transfer(e, p, q, Lerp(a.transfer_us(e, p, q), b.transfer_us(e, p, q), t));
     }
@@ -87,15 +90,24 @@ Schedule Retime(const GenerationPhase& decode, const CostModel& costs) {
   return ListSchedule(problem, device, &order);
 }
 
-void Measure(const CostModel& ca, const CostModel& cb, int64_t la, int64_t lb, GenerationOutput* out) {
+// Every decode step's costs, interpolated at its past length.
+std::vector<CostModel> StepCosts(const CostModel& ca, const CostModel& cb, int64_t la, int64_t lb) {
+  std::vector<CostModel> steps;
+  for (int64_t l = la; l <= lb; ++l) {
+    steps.push_back(Interpolate(ca, cb, lb == la ? 0.0 : static_cast<double>(l - la) / static_cast<double>(lb - la)));
+  }
+  return steps;
+}
+
+void Measure(const std::vector<CostModel>& steps, GenerationOutput* out) {
   const PlanOutput& pre = out->prefill.plan;
+  const CostModel& ca = steps.front();
   out->ttft_us = pre.result.schedule->makespan_us;
   std::optional<double> decode_energy = 0.0;
   out->tpot_us.clear();
   out->decode_us = 0;
-  for (int64_t l = la; l <= lb; ++l) {
-    const double t = lb == la ? 0.0 : static_cast<double>(l - la) / static_cast<double>(lb - la);
-    const Schedule s = Retime(out->decode, Interpolate(ca, cb, t));
+  for (const CostModel& c : steps) {
+    const Schedule s = Retime(out->decode, c);
     out->tpot_us.push_back(s.makespan_us);
     out->decode_us += s.makespan_us;
     decode_energy = decode_energy && s.energy_uj ? std::optional<double>(*decode_energy + *s.energy_uj) : std::nullopt;
@@ -113,6 +125,46 @@ void Measure(const CostModel& ca, const CostModel& cb, int64_t la, int64_t lb, G
     const auto rd = Resident(*out->decode.plan.result.schedule, out->decode.pp.costs)[p];
     rp.insert(rd.begin(), rd.end());
     out->crossbars[ca.pu(p).name] = CrossbarsOf(rp, ca, p);
+  }
+}
+
+// The request on one placement for both phases, each phase list-scheduled
+// in `order` and the decode re-timed at every step; NaN when it does not fit.
+double RequestOn(const GenerationOutput& out, const std::vector<CostModel>& steps, const std::vector<int>& device,
+                 const std::vector<int>* order) {
+  const OpGraph& g = out.prefill.pp.model.graph;
+  const Problem prefill{&g, &out.prefill.pp.costs, Objective::kLatency, std::nullopt};
+  for (int v = 0; v < g.size(); ++v) {
+    if (!out.prefill.pp.costs.supported(v, device[static_cast<size_t>(v)])) return kNaN;
+    for (const CostModel& c : {steps.front(), steps.back()}) {
+      if (!c.supported(v, device[static_cast<size_t>(v)])) return kNaN;
+    }
+  }
+  if (!FitsCapacity(prefill, device)) return kNaN;
+  double total = ListSchedule(prefill, device, order).makespan_us;
+  for (const CostModel& c : steps) total += ListSchedule(Problem{&g, &c, Objective::kLatency, std::nullopt}, device, order).makespan_us;
+  return total;
+}
+
+// The references: the best single PU for the whole request, and the better
+// of the two phases' own placements kept for both.
+void AddReferences(const std::vector<CostModel>& steps, GenerationOutput* out) {
+  const int n = out->prefill.pp.model.graph.size();
+  for (int p = 0; p < steps.front().num_pus(); ++p) {
+    const double r = RequestOn(*out, steps, std::vector<int>(static_cast<size_t>(n), p), nullptr);
+    if (std::isfinite(r) && !(r >= out->single_pu_request_us)) {
+      out->single_pu_request_us = r;
+      out->single_pu = steps.front().pu(p).name;
+    }
+  }
+  for (const GenerationPhase* from : {&out->prefill, &out->decode}) {
+    std::vector<int> device, order;
+    ScheduleOrder(*from->plan.result.schedule, &device, &order);
+    const double r = RequestOn(*out, steps, device, &order);
+    if (std::isfinite(r) && !(r >= out->one_placement_request_us)) {
+      out->one_placement_request_us = r;
+      out->one_placement_from = from == &out->prefill ? "prefill" : "decode";
+    }
   }
 }
 
@@ -193,10 +245,10 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
   if (lb != la) {
     HETPLAN_ASSIGN_OR_RETURN(cb, costs_at(lb));
   }
-  out.decode.pp.costs = Interpolate(ca, cb, 0.5);
+  out.decode.pp.costs = Interpolate(ca, cb, 0.5, /*transfers=*/false);
   out.decode.pp.notes.push_back(fmt::format(
       "generation decode step: each operator's cost at the mean past length {:g} (linear between past {} and {}), "
-      "N = {} steps; the shapes recorded are past {}'s",
+      "N = {} steps; the shapes, and the transfers of their bytes, are past {}'s",
       0.5 * static_cast<double>(la + lb), la, lb, g.new_tokens, la));
   out.prefill.pp.notes.push_back(fmt::format("generation prefill: {} prompt tokens, an empty past", g.prompt));
   const TwoPhaseProblem both{&out.prefill.pp.model.graph, &out.prefill.pp.costs, &out.decode.pp.costs,
@@ -211,7 +263,9 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
   out.solve_seconds = r.seconds;
   out.coupling = fmt::format("branch and bound over the weights both phases may keep: {} node{}, {} phase solves",
                              r.nodes, r.nodes == 1 ? "" : "s", r.solves);
-  Measure(ca, cb, la, lb, &out);
+  const std::vector<CostModel> steps = StepCosts(ca, cb, la, lb);
+  Measure(steps, &out);
+  AddReferences(steps, &out);
   out.kv_bytes = sig.KvBytes(g.prompt + g.new_tokens);
   if (lb - la >= 2) {
     const int64_t lm = la + (lb - la) / 2;
@@ -261,6 +315,9 @@ nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& 
                  {"bound_us", num(out.bound_us)},
                  {"gap", num(out.gap)},
                  {"coupling", out.coupling}};
+  j["references"] = {{"single_pu", {{"pu", out.single_pu}, {"request_us", num(out.single_pu_request_us)}}},
+                     {"one_placement",
+                      {{"from", out.one_placement_from}, {"request_us", num(out.one_placement_request_us)}}}};
   if (out.check_past) {
     j["interpolation_check"] = {{"past", *out.check_past},
                                 {"tpot_interpolated_us", out.check_interpolated_us},

@@ -51,6 +51,14 @@ void Print(const GenerationOutput& g, const ValidationReport& v) {
                 static_cast<long long>(g.prefill.pp.costs.pu(p).capacity));
   }
   std::printf("kv cache  %lld bytes after the request\n", static_cast<long long>(g.kv_bytes));
+  if (!g.single_pu.empty()) {
+    std::printf("single PU %s: request %.1f µs (%.2fx the plan's)\n", g.single_pu.c_str(), g.single_pu_request_us,
+                g.single_pu_request_us / g.request_us);
+  }
+  if (!g.one_placement_from.empty()) {
+    std::printf("one placement for both phases (the %s's): request %.1f µs (%.2fx the plan's)\n",
+                g.one_placement_from.c_str(), g.one_placement_request_us, g.one_placement_request_us / g.request_us);
+  }
   if (g.check_past) {
     std::printf("interp.   at past %lld: TPOT %.2f µs interpolated, %.2f µs on its own costs (%+.2f %%)\n",
                 static_cast<long long>(*g.check_past), g.check_interpolated_us, g.check_obtained_us,

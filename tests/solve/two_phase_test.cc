@@ -115,5 +115,24 @@ TEST(TwoPhase, MatchesBruteForceOnRandomSmallProblems) {
   EXPECT_GE(coupled, 20);  // problems where the phases' weights did not fit together at once
 }
 
+// A pair is optimal only when its bound is the plan's: with a heuristic per
+// phase (no bound), or the search's time spent, it is feasible with a gap.
+TEST(TwoPhase, APairItCannotProveIsNotCalledOptimal) {
+  std::mt19937 rng(7);
+  auto inst = RandomInstance(rng, 6, TwoPus(4), true);
+  const CostModel second = SecondPhaseCosts(inst.costs, rng);
+  const TwoPhaseProblem both{&inst.graph, &inst.costs, &second, 4.0};
+  auto r = SolveTwoPhase(both, "greedy", SolveOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, SolveStatus::kFeasible);
+  EXPECT_NE(r->termination, Termination::kProved);
+  EXPECT_GT(r->gap, 0);
+  EXPECT_LT(r->bound, r->objective);
+  auto exact = SolveTwoPhase(both, "exact", SolveOptions{});
+  ASSERT_TRUE(exact.ok()) << exact.status().message();
+  EXPECT_EQ(exact->status, SolveStatus::kOptimal);
+  EXPECT_LE(exact->objective, r->objective + 1e-9);
+}
+
 }  // namespace
 }  // namespace hetplan

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,6 +54,12 @@ struct GenerationOutput {
   std::string status, termination;
   double bound_us = 0, gap = 0, solve_seconds = 0;
   std::string coupling;  // the search, in words
+  // References, timed like the plan (each decode step re-timed): the best
+  // single PU for the whole request, and the better of the two phases' own
+  // placements (and orders) kept for both phases; NaN when none fits.
+  std::string single_pu, one_placement_from;
+  double single_pu_request_us = std::numeric_limits<double>::quiet_NaN();
+  double one_placement_request_us = std::numeric_limits<double>::quiet_NaN();
   // The interpolation checked at the middle past length: the decode plan
   // re-timed on the interpolated costs and on the costs obtained there.
   std::optional<int64_t> check_past;

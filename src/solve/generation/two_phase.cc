@@ -17,6 +17,7 @@ namespace hetplan {
 namespace {
 
 constexpr int64_t kNodeLimit = 2000;
+constexpr double kRootFloorS = 0.1;
 
 // A weight: operator v on spatial PU p, with its crossbars.
 struct Weight {
@@ -73,17 +74,20 @@ class Search {
     }
   }
 
-  Result<Evaluated> Evaluate(const std::vector<int8_t>& state, double parent_lb) {
+  // `root`: solved however little time is left (a phase needs a schedule);
+  // any other node is left unsolved once the time is spent.
+  Result<Evaluated> Evaluate(const std::vector<int8_t>& state, double parent_lb, bool root = false) {
     Evaluated e;
     e.lb = parent_lb;
+    if (!root && Remaining() <= 0) return e;
     auto cf = NodeCosts(*p_.first, weights_, state);
     auto cs = NodeCosts(*p_.second, weights_, state);
     if (!cf || !cs) {
       e.infeasible = true;
       return e;
     }
-    HETPLAN_ASSIGN_OR_RETURN(e.first, SolvePhase(*cf));
-    HETPLAN_ASSIGN_OR_RETURN(e.second, SolvePhase(*cs));
+    HETPLAN_ASSIGN_OR_RETURN(e.first, SolvePhase(*cf, root));
+    HETPLAN_ASSIGN_OR_RETURN(e.second, SolvePhase(*cs, root));
     if (e.first.status == SolveStatus::kInfeasible || e.second.status == SolveStatus::kInfeasible) {
       e.infeasible = true;
       return e;
@@ -103,14 +107,19 @@ class Search {
   double Remaining() const { return options_.time_limit_s - SecondsSince(start_); }
   const std::vector<Weight>& weights() const { return weights_; }
   int64_t solves() const { return solves_; }
+  bool stopped_by_limit() const { return stopped_by_limit_; }
   Clock::time_point start() const { return start_; }
 
  private:
-  Result<SolveResult> SolvePhase(const CostModel& costs) {
+  // At the root each phase gets at least kRootFloorS, or half the time left
+  // for the first phase, so that the second has some.
+  Result<SolveResult> SolvePhase(const CostModel& costs, bool root) {
     SolveOptions o = options_;
-    o.time_limit_s = std::max(0.0, Remaining());
+    o.time_limit_s = root ? std::max(kRootFloorS, solves_ == 0 ? Remaining() / 2 : Remaining()) : Remaining();
     ++solves_;
-    return Solve(method_, Problem{p_.graph, &costs, Objective::kLatency, std::nullopt}, o);
+    auto r = Solve(method_, Problem{p_.graph, &costs, Objective::kLatency, std::nullopt}, o);
+    if (r.ok()) stopped_by_limit_ |= r->termination == Termination::kTimeLimit;
+    return r;
   }
 
   // Whether the free weights the two phases keep fit what the node leaves;
@@ -141,6 +150,7 @@ class Search {
   Clock::time_point start_;
   std::vector<Weight> weights_;
   int64_t solves_ = 0;
+  bool stopped_by_limit_ = false;  // a phase's solve ran into the time limit
 };
 
 // The state that keeps exactly the weights `r`'s schedule holds (resident)
@@ -180,7 +190,7 @@ Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::
   }
   Search search(problem, method, options);
   const size_t nw = search.weights().size();
-  HETPLAN_ASSIGN_OR_RETURN(Evaluated root, search.Evaluate(std::vector<int8_t>(nw, kFree), 0.0));
+  HETPLAN_ASSIGN_OR_RETURN(Evaluated root, search.Evaluate(std::vector<int8_t>(nw, kFree), 0.0, /*root=*/true));
   if (root.infeasible || !root.solved) {
     return Error(ErrorCode::kLimitExceeded, "two phases: {} found no schedule for a phase alone ({}, {})", method,
                  ToString(root.first.status), ToString(root.second.status));
@@ -189,18 +199,22 @@ Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::
   const auto offer = [&](Evaluated e) {
     if (e.solved && e.fits && (!best || search.Objective(e) < search.Objective(*best))) best = std::move(e);
   };
+  double unresolved = kInf;  // bounds of solved nodes whose phases the method did not prove
+  const auto unproven = [&](const Evaluated& e) {
+    return !e.solved || (e.fits && e.lb < search.Objective(e) - 1e-9 * std::max(1.0, e.lb));
+  };
+  if (unproven(root)) unresolved = root.lb;
   if (root.fits) {
     offer(root);
   } else {  // incumbents: each phase planned on the other's weights
     for (const SolveResult* keep : {&root.second, &root.first}) {
-      HETPLAN_ASSIGN_OR_RETURN(Evaluated e, search.Evaluate(KeepOnly(search.weights(), *keep), root.lb));
+      HETPLAN_ASSIGN_OR_RETURN(Evaluated e, search.Evaluate(KeepOnly(search.weights(), *keep), root.lb, true));
       offer(std::move(e));
     }
   }
   using Open = std::pair<double, std::vector<int8_t>>;
   auto worse = [](const Open& x, const Open& y) { return x.first > y.first; };
   std::priority_queue<Open, std::vector<Open>, decltype(worse)> open(worse);
-  double unresolved = kInf;  // bounds of nodes whose phases the method did not finish
   int64_t nodes = 1;
   Termination termination = Termination::kProved;
   const auto push_children = [&](const Evaluated& e, const std::vector<int8_t>& state) {
@@ -223,9 +237,7 @@ Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::
     ++nodes;
     HETPLAN_ASSIGN_OR_RETURN(Evaluated e, search.Evaluate(state, lb));
     if (e.infeasible) continue;
-    if (!e.solved || (e.fits && e.lb < search.Objective(e) - 1e-9 * std::max(1.0, e.lb))) {
-      unresolved = std::min(unresolved, e.lb);
-    }
+    if (unproven(e)) unresolved = std::min(unresolved, e.lb);
     if (!e.solved) continue;
     if (e.fits) {
       offer(std::move(e));
@@ -241,6 +253,10 @@ Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::
   out.gap = out.objective > 0 ? std::max(0.0, (out.objective - out.bound) / out.objective) : 0.0;
   const bool proven = out.gap <= 1e-9;
   out.status = proven ? SolveStatus::kOptimal : SolveStatus::kFeasible;
+  // Unproven with the nodes all taken: a phase's method stopped short (its limit, or a heuristic).
+  if (!proven && termination == Termination::kProved) {
+    termination = search.stopped_by_limit() ? Termination::kTimeLimit : Termination::kCompleted;
+  }
   out.termination = proven ? Termination::kProved : termination;
   out.first = AsPhaseAlone(std::move(best->first), root.first);
   out.second = AsPhaseAlone(std::move(best->second), root.second);
