@@ -6,7 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
-#include <regex>
+#include <string_view>
 #include <set>
 
 #include "hetplan/graph/dtype.h"
@@ -26,13 +26,20 @@ Dims DimsOf(const onnx::ValueInfoProto& v) {
   return d;
 }
 
-// Fills one half of a layer's pair from a name of the form PREFIX.N.key|value.
-bool TakeKvName(const std::string& name, const std::regex& re, bool past, std::map<int, KvLayer>* layers) {
-  std::smatch m;
-  if (!std::regex_match(name, m, re)) return false;
-  KvLayer& l = (*layers)[std::stoi(m[1].str())];
-  l.layer = std::stoi(m[1].str());
-  const bool key = m[2].str() == "key";
+// Fills one half of a layer's pair from a name `prefix`N.key or
+// `prefix`N.value (N decimal digits).
+bool TakeKvName(const std::string& name, std::string_view prefix, bool past, std::map<int, KvLayer>* layers) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return false;
+  const std::string_view rest = std::string_view(name).substr(prefix.size());
+  const size_t dot = rest.find('.');
+  if (dot == 0 || dot == std::string_view::npos || dot > 9) return false;
+  const std::string_view digits = rest.substr(0, dot), kind = rest.substr(dot + 1);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+  if (kind != "key" && kind != "value") return false;
+  const int n = std::stoi(std::string(digits));
+  KvLayer& l = (*layers)[n];
+  l.layer = n;
+  const bool key = kind == "key";
   (past ? (key ? l.past_key : l.past_value) : (key ? l.present_key : l.present_value)) = name;
   return true;
 }
@@ -123,11 +130,11 @@ Result<DecoderSignature> ReadDecoderSignature(const std::string& path) {
   s.path = path;
   std::set<std::string> initializers;
   for (const auto& t : g.initializer()) initializers.insert(t.name());
-  static const std::regex past_re(R"(past_key_values\.(\d+)\.(key|value))"), present_re(R"(present\.(\d+)\.(key|value))");
+  constexpr std::string_view past_prefix = "past_key_values.", present_prefix = "present.";
   std::map<int, KvLayer> layers;
   for (const auto& in : g.input()) {
     if (initializers.count(in.name())) continue;
-    if (TakeKvName(in.name(), past_re, true, &layers)) {
+    if (TakeKvName(in.name(), past_prefix, true, &layers)) {
       const Dims d = DimsOf(in);
       HETPLAN_RETURN_IF_ERROR(CheckKvShape(path, in.name(), d, &s));
       s.kv_elem_type = in.type().tensor_type().elem_type();
@@ -142,7 +149,7 @@ Result<DecoderSignature> ReadDecoderSignature(const std::string& path) {
     }
   }
   for (const auto& out : g.output()) {
-    if (TakeKvName(out.name(), present_re, false, &layers)) {
+    if (TakeKvName(out.name(), present_prefix, false, &layers)) {
       HETPLAN_RETURN_IF_ERROR(CheckKvShape(path, out.name(), DimsOf(out), &s));
     }
   }
