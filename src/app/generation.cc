@@ -82,13 +82,19 @@ int64_t CrossbarsOf(const std::set<int>& ops, const CostModel& c, int p) {
   return n;
 }
 
-// The decode plan's placement and order, re-timed on `costs`.
-Schedule Retime(const GenerationPhase& decode, const CostModel& costs) {
+// A placement and its dispatch order, re-timed on other costs of the graph.
+struct Placement {
   std::vector<int> device, order;
-  ScheduleOrder(*decode.plan.result.schedule, &device, &order);
-  const Problem problem{&decode.pp.model.graph, &costs, Objective::kLatency, std::nullopt};
-  return ListSchedule(problem, device, &order);
-}
+
+  static Placement Of(const Schedule& s) {
+    Placement p;
+    ScheduleOrder(s, &p.device, &p.order);
+    return p;
+  }
+  Schedule On(const OpGraph& g, const CostModel& costs) const {
+    return ListSchedule(Problem{&g, &costs, Objective::kLatency, std::nullopt}, device, &order);
+  }
+};
 
 // Every decode step's costs, interpolated at its past length.
 std::vector<CostModel> StepCosts(const CostModel& ca, const CostModel& cb, int64_t la, int64_t lb) {
@@ -102,12 +108,14 @@ std::vector<CostModel> StepCosts(const CostModel& ca, const CostModel& cb, int64
 void Measure(const std::vector<CostModel>& steps, GenerationOutput* out) {
   const PlanOutput& pre = out->prefill.plan;
   const CostModel& ca = steps.front();
+  const OpGraph& g = out->decode.pp.model.graph;
+  const Placement decode = Placement::Of(*out->decode.plan.result.schedule);
   out->ttft_us = pre.result.schedule->makespan_us;
   std::optional<double> decode_energy = 0.0;
   out->tpot_us.clear();
   out->decode_us = 0;
   for (const CostModel& c : steps) {
-    const Schedule s = Retime(out->decode, c);
+    const Schedule s = decode.On(g, c);
     out->tpot_us.push_back(s.makespan_us);
     out->decode_us += s.makespan_us;
     decode_energy = decode_energy && s.energy_uj ? std::optional<double>(*decode_energy + *s.energy_uj) : std::nullopt;
@@ -119,48 +127,44 @@ void Measure(const std::vector<CostModel>& steps, GenerationOutput* out) {
     out->request_energy_uj = *pre.result.schedule->energy_uj + *decode_energy;
     out->energy_per_token_uj = *decode_energy / n;
   }
+  auto resident = Resident(*pre.result.schedule, out->prefill.pp.costs);
+  for (const auto& [p, ops] : Resident(*out->decode.plan.result.schedule, out->decode.pp.costs)) {
+    resident[p].insert(ops.begin(), ops.end());
+  }
   for (int p = 0; p < ca.num_pus(); ++p) {
-    if (!ca.pu(p).spatial) continue;
-    auto rp = Resident(*pre.result.schedule, out->prefill.pp.costs)[p];
-    const auto rd = Resident(*out->decode.plan.result.schedule, out->decode.pp.costs)[p];
-    rp.insert(rd.begin(), rd.end());
-    out->crossbars[ca.pu(p).name] = CrossbarsOf(rp, ca, p);
+    if (ca.pu(p).spatial) out->crossbars[ca.pu(p).name] = CrossbarsOf(resident[p], ca, p);
   }
 }
 
 // The request on one placement for both phases, each phase list-scheduled
-// in `order` and the decode re-timed at every step; NaN when it does not fit.
-double RequestOn(const GenerationOutput& out, const std::vector<CostModel>& steps, const std::vector<int>& device,
-                 const std::vector<int>* order) {
+// in its order and the decode re-timed at every step; NaN when it does not fit.
+double RequestOn(const GenerationOutput& out, const std::vector<CostModel>& steps, const Placement& at) {
   const OpGraph& g = out.prefill.pp.model.graph;
-  const Problem prefill{&g, &out.prefill.pp.costs, Objective::kLatency, std::nullopt};
+  const CostModel& prefill = out.prefill.pp.costs;
   for (int v = 0; v < g.size(); ++v) {
-    if (!out.prefill.pp.costs.supported(v, device[static_cast<size_t>(v)])) return kNaN;
-    for (const CostModel& c : {steps.front(), steps.back()}) {
-      if (!c.supported(v, device[static_cast<size_t>(v)])) return kNaN;
-    }
+    const int p = at.device[static_cast<size_t>(v)];
+    if (!prefill.supported(v, p) || !steps.front().supported(v, p) || !steps.back().supported(v, p)) return kNaN;
   }
-  if (!FitsCapacity(prefill, device)) return kNaN;
-  double total = ListSchedule(prefill, device, order).makespan_us;
-  for (const CostModel& c : steps) total += ListSchedule(Problem{&g, &c, Objective::kLatency, std::nullopt}, device, order).makespan_us;
+  if (!FitsCapacity(Problem{&g, &prefill, Objective::kLatency, std::nullopt}, at.device)) return kNaN;
+  double total = at.On(g, prefill).makespan_us;
+  for (const CostModel& c : steps) total += at.On(g, c).makespan_us;
   return total;
 }
 
 // The references: the best single PU for the whole request, and the better
 // of the two phases' own placements kept for both.
 void AddReferences(const std::vector<CostModel>& steps, GenerationOutput* out) {
-  const int n = out->prefill.pp.model.graph.size();
+  const OpGraph& g = out->prefill.pp.model.graph;
   for (int p = 0; p < steps.front().num_pus(); ++p) {
-    const double r = RequestOn(*out, steps, std::vector<int>(static_cast<size_t>(n), p), nullptr);
+    const Placement all_on_p{std::vector<int>(static_cast<size_t>(g.size()), p), g.topological_order()};
+    const double r = RequestOn(*out, steps, all_on_p);
     if (std::isfinite(r) && !(r >= out->single_pu_request_us)) {
       out->single_pu_request_us = r;
       out->single_pu = steps.front().pu(p).name;
     }
   }
   for (const GenerationPhase* from : {&out->prefill, &out->decode}) {
-    std::vector<int> device, order;
-    ScheduleOrder(*from->plan.result.schedule, &device, &order);
-    const double r = RequestOn(*out, steps, device, &order);
+    const double r = RequestOn(*out, steps, Placement::Of(*from->plan.result.schedule));
     if (std::isfinite(r) && !(r >= out->one_placement_request_us)) {
       out->one_placement_request_us = r;
       out->one_placement_from = from == &out->prefill ? "prefill" : "decode";
@@ -272,7 +276,8 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
     HETPLAN_ASSIGN_OR_RETURN(const CostModel cm, costs_at(lm));
     out.check_past = lm;
     out.check_interpolated_us = out.tpot_us[static_cast<size_t>(lm - la)];
-    out.check_obtained_us = Retime(out.decode, cm).makespan_us;
+    const Placement decode = Placement::Of(*out.decode.plan.result.schedule);
+    out.check_obtained_us = decode.On(out.decode.pp.model.graph, cm).makespan_us;
   }
   return out;
 }

@@ -16,15 +16,10 @@ namespace {
 
 using Json = nlohmann::json;
 using validate_internal::Near;
+using validate_internal::Text;
 
 // A number at `key` of `j`, or NaN (a violation names it).
-double Number(const Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
-}
-
-std::string Str(const Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
+double NumberOrNaN(const Json& j, const char* key) { return validate_internal::Number(j, key).value_or(NAN); }
 
 int64_t Int(const Json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : 0;
@@ -38,17 +33,17 @@ void ResidentOps(const Json& s, std::map<std::string, int64_t>* capacity,
                  std::map<std::string, std::map<std::string, int64_t>>* resident) {
   const Json devices = Member(s, "devices"), operators = Member(s, "operators");
   for (const Json& d : devices.is_array() ? devices : Json::array()) {
-    if (d.is_object() && Str(d, "execution") == "spatial" && d.contains("capacity_crossbars") &&
+    if (d.is_object() && Text(d, "execution") == "spatial" && d.contains("capacity_crossbars") &&
         d["capacity_crossbars"].is_number_integer()) {
-      (*capacity)[Str(d, "name")] = d["capacity_crossbars"].get<int64_t>();
+      (*capacity)[Text(d, "name")] = d["capacity_crossbars"].get<int64_t>();
     }
   }
   for (const Json& o : operators.is_array() ? operators : Json::array()) {
     if (!o.is_object() || o.contains("write") || !o.contains("crossbars") || !o["crossbars"].is_number_integer()) {
       continue;
     }
-    const std::string dev = Str(o, "device");
-    if (capacity->count(dev)) (*resident)[dev][Str(o, "name")] = o["crossbars"].get<int64_t>();
+    const std::string dev = Text(o, "device");
+    if (capacity->count(dev)) (*resident)[dev][Text(o, "name")] = o["crossbars"].get<int64_t>();
   }
 }
 
@@ -56,9 +51,9 @@ void ResidentOps(const Json& s, std::map<std::string, int64_t>* capacity,
 void CheckMetrics(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
   const Json m = Member(g, "metrics");
   const int64_t n = Int(g, "new_tokens");
-  if (!Near(Number(m, "ttft_us"), Number(prefill, "makespan_us"))) {
-    out.push_back(fmt::format("generation: metrics.ttft_us {} is not the prefill's makespan {}", Number(m, "ttft_us"),
-                              Number(prefill, "makespan_us")));
+  if (!Near(NumberOrNaN(m, "ttft_us"), NumberOrNaN(prefill, "makespan_us"))) {
+    out.push_back(fmt::format("generation: metrics.ttft_us {} is not the prefill's makespan {}", NumberOrNaN(m, "ttft_us"),
+                              NumberOrNaN(prefill, "makespan_us")));
   }
   const Json tpot = Member(m, "tpot_us");
   if (!tpot.is_array() || static_cast<int64_t>(tpot.size()) != n) {
@@ -72,22 +67,22 @@ void CheckMetrics(const Json& g, const Json& prefill, const Json& decode, std::v
     out.push_back("generation: metrics.tpot_us holds a value that is not a number ≥ 0");
     return;
   }
-  const double decode_us = Number(m, "decode_us");
+  const double decode_us = NumberOrNaN(m, "decode_us");
   if (!Near(sum, decode_us)) out.push_back(fmt::format("generation: metrics.decode_us {} is not Σ tpot_us {}", decode_us, sum));
-  if (!Near(Number(m, "request_us"), Number(m, "ttft_us") + decode_us)) {
+  if (!Near(NumberOrNaN(m, "request_us"), NumberOrNaN(m, "ttft_us") + decode_us)) {
     out.push_back("generation: metrics.request_us is not ttft_us + decode_us");
   }
-  if (n > 0 && (!Near(Number(m, "tpot_first_us"), tpot.front().get<double>()) ||
-                !Near(Number(m, "tpot_last_us"), tpot.back().get<double>()))) {
+  if (n > 0 && (!Near(NumberOrNaN(m, "tpot_first_us"), tpot.front().get<double>()) ||
+                !Near(NumberOrNaN(m, "tpot_last_us"), tpot.back().get<double>()))) {
     out.push_back("generation: metrics.tpot_first_us / tpot_last_us are not tpot_us's first and last steps");
   }
-  if (decode_us > 0 && !Near(Number(m, "tokens_per_s"), static_cast<double>(n) / decode_us * 1e6)) {
+  if (decode_us > 0 && !Near(NumberOrNaN(m, "tokens_per_s"), static_cast<double>(n) / decode_us * 1e6)) {
     out.push_back(fmt::format("generation: metrics.tokens_per_s {} is not new_tokens / decode_us ({})",
-                              Number(m, "tokens_per_s"), static_cast<double>(n) / decode_us * 1e6));
+                              NumberOrNaN(m, "tokens_per_s"), static_cast<double>(n) / decode_us * 1e6));
   }
   // A step's makespan is convex in costs linear in the past (the maximum of
   // path lengths), so the plan at the mean past is at most the mean step.
-  const double planned = Number(decode, "makespan_us");
+  const double planned = NumberOrNaN(decode, "makespan_us");
   if (n > 0 && !(planned <= decode_us / static_cast<double>(n) * (1 + 1e-6) + 1e-9)) {
     out.push_back(fmt::format("generation: the decode plan's makespan {} exceeds the mean step {} (a step's time is "
                               "convex in the past length)",
@@ -120,26 +115,26 @@ void CheckCrossbars(const Json& g, const Json& prefill, const Json& decode, std:
 void CheckSolver(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
   const Json s = Member(g, "solver");
   const double n = static_cast<double>(Int(g, "new_tokens"));
-  const double planned = Number(prefill, "makespan_us") + n * Number(decode, "makespan_us");
-  const double bound = Number(s, "bound_us");
+  const double planned = NumberOrNaN(prefill, "makespan_us") + n * NumberOrNaN(decode, "makespan_us");
+  const double bound = NumberOrNaN(s, "bound_us");
   if (std::isfinite(bound) && bound > planned * (1 + 1e-6) + 1e-9) {
     out.push_back(fmt::format("generation: solver.bound_us {} exceeds the planned TTFT + N × TPOT {}", bound, planned));
   }
-  if (Str(s, "status") == "optimal" && !(Number(s, "gap") <= 1e-9 && Near(bound, planned))) {
+  if (Text(s, "status") == "optimal" && !(NumberOrNaN(s, "gap") <= 1e-9 && Near(bound, planned))) {
     out.push_back("generation: solver.status is optimal but its bound is not the planned TTFT + N × TPOT");
   }
 }
 
 void CheckSameModel(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
-  const std::string sha = Str(Member(g, "model"), "sha256");
+  const std::string sha = Text(Member(g, "model"), "sha256");
   for (const auto& [name, s] : {std::pair<const char*, const Json*>{"prefill", &prefill}, {"decode", &decode}}) {
-    if (Str(Member(*s, "model"), "sha256") != sha) {
+    if (Text(Member(*s, "model"), "sha256") != sha) {
       out.push_back(fmt::format("generation: the {} schedule plans another model than model.sha256", name));
     }
   }
   const Json a = Member(prefill, "operators"), b = Member(decode, "operators");
   bool same = a.is_array() && b.is_array() && a.size() == b.size();
-  for (size_t i = 0; same && i < a.size(); ++i) same = a[i].is_object() && b[i].is_object() && Str(a[i], "name") == Str(b[i], "name");
+  for (size_t i = 0; same && i < a.size(); ++i) same = a[i].is_object() && b[i].is_object() && Text(a[i], "name") == Text(b[i], "name");
   if (!same) out.push_back("generation: the prefill and decode schedules do not list the same operators");
 }
 
@@ -147,7 +142,7 @@ void CheckSameModel(const Json& g, const Json& prefill, const Json& decode, std:
 
 ValidationReport ValidateGenerationJson(const Json& g, const Json& prefill, const Json& decode) {
   ValidationReport r;
-  if (!g.is_object() || Str(g, "format") != "hetplan-generation") {
+  if (!g.is_object() || Text(g, "format") != "hetplan-generation") {
     r.violations.push_back("generation: format is not \"hetplan-generation\"");
     return r;
   }
@@ -176,7 +171,7 @@ Result<ValidationReport> ValidateGenerationFile(const Json& g, const std::string
   const char* names[2] = {"prefill", "decode"};
   for (int i = 0; i < 2; ++i) {
     const Json p = Member(Member(g, "phases"), names[i]);
-    const std::string file = Str(p, "schedule_file");
+    const std::string file = Text(p, "schedule_file");
     if (file.empty()) {
       return Error(ErrorCode::kParseError, "{}: phases.{}.schedule_file is missing; give a file written by "
                    "hetplan partition --llm", path, names[i]);

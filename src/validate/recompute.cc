@@ -21,16 +21,6 @@ namespace {
 // 10.24 GB/s moves 10,240 bytes a µs (cost/cim_model.h's TransferUs).
 constexpr double kBytesPerUsPerGbps = 1e3;
 
-std::optional<double> Number(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  const double v = j[key].get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
-std::string Text(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
-
 // The platform block's link between devices a and b, or null.
 const nlohmann::json* LinkBetween(const nlohmann::json& platform, const std::string& a, const std::string& b) {
   if (!platform.contains("links") || !platform["links"].is_array()) return nullptr;
@@ -78,6 +68,16 @@ void CheckDeviceParameters(const std::string& name, const nlohmann::json& d, con
 }
 
 }  // namespace
+
+std::optional<double> Number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  const double v = j[key].get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string Text(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
 
 void CheckDevicesAgainstPlatform(const nlohmann::json& s, std::vector<std::string>& out) {
   if (!s.contains("platform") || !s["platform"].is_object()) return;  // older files: nothing to compare with

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ namespace hetplan::validate_internal {
 
 // |a − b| within the validator's relative tolerance (kValidateTolerance).
 bool Near(double a, double b);
+// The number at `key` of object `j` (finite), or nullopt.
+std::optional<double> Number(const nlohmann::json& j, const char* key);
+// The string at `key` of object `j`, or "".
+std::string Text(const nlohmann::json& j, const char* key);
 // A name as quoted in a violation: cut to 80 characters, line breaks blanked.
 std::string Short(const std::string& name);
 
