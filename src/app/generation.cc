@@ -1,5 +1,6 @@
 // LLM generation planned as one request (hetplan/app/generation.h).
 #include "hetplan/app/generation.h"
+#include "hetplan/deploy/generation.h"
 
 #include <fmt/format.h>
 
@@ -160,6 +161,7 @@ void AddReferences(const std::vector<CostModel>& steps, GenerationOutput* out) {
     const double r = RequestOn(*out, steps, all_on_p);
     if (std::isfinite(r) && !(r >= out->single_pu_request_us)) {
       out->single_pu_request_us = r;
+      out->single_pu_ttft_us = all_on_p.On(g, out->prefill.pp.costs).makespan_us;
       out->single_pu = steps.front().pu(p).name;
     }
   }
@@ -288,7 +290,7 @@ nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& 
   const auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : nlohmann::json(nullptr); };
   const nlohmann::json& pre = out.prefill.plan.schedule;
   nlohmann::json j;
-  j["format"] = "hetplan-generation";
+  j["format"] = kGenerationFormat;
   j["version"] = 1;
   j["model"] = {{"file", pre["model"]["file"]}, {"sha256", pre["model"]["sha256"]}, {"layers", out.signature.layers.size()}};
   j["prompt"] = out.spec.prompt;
@@ -320,7 +322,10 @@ nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& 
                  {"bound_us", num(out.bound_us)},
                  {"gap", num(out.gap)},
                  {"coupling", out.coupling}};
-  j["references"] = {{"single_pu", {{"pu", out.single_pu}, {"request_us", num(out.single_pu_request_us)}}},
+  j["references"] = {{"single_pu",
+                      {{"pu", out.single_pu},
+                       {"request_us", num(out.single_pu_request_us)},
+                       {"ttft_us", num(out.single_pu_ttft_us)}}},
                      {"one_placement",
                       {{"from", out.one_placement_from}, {"request_us", num(out.one_placement_request_us)}}}};
   if (out.check_past) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "hetplan/deploy/generation.h"
 #include "hetplan/deploy/run.h"
 #include "hetplan/util/io.h"
 
@@ -108,6 +109,85 @@ void PrintBreakdown(const RunReport& r) {
   }
 }
 
+// The run's segments, host, hand-offs and drift against the plan.
+void PrintRun(const RunReport& r) {
+  std::printf("deployment %s (%s): %zu segments, %d PU boundaries; %s executor, %d runs after %d warm-up\n",
+              r.dir.c_str(), r.model.c_str(), r.segments.size(), r.boundaries,
+              r.pu_threads ? "PU-thread" : r.resident ? "resident" : "load-per-run", r.runs, r.warmup);
+  std::printf("host       %s, %s, %d thread%s\n", r.cpu.c_str(), r.runtime.c_str(), r.threads,
+              r.threads == 1 ? "" : "s");
+  std::printf("%4s  %-8s %-9s %5s %13s %13s %13s %8s %11s\n", "seg", "device", "timing", "ops", "predicted_us",
+              "run_us", "charged_us", "error", "handoff_us");
+  for (const auto& s : r.segments) {
+    std::string err = s.measured && s.predicted_us > 0 ? Percent(s.run_us / s.predicted_us - 1.0) : "";
+    std::string handoff = s.id == 0 ? "" : fmt::format("{:.1f}{}", s.handoff_in_us, s.boundary_in ? "" : "*");
+    std::printf("%4d  %-8s %-9s %5d %13.1f %13.1f %13.1f %8s %11s%s\n", s.id, s.device.c_str(),
+                s.measured ? "measured" : "modelled", s.operators, s.predicted_us, s.run_us, s.charged_us,
+                err.c_str(), handoff.c_str(), s.measured ? "" : "  (run_us: emulated on the CPU, not charged)");
+  }
+  std::printf("           handoff_us: executor time before the segment's Run (* = same PU as the previous one)\n");
+  std::printf("host       predicted %.1f µs, measured %.1f µs, error %s\n", r.predicted_host_us, r.measured_host_us,
+              Percent(r.host_relative_error).c_str());
+  if (r.breakdown) PrintBreakdown(r);
+  std::printf("modelled   accelerators %.1f µs (emulated on the CPU in %.1f µs), transfers %.1f µs\n",
+              r.modelled_accelerator_us, r.emulated_accelerator_us, r.predicted_transfer_us);
+  const std::string setup =
+      r.resident ? fmt::format(", sessions created once in {:.1f} ms", r.setup_ms) : std::string();
+  std::printf("hand-off   %.1f µs over %d transitions: %s per boundary (entry %.1f µs, exit %.1f µs%s)\n",
+              r.handoff_us, r.transitions, FormatUs(r.handoff_per_boundary_us).c_str(), r.entry_us, r.exit_us,
+              setup.c_str());
+  std::printf("split      %.1f µs end to end on this CPU vs unsplit %s: %s per boundary\n", r.split_wall_us,
+              FormatUs(r.unsplit_wall_us).c_str(), FormatUs(r.split_overhead_per_boundary_us).c_str());
+  if (r.reference_drift) {
+    std::printf("drift      unsplit model %.1f µs now vs %.1f µs predicted by the profile: %s (the machine's speed "
+                "since profiling, inside every host error above)\n",
+                *r.unsplit_wall_us, *r.predicted_unsplit_us, Percent(r.reference_drift).c_str());
+  }
+  if (r.pu_threads) {
+    PrintPuThreads(*r.pu_threads);
+  } else {
+    std::printf(
+        "total      estimated %.1f µs (measured host + modelled + hand-offs) vs predicted %.1f µs sequential,"
+        " %.1f µs schedule makespan\n",
+        r.estimated_us, r.predicted_sequential_us, r.predicted_makespan_us);
+  }
+}
+
+// `run DIR --generate N`: the generation loop against the plan and the unsplit model's tokens.
+int RunGenerate(const std::string& dir, const GenerateOptions& g, const std::string& json) {
+  auto r = RunGeneration(dir, g);
+  if (!r.ok()) return ReportError(r.status());
+  if (!json.empty()) {
+    if (Status st = WriteFileAtomic(json, GenerateReportToJson(*r).dump(1) + "\n"); !st.ok()) return ReportError(st);
+  }
+  std::printf("generation %s (%s): prompt %lld tokens, %lld new; %s executor, %d generations after %d warm-up (%s)\n",
+              r->dir.c_str(), r->model.c_str(), static_cast<long long>(r->prompt),
+              static_cast<long long>(r->new_tokens), r->executor.c_str(), r->repeats, r->warmup,
+              r->measured ? "measured" : "functional: modelled PUs ran on the CPU");
+  std::printf("TTFT       %.1f µs measured vs %.1f µs planned\n", r->ttft_us, r->predicted_ttft_us);
+  std::printf("TPOT       median %.1f µs, p95 %.1f µs; first step %.1f µs, last %.1f µs\n", r->tpot_median_us,
+              r->tpot_p95_us, r->tpot_first_us, r->tpot_last_us);
+  std::printf("tokens/s   %.1f measured vs %.1f planned (decode %.1f µs vs %.1f µs): %s\n", r->tokens_per_s,
+              r->predicted_tokens_per_s, r->decode_us, r->predicted_decode_us, Percent(r->tokens_per_s_error).c_str());
+  if (r->unsplit_decode_us) {
+    std::printf("unsplit    TTFT %.1f µs, decode %.1f µs", *r->unsplit_ttft_us, *r->unsplit_decode_us);
+    if (r->drift) {
+      std::printf(" vs %.1f µs predicted by the profile: drift %s; tokens/s error after the drift %s",
+                  *r->predicted_unsplit_decode_us, Percent(r->drift).c_str(),
+                  Percent(r->tokens_per_s_error_after_drift).c_str());
+    }
+    std::printf("\n");
+  }
+  std::printf("tokens     %s\n", fmt::format("{}", fmt::join(r->tokens, " ")).c_str());
+  if (r->tokens_equal) {
+    std::printf("check      %s\n", *r->tokens_equal ? "the token ids equal the unsplit model's own loop"
+                                                    : fmt::format("the token ids differ from the unsplit model's from "
+                                                                  "token {}", r->first_mismatch).c_str());
+  }
+  for (const auto& n : r->notes) std::printf("note       %s\n", n.c_str());
+  return r->tokens_equal.value_or(true) ? 0 : 1;
+}
+
 }  // namespace
 
 void RegisterRun(CLI::App& app) {
@@ -120,6 +200,7 @@ void RegisterRun(CLI::App& app) {
     RunOptions run;
     bool no_reference = false;
     bool sequential = false;
+    int generate = 0;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("dir", o->dir, "Folder written by hetplan split")->required();
@@ -144,11 +225,26 @@ void RegisterRun(CLI::App& app) {
                   "Then stream N different inputs through the plan, PUs on their own threads and several inputs in "
                   "flight: inputs per second and latency against the plan (docs/throughput.md)")
       ->default_val(0);
+  sub->add_option("--generate", o->generate,
+                  "A split generation plan (partition --llm, then split): run the prefill and N decode steps, greedy "
+                  "tokens; TTFT, TPOT and tokens/s against the plan, token ids against the unsplit model's loop "
+                  "(--runs generations, default 3 here)")
+      ->default_val(0);
   sub->add_option("--json", o->json, "Write the report as JSON");
   sub->add_option("--costs", o->run.costs_path,
                   "The host profile the plan was made from (hetplan profile --json, or the profile cache's "
                   ".json): explain each segment's error by operator and boundary costs");
-  Register(sub, [o]() -> int {
+  Register(sub, [o, sub]() -> int {
+    if (o->generate != 0) {
+      GenerateOptions g;
+      g.new_tokens = o->generate;
+      g.repeats = sub->count("--runs") > 0 ? o->run.runs : 3;
+      g.warmup = sub->count("--warmup") > 0 ? o->run.warmup : 1;
+      g.reference = !o->no_reference;
+      g.model_path = o->model;
+      g.pu_threads = !o->sequential;
+      return RunGenerate(o->dir, g, o->json);
+    }
     RunOptions ro = o->run;
     if (ro.stream > 0 && o->no_reference) {
       std::printf("note       --no-reference: the stream's outputs are not checked either\n");
@@ -161,46 +257,7 @@ void RegisterRun(CLI::App& app) {
     if (!o->json.empty()) {
       if (Status st = WriteFileAtomic(o->json, RunReportToJson(*r).dump(1) + "\n"); !st.ok()) return ReportError(st);
     }
-    std::printf("deployment %s (%s): %zu segments, %d PU boundaries; %s executor, %d runs after %d warm-up\n",
-                r->dir.c_str(), r->model.c_str(), r->segments.size(), r->boundaries,
-                r->pu_threads ? "PU-thread" : r->resident ? "resident" : "load-per-run", r->runs, r->warmup);
-    std::printf("host       %s, %s, %d thread%s\n", r->cpu.c_str(), r->runtime.c_str(), r->threads,
-                r->threads == 1 ? "" : "s");
-    std::printf("%4s  %-8s %-9s %5s %13s %13s %13s %8s %11s\n", "seg", "device", "timing", "ops", "predicted_us",
-                "run_us", "charged_us", "error", "handoff_us");
-    for (const auto& s : r->segments) {
-      std::string err = s.measured && s.predicted_us > 0 ? Percent(s.run_us / s.predicted_us - 1.0) : "";
-      std::string handoff = s.id == 0 ? "" : fmt::format("{:.1f}{}", s.handoff_in_us, s.boundary_in ? "" : "*");
-      std::printf("%4d  %-8s %-9s %5d %13.1f %13.1f %13.1f %8s %11s%s\n", s.id, s.device.c_str(),
-                  s.measured ? "measured" : "modelled", s.operators, s.predicted_us, s.run_us, s.charged_us,
-                  err.c_str(), handoff.c_str(), s.measured ? "" : "  (run_us: emulated on the CPU, not charged)");
-    }
-    std::printf("           handoff_us: executor time before the segment's Run (* = same PU as the previous one)\n");
-    std::printf("host       predicted %.1f µs, measured %.1f µs, error %s\n", r->predicted_host_us, r->measured_host_us,
-                Percent(r->host_relative_error).c_str());
-    if (r->breakdown) PrintBreakdown(*r);
-    std::printf("modelled   accelerators %.1f µs (emulated on the CPU in %.1f µs), transfers %.1f µs\n",
-                r->modelled_accelerator_us, r->emulated_accelerator_us, r->predicted_transfer_us);
-    const std::string setup =
-        r->resident ? fmt::format(", sessions created once in {:.1f} ms", r->setup_ms) : std::string();
-    std::printf("hand-off   %.1f µs over %d transitions: %s per boundary (entry %.1f µs, exit %.1f µs%s)\n",
-                r->handoff_us, r->transitions, FormatUs(r->handoff_per_boundary_us).c_str(), r->entry_us, r->exit_us,
-                setup.c_str());
-    std::printf("split      %.1f µs end to end on this CPU vs unsplit %s: %s per boundary\n", r->split_wall_us,
-                FormatUs(r->unsplit_wall_us).c_str(), FormatUs(r->split_overhead_per_boundary_us).c_str());
-    if (r->reference_drift) {
-      std::printf("drift      unsplit model %.1f µs now vs %.1f µs predicted by the profile: %s (the machine's speed "
-                  "since profiling, inside every host error above)\n",
-                  *r->unsplit_wall_us, *r->predicted_unsplit_us, Percent(r->reference_drift).c_str());
-    }
-    if (r->pu_threads) {
-      PrintPuThreads(*r->pu_threads);
-    } else {
-      std::printf(
-          "total      estimated %.1f µs (measured host + modelled + hand-offs) vs predicted %.1f µs sequential,"
-          " %.1f µs schedule makespan\n",
-          r->estimated_us, r->predicted_sequential_us, r->predicted_makespan_us);
-    }
+    PrintRun(*r);
     if (!r->types_note.empty()) std::printf("types      %s\n", r->types_note.c_str());
     if (!r->reference_checked) {
       std::printf("outputs    not checked (--no-reference)\n");

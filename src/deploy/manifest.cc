@@ -167,6 +167,7 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                    {"status", s.status}, {"makespan_us", s.makespan_us}, {"violations", s.violations}};
   if (s.initiation_interval_us) j["schedule"]["initiation_interval_us"] = *s.initiation_interval_us;
   j["runtime"] = {{"threads", m.threads}, {"graph_optimization", m.graph_optimization}};
+  if (m.dynamic_shapes) j["runtime"]["dynamic_shapes"] = true;
   auto& devices = j["devices"] = nlohmann::json::array();
   for (const ManifestDevice& d : m.devices) {
     devices.push_back({{"name", d.name},
@@ -420,6 +421,7 @@ Result<Manifest> LoadManifest(const std::string& dir) {
   m.threads = runtime.is_object() ? runtime.value("threads", 1) : 1;
   if (m.threads < 1) m.threads = 1;
   m.graph_optimization = runtime.is_object() ? runtime.value("graph_optimization", std::string("basic")) : "basic";
+  m.dynamic_shapes = runtime.is_object() && runtime.value("dynamic_shapes", false);
   HETPLAN_RETURN_IF_ERROR(ReadDevices(j, rd, &m));
   for (const char* key : {"inputs", "outputs", "segments"}) {
     if (!j.contains(key) || !j[key].is_array()) return rd.Bad(key, "missing");

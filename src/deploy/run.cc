@@ -118,7 +118,9 @@ Status CheckSession(const Manifest& m, const ManifestSegment& seg, Ort::Session&
       }
       auto ti = type.GetTensorTypeAndShapeInfo();
       const std::string dtype = DtypeName(ti.GetElementType());
-      const std::vector<int64_t> shape = ti.GetShape();
+      std::vector<int64_t> shape = ti.GetShape();
+      // A dynamic split's files leave every boundary dim unknown (-1).
+      if (m.dynamic_shapes && shape.size() == t.shape.size()) shape = t.shape;
       if (dtype != t.dtype || shape != t.shape) {
         return Error(ErrorCode::kInvalidArgument,
                      "{}: {} '{}' is {} in the manifest but {} in the file; the "

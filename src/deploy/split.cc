@@ -77,8 +77,11 @@ struct SegmentBuild {
 
 class Splitter {
  public:
-  Splitter(const LoadedModel& m, const std::vector<SegmentPlan>& plan)
-      : m_(m), g_(m.model->graph()), plan_(plan), index_(g_) {
+  // `source_of` (SplitOptions::dynamic_shapes): cut m.source instead, the
+  // node of m.model's graph at index i being m.source's (*source_of)[i].
+  Splitter(const LoadedModel& m, const std::vector<SegmentPlan>& plan, const std::vector<int>* source_of = nullptr)
+      : m_(m), proto_(source_of ? *m.source : *m.model), g_(proto_.graph()), plan_(plan), index_(g_),
+        dynamic_(source_of != nullptr) {
     for (const auto& vi : g_.input()) {
       if (!index_.initializer.count(vi.name())) graph_inputs_.insert(vi.name());
     }
@@ -91,7 +94,10 @@ class Splitter {
     segment_of_node_.assign(static_cast<size_t>(g_.node_size()), -1);
     for (size_t s = 0; s < plan.size(); ++s) {
       for (int v : plan[s].operators) {
-        for (int i : m.graph.op(v).node_indices) segment_of_node_[static_cast<size_t>(i)] = static_cast<int>(s);
+        for (int i : m.graph.op(v).node_indices) {
+          const int j = source_of ? (*source_of)[static_cast<size_t>(i)] : i;
+          segment_of_node_[static_cast<size_t>(j)] = static_cast<int>(s);
+        }
       }
     }
     builds_.resize(plan.size());
@@ -200,7 +206,7 @@ class Splitter {
   // The sub-model of segment s.
   Result<onnx::ModelProto> SubModel(int s, const std::string& graph_name) const {
     const SegmentBuild& b = builds_[static_cast<size_t>(s)];
-    const onnx::ModelProto& model = *m_.model;
+    const onnx::ModelProto& model = proto_;
     onnx::ModelProto sub;
     sub.set_ir_version(model.ir_version());
     // The opsets its nodes use (com.microsoft for ONNX Runtime's fused
@@ -230,22 +236,26 @@ class Splitter {
     for (int i : b.sparse) *sg->add_sparse_initializer() = g_.sparse_initializer(i);
     for (const auto& name : b.inputs) {
       HETPLAN_ASSIGN_OR_RETURN(Boundary t, Describe(name));
-      SetValueInfo(t, sg->add_input());
+      SetValueInfo(t, dynamic_, sg->add_input());
     }
     for (const auto& name : OrderedOutputs(s)) {
       HETPLAN_ASSIGN_OR_RETURN(Boundary t, Describe(name));
-      SetValueInfo(t, sg->add_output());
+      SetValueInfo(t, dynamic_, sg->add_output());
     }
     return sub;
   }
 
  private:
-  static void SetValueInfo(const Boundary& t, onnx::ValueInfoProto* vi) {
+  // Dynamic: the rank only, every dim left unknown.
+  static void SetValueInfo(const Boundary& t, bool dynamic, onnx::ValueInfoProto* vi) {
     vi->set_name(t.name);
     auto* tt = vi->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(t.elem_type);
     auto* shape = tt->mutable_shape();
-    for (int64_t d : t.shape) shape->add_dim()->set_dim_value(d);
+    for (int64_t d : t.shape) {
+      auto* dim = shape->add_dim();
+      if (!dynamic) dim->set_dim_value(d);
+    }
   }
 
   // Makes tensor `name` available inside segment s: produced there, an
@@ -324,9 +334,11 @@ class Splitter {
   }
 
   const LoadedModel& m_;
+  const onnx::ModelProto& proto_;  // what is cut: m_.model, or m_.source when dynamic
   const onnx::GraphProto& g_;
   const std::vector<SegmentPlan>& plan_;
   GraphProtoIndex index_;
+  bool dynamic_ = false;
   std::unordered_set<std::string> graph_inputs_;
   std::unordered_map<std::string, const TensorInfo*> known_;
   std::vector<int> segment_of_node_;
@@ -671,7 +683,11 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
   auto plan = PlanSegments(g, device_of, order, cuts);
   if (!plan.ok()) return Status(plan.status().code(), schedule_label + ": " + plan.status().message());
 
-  Splitter splitter(model, *plan);
+  std::vector<int> source_of;
+  if (options.dynamic_shapes) {
+    HETPLAN_ASSIGN_OR_RETURN(source_of, SourceNodes(model, schedule_label));
+  }
+  Splitter splitter(model, *plan, options.dynamic_shapes ? &source_of : nullptr);
   HETPLAN_RETURN_IF_ERROR(splitter.Build());
   const int k = static_cast<int>(plan->size());
   HETPLAN_RETURN_IF_ERROR(CheckSegmentGraph(splitter.builds(), k, schedule_label));
@@ -680,6 +696,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
   SplitResult result;
   result.segments = k;
   Manifest mf = ManifestHeader(model, ps, violations, schedule_label);
+  mf.dynamic_shapes = options.dynamic_shapes;
   HETPLAN_RETURN_IF_ERROR(AddModelTensors(model, splitter, k, &mf));
 
   SplitTotals totals;
@@ -714,64 +731,5 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
 }
 
 }  // namespace deploy_internal
-
-Result<LoadedModel> LoadPlannedModel(const PlanFile& plan, const std::string& path, const std::string& label,
-                                     const std::map<std::string, std::vector<int64_t>>& shapes) {
-  ImportOptions io;
-  auto fusion = ParseFusionLevel(plan.fusion);
-  if (!fusion.ok()) return Error(ErrorCode::kParseError, "{}: model.fusion: {}", label, fusion.status().message());
-  io.fusion = *fusion;
-  io.input_shapes = shapes;
-  // The shapes, values and branches the plan was made with: none repeated.
-  ApplyPlanAssumptions(plan.assumptions, &io);
-  HETPLAN_RETURN_IF_ERROR(RecordSampleShapes(path, {}, &io));  // --sample-input: its shapes again
-  return LoadOnnxModel(path, io);
-}
-
-Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const std::string& out_dir,
-                                      const SplitOptions& options) {
-  HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(schedule_path, int64_t{1} << 30));
-  nlohmann::json schedule;
-  try {
-    schedule = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    return Error(ErrorCode::kParseError, "{}: not valid JSON ({}); give a schedule written by hetplan partition",
-                 schedule_path, OneLine(e.what()));
-  }
-  if (!schedule.is_object() || !schedule.contains("model") || !schedule["model"].is_object() ||
-      !schedule["model"].contains("file") || !schedule["model"]["file"].is_string()) {
-    return Error(ErrorCode::kParseError,
-                 "{}: model.file is missing; give a schedule written by hetplan "
-                 "partition",
-                 schedule_path);
-  }
-  HETPLAN_ASSIGN_OR_RETURN(const PlanFile plan, ReadPlanFile(schedule, schedule_path));
-  std::string path = options.model_path;
-  if (path.empty()) {
-    path = plan.model_file;
-    std::error_code ec;
-    fs::path beside = fs::path(schedule_path).parent_path() / path;
-    if (!fs::exists(path, ec) && fs::path(path).is_relative() && fs::exists(beside, ec)) path = beside.string();
-    if (!fs::exists(path, ec)) {
-      return Error(ErrorCode::kNotFound,
-                   "{}: the planned model '{}' is not found (from the working folder or "
-                   "the schedule's folder); pass its path with --model",
-                   schedule_path, plan.model_file);
-    }
-  }
-  HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, LoadPlannedModel(plan, path, schedule_path, options.input_shapes));
-  if (!plan.model_sha256.empty() && plan.model_sha256 != model.sha256) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "{}: the schedule was made for a model with SHA-256 {}… but {} "
-                 "has {}…; pass the planned file with --model, or re-plan with hetplan partition",
-                 schedule_path, plan.model_sha256.substr(0, 12), path, model.sha256.substr(0, 12));
-  }
-  // The manifest records what `hetplan validate` finds in the whole file.
-  SplitOptions split_options = options;
-  split_options.schedule_violations = static_cast<int>(ValidateScheduleJson(schedule).violations.size());
-  HETPLAN_ASSIGN_OR_RETURN(SplitResult split, SplitModel(model, plan, schedule_path, split_options));
-  HETPLAN_RETURN_IF_ERROR(WriteSplit(split, out_dir));
-  return split;
-}
 
 }  // namespace hetplan

@@ -26,6 +26,18 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& sc
 Result<SplitResult> SplitRequests(const LoadedModel& model, const PlanFile& schedule, int violations,
                                   const std::string& schedule_label, const SplitOptions& options);
 
+// --- the schedule's model (split_file.cc) ----------------------------------------
+
+// The schedule's model (options.model_path, else model.file from the working
+// folder, then the schedule's folder) loaded as planned, its SHA-256 checked.
+Result<LoadedModel> LoadScheduleModel(const PlanFile& plan, const std::string& schedule_path,
+                                      const SplitOptions& options, bool keep_source);
+
+// For each node of model.model's graph that belongs to an operator: the same
+// node's index in model.source (matched by its first output and type); -1
+// for the others. Error: an operator node the import rewrote.
+Result<std::vector<int>> SourceNodes(const LoadedModel& model, const std::string& label);
+
 // --- external weights (split_data.cc) ------------------------------------------
 
 // Moves the external weights of `sub`, a sub-model of `model`, into one data

@@ -289,7 +289,10 @@ Status Importer::InputValuesToInitializers() {
     auto value = options_.input_values.find(in.name());
     // A static shape with a 0 dim has one value, the empty tensor: a
     // constant, as if given with --value (a KV cache's past at prefill).
-    const bool empty = value == options_.input_values.end() && internal::IsEmptyStaticTensor(in);
+    // (A plan records it as a fixed input without values; re-imported from
+    // the plan, it is the same empty tensor, whatever its element type.)
+    const bool empty = (value == options_.input_values.end() || value->second.empty()) &&
+                       internal::IsEmptyStaticTensor(in);
     if ((value == options_.input_values.end() && !empty) || initializer_names_.count(in.name())) {
       *kept.Add() = in;
       continue;
@@ -681,6 +684,8 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
   HETPLAN_RETURN_IF_ERROR(CheckTensorData());
   HETPLAN_RETURN_IF_ERROR(FixInputShapes());
   HETPLAN_RETURN_IF_ERROR(TopologicalSort());
+  std::shared_ptr<const onnx::ModelProto> source;
+  if (options_.keep_source) source = std::make_shared<const onnx::ModelProto>(*model_);
   HETPLAN_RETURN_IF_ERROR(InferShapes());
   // Fold, resolve the Ifs whose condition folded, and infer again until
   // nothing changes; only then take the branches --branch assumes, so that
@@ -704,7 +709,7 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
   auto graph = BuildGraph();
   if (!graph.ok()) return graph.status();
   LoadedModel m{std::move(graph).value(), model_, label_, Sha256Hex(bytes), original_nodes_,
-                folded_nodes_, options_.fusion, {}, 0, 0, {}};
+                folded_nodes_, options_.fusion, {}, 0, 0, {}, nullptr};
   if (external_tensors_ > 0) {
     m.external_data_dir = options_.external_data_dir;
     m.external_tensors = external_tensors_;
@@ -715,6 +720,7 @@ Result<LoadedModel> Importer::Run(std::string_view bytes) {
   m.assumptions.fixed_inputs = fixed_inputs_;
   m.assumptions.branches = branches_;
   m.assumptions.sample_inputs = options_.samples;
+  m.source = std::move(source);
   return m;
 }
 

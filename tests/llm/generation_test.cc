@@ -174,6 +174,56 @@ TEST_F(Generation, EveryFormPlansTheRequestAndValidates) {
   }
 }
 
+// `split` cuts each phase of the request so that it runs at every prompt and
+// past length, and `run --generate` feeds the presents back as the past:
+// every form's greedy tokens equal the unsplit model's own loop, on the CIM
+// plan (segments on two PUs, the CIM's emulated) and on two measured cores
+// (each PU's segments on its own pinned thread).
+TEST_F(Generation, EveryFormSplitsAndGeneratesTheUnsplitModelsTokens) {
+  for (const char* form : {"decoder", "decoder_tied", "decoder_int4", "decoder_fp16", "decoder_opset23"}) {
+    for (const char* platform : {"klein-arm", "host-2core"}) {
+      if (std::string(platform) == "host-2core" && std::string(form) != "decoder") continue;
+      SCOPED_TRACE(std::string(form) + " on " + platform);
+      CmdResult r;
+      const fs::path out = Plan(File(std::string(form) + ".onnx"), std::string(" --platform ") + platform, &r);
+      ASSERT_EQ(r.code, 0) << r.out;
+      const fs::path dir = out.parent_path() / "split";
+      CmdResult s = Hetplan("split " + out.string() + " --out " + dir.string());
+      ASSERT_EQ(s.code, 0) << s.out;
+      EXPECT_HAS(s.out, "--- decode (runs at every past length)");
+      const nlohmann::json manifest = test_util::ReadJson(dir / "decode" / "manifest.json");
+      EXPECT_TRUE(manifest["runtime"]["dynamic_shapes"].get<bool>());
+      const fs::path report = out.parent_path() / "generate.json";
+      CmdResult g = Hetplan("run " + dir.string() + " --generate 16 --runs 1 --warmup 0 --json " + report.string());
+      ASSERT_EQ(g.code, 0) << g.out;
+      EXPECT_HAS(g.out, "the token ids equal the unsplit model's own loop");
+      const nlohmann::json j = test_util::ReadJson(report);
+      EXPECT_EQ(j["tokens"].size(), 17u);  // the prefill's, then one per decode step
+      EXPECT_EQ(j["tokens"], j["reference"]["tokens"]);
+      EXPECT_EQ(j["timing"], std::string(platform) == "host-2core" ? "measured" : "functional");
+      EXPECT_GT(j["measured"]["tokens_per_s"].get<double>(), 0);
+      // Planned for 8 new tokens: the prediction extends the plan's TPOT.
+      EXPECT_HAS(g.out, "planned for 8 new tokens, run for 16");
+    }
+  }
+}
+
+// --generate on what is not a split generation plan, or beyond the model's
+// positions: one line, non-zero.
+TEST_F(Generation, GenerateRefusesInOneLine) {
+  CmdResult r;
+  const fs::path out = Plan(File("decoder.onnx"), " --platform klein-arm", &r);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const fs::path dir = out.parent_path() / "split";
+  ASSERT_EQ(Hetplan("split " + out.string() + " --out " + dir.string()).code, 0);
+  CmdResult far = Hetplan("run " + dir.string() + " --generate 250");
+  EXPECT_NE(far.code, 0);
+  EXPECT_HAS(far.out, "need 266 positions but the model holds 256; give --generate ≤ 240");
+  CmdResult phase = Hetplan("run " + (dir / "decode").string() + " --generate 4");
+  EXPECT_NE(phase.code, 0);
+  EXPECT_HAS(phase.out, "no generation.json here");
+}
+
 // Ten crossbars hold fewer weights than the decode wants alone (15): the
 // pair is proven within them. (Whether the search must branch depends on the
 // measured host costs; TwoPhase.* checks the branching against brute force.)

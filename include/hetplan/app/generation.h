@@ -59,6 +59,7 @@ struct GenerationOutput {
   // placements (and orders) kept for both phases; NaN when none fits.
   std::string single_pu, one_placement_from;
   double single_pu_request_us = std::numeric_limits<double>::quiet_NaN();
+  double single_pu_ttft_us = std::numeric_limits<double>::quiet_NaN();  // its prefill
   double one_placement_request_us = std::numeric_limits<double>::quiet_NaN();
   // The interpolation checked at the middle past length: the decode plan
   // re-timed on the interpolated costs and on the costs obtained there.

@@ -111,6 +111,10 @@ struct Manifest {
   // The profile's prediction of the unsplit model on the plan's measured CPU
   // (the schedule's cpu_only_us); 0 when the CPU's costs are not measured.
   double predicted_unsplit_us = 0;
+  // The segment files' boundary dims are unknown (SplitOptions::dynamic_shapes):
+  // they run at any length of the dims the plan fixed (a decoder's sequence
+  // and past); the shapes above are the planned ones.
+  bool dynamic_shapes = false;
 };
 
 // The manifest as written to DIR/manifest.json (`dir`, `path` and the

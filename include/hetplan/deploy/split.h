@@ -77,6 +77,13 @@ struct SplitOptions {
   // What `hetplan validate` found in the plan's file (ValidateScheduleJson's
   // violations): the manifest records it. SplitScheduleFile sets it.
   int schedule_violations = 0;
+  // Cut the model as the file has it (LoadedModel::source, loaded with
+  // keep_source) rather than as planned: the nodes import folded away (shape
+  // computations) are re-included in each segment that reads them and every
+  // boundary dim is left unknown, so that the segments run at other lengths
+  // of the dims the plan fixed (a decoder's prompt and past). The manifest
+  // records the planned shapes and says so (Manifest::dynamic_shapes).
+  bool dynamic_shapes = false;
 };
 
 // A split held in memory: what WriteSplit writes.
@@ -106,9 +113,11 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const PlanFile& plan, c
 // The model at `path` imported as the plan says it was planned (fusion,
 // shapes, values, branches, sample inputs; `shapes` added, the plan's
 // winning where both name an input). `label` names the schedule in errors.
+// `keep_source` keeps the file's own graph too (SplitOptions::dynamic_shapes).
 Result<LoadedModel> LoadPlannedModel(const PlanFile& plan, const std::string& path,
                                      const std::string& label,
-                                     const std::map<std::string, std::vector<int64_t>>& shapes = {});
+                                     const std::map<std::string, std::vector<int64_t>>& shapes = {},
+                                     bool keep_source = false);
 
 // Reads the schedule file, reloads its model (model.file resolved against
 // the working folder, then the schedule's folder; options.model_path

@@ -74,6 +74,9 @@ struct ImportOptions {
   // for analytical costs), a tensor import must read is refused in one line,
   // and ONNX Runtime cannot profile or run the model.
   std::string external_data_dir;
+  // Keep the model as the file has it (LoadedModel::source): functions
+  // inlined and nodes sorted, nothing shaped or folded.
+  bool keep_source = false;
 };
 
 // Parses "input=1x3x224x224" into (name, dims).
@@ -144,6 +147,11 @@ struct LoadedModel {
   // What the model was imported with, so that a plan can record it and
   // split/run need none of it repeated.
   PlanAssumptions assumptions;
+  // With ImportOptions::keep_source: the model before shape inference and
+  // folding (functions inlined, nodes in topological order; only the graph
+  // inputs' types carry the fixed shapes): what a split that must run at
+  // other shapes than the planned ones cuts (a decoder's past length).
+  std::shared_ptr<const onnx::ModelProto> source;
 };
 
 Result<LoadedModel> LoadOnnxModel(const std::string& path, const ImportOptions& options = {});
