@@ -80,3 +80,4 @@ if [[ "$MODE" == --main-job || "$MODE" == --python ]]; then
 fi
 "$ROOT/scripts/setup_highs.sh"
 "$ROOT/scripts/setup_models_venv.sh"
+"$ROOT/scripts/setup_genai_venv.sh"

@@ -6,17 +6,5 @@
 # 17. Reused while the requirements file is unchanged.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-REQ="$ROOT/scripts/models-requirements.txt"
-VENV="$ROOT/third_party/models-venv"
-STAMP="$VENV/.installed-$(sha256sum "$REQ" | cut -c1-16)"
-[[ -f "$STAMP" ]] && exit 0
-start=$SECONDS
-echo "[setup] creating $VENV (onnx 1.22, onnxscript 0.7 and onnxruntime 1.29 from PyPI, pinned)"
-rm -rf "$VENV"
-/usr/bin/python3 -m venv "$VENV"
-"$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --only-binary :all: --require-hashes -r "$REQ" ||
-  { rm -rf "$VENV"; echo "[setup] error: installing $REQ into $VENV failed (above)" >&2; exit 1; }
-"$VENV/bin/python" -c "import onnx, numpy, onnxscript, onnxruntime.quantization" ||
-  { rm -rf "$VENV"; echo "[setup] error: $VENV cannot import onnx" >&2; exit 1; }
-touch "$STAMP"
-echo "[setup] $VENV ready ($((SECONDS - start)) s)"
+exec "$ROOT/scripts/setup_venv.sh" models-venv "$ROOT/scripts/models-requirements.txt" \
+  "onnx, numpy, onnxscript, onnxruntime.quantization" "onnx 1.22, onnxscript 0.7 and onnxruntime 1.29"

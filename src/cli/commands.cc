@@ -27,6 +27,7 @@ void RegisterAll(CLI::App& app) {
   RegisterReproduce(app);
   RegisterSplit(app);
   RegisterRun(app);
+  RegisterExport(app);
 }
 
 int RunSelected(CLI::App& app) {

@@ -34,6 +34,7 @@ void RegisterReport(CLI::App& app);
 void RegisterReproduce(CLI::App& app);
 void RegisterSplit(CLI::App& app);
 void RegisterRun(CLI::App& app);
+void RegisterExport(CLI::App& app);
 void RegisterSolvers(CLI::App& app);
 void RegisterFrontier(CLI::App& app);
 void RegisterPlatform(CLI::App& app);

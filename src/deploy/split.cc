@@ -73,7 +73,15 @@ struct SegmentBuild {
   std::set<std::string> model_outputs;             // subset of outputs that are graph outputs
   std::map<std::string, std::set<int>> output_to;  // tensor → consuming segments
   bool unused_outputs = false;
+  // Dynamic splits: graph outputs handed to another segment under their
+  // HandoffName (written by an Identity here), and those read that way.
+  std::set<std::string> handed_off, read_handed;
 };
+
+// A graph output another segment reads goes there under this name, in a
+// dynamic split: a runtime that manages a model's outputs (GenAI's KV cache
+// takes every present.*) does not hand them to a later stage.
+std::string HandoffName(const std::string& name) { return name + "/hetplan_handoff"; }
 
 class Splitter {
  public:
@@ -85,6 +93,7 @@ class Splitter {
     for (const auto& vi : g_.input()) {
       if (!index_.initializer.count(vi.name())) graph_inputs_.insert(vi.name());
     }
+    for (const auto& vi : g_.output()) graph_outputs_.insert(vi.name());
     for (const Operator& op : m.graph.operators()) {
       for (const auto& t : op.inputs) known_.emplace(t.name, &t);
       for (const auto& t : op.outputs) known_.emplace(t.name, &t);
@@ -169,7 +178,15 @@ class Splitter {
     return out;
   }
 
-  Result<Boundary> Describe(const std::string& name) const {
+  Result<Boundary> Describe(const std::string& handed) const {
+    const auto original = original_of_.find(handed);
+    const std::string& name = original == original_of_.end() ? handed : original->second;
+    HETPLAN_ASSIGN_OR_RETURN(Boundary b, DescribeTensor(name));
+    b.name = handed;
+    return b;
+  }
+
+  Result<Boundary> DescribeTensor(const std::string& name) const {
     Boundary b;
     b.name = name;
     const TensorInfo* info = nullptr;
@@ -226,11 +243,22 @@ class Splitter {
     std::unordered_set<std::string> boundary(b.inputs.begin(), b.inputs.end());
     boundary.insert(b.outputs.begin(), b.outputs.end());
     for (int i : b.nodes) {
-      *sg->add_node() = g_.node(i);
+      onnx::NodeProto* n = sg->add_node();
+      *n = g_.node(i);
+      for (auto& in : *n->mutable_input()) {
+        if (b.read_handed.count(in)) in = HandoffName(in);
+      }
       for (const auto& o : g_.node(i).output()) {
         if (o.empty() || boundary.count(o)) continue;
         if (auto vi = index_.value_info.find(o); vi != index_.value_info.end()) *sg->add_value_info() = *vi->second;
       }
+    }
+    for (const std::string& name : b.handed_off) {
+      onnx::NodeProto* id = sg->add_node();
+      id->set_op_type("Identity");
+      id->set_name(HandoffName(name));
+      id->add_input(name);
+      id->add_output(HandoffName(name));
     }
     for (int i : b.inits) *sg->add_initializer() = g_.initializer(i);
     for (int i : b.sparse) *sg->add_sparse_initializer() = g_.sparse_initializer(i);
@@ -290,11 +318,19 @@ class Splitter {
       const int owner = segment_of_node_[static_cast<size_t>(p->second)];
       if (owner >= 0) {
         if (owner == s) continue;  // cannot happen: owned nodes are in b.nodes
-        b.inputs.push_back(name);
-        b.input_from.emplace(name, owner);
         SegmentBuild& from = builds_[static_cast<size_t>(owner)];
-        from.outputs.insert(name);
-        from.output_to[name].insert(s);
+        std::string handed = name;
+        if (dynamic_ && graph_outputs_.count(name)) {
+          handed = HandoffName(name);
+          if (b.input_from.count(handed)) continue;
+          original_of_[handed] = name;
+          b.read_handed.insert(name);
+          from.handed_off.insert(name);
+        }
+        b.inputs.push_back(handed);
+        b.input_from.emplace(handed, owner);
+        from.outputs.insert(handed);
+        from.output_to[handed].insert(s);
         continue;
       }
       // A non-operator node (Constant, Identity, constant-only arithmetic).
@@ -339,7 +375,8 @@ class Splitter {
   const std::vector<SegmentPlan>& plan_;
   GraphProtoIndex index_;
   bool dynamic_ = false;
-  std::unordered_set<std::string> graph_inputs_;
+  std::unordered_set<std::string> graph_inputs_, graph_outputs_;
+  std::map<std::string, std::string> original_of_;  // HandoffName → the graph output
   std::unordered_map<std::string, const TensorInfo*> known_;
   std::vector<int> segment_of_node_;
   std::vector<SegmentBuild> builds_;

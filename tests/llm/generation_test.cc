@@ -208,6 +208,75 @@ TEST_F(Generation, EveryFormSplitsAndGeneratesTheUnsplitModelsTokens) {
   }
 }
 
+// `export --format ort-genai` of the generation file `plan` into `out`:
+// ONNX Runtime GenAI 0.18 (from PyPI, third_party/genai-venv) loads the
+// folder and generates, greedily from the same prompt ids, the tokens `run
+// --generate` gives on the same folder and the unsplit model gives (up to the
+// vocabulary's last id, GenAI's eos, when it comes up). The config.
+nlohmann::json ExpectGenaiTokensEqual(const fs::path& plan, const fs::path& out) {
+  CmdResult e = Hetplan("export " + plan.string() + " --format ort-genai --out " + out.string());
+  EXPECT_EQ(e.code, 0) << e.out;
+  if (e.code != 0) return nlohmann::json();
+  const nlohmann::json config = test_util::ReadJson(out / "genai_config.json");
+  const nlohmann::json& stages = config["model"]["decoder"]["pipeline"];
+  EXPECT_GE(stages.size(), 2u);
+  EXPECT_TRUE(stages.front().begin().value()["run_on_prompt"].get<bool>());
+  EXPECT_FALSE(stages.back().begin().value()["run_on_prompt"].get<bool>());
+  EXPECT_EQ(config["search"]["max_length"], 16 + 8 + 1);
+  const fs::path report = out / "generate.json";
+  CmdResult g = Hetplan("run " + out.string() + " --generate 8 --runs 1 --warmup 0 --json " + report.string());
+  EXPECT_EQ(g.code, 0) << g.out;
+  const nlohmann::json run = test_util::ReadJson(report);
+  EXPECT_EQ(run["tokens"], run["reference"]["tokens"]);
+  std::string prompt;
+  for (const auto& id : run["prompt_ids"]) prompt += (prompt.empty() ? "" : ",") + std::to_string(id.get<int64_t>());
+  const std::string python = std::string(HETPLAN_SOURCE_DIR) + "/third_party/genai-venv/bin/python";
+  CmdResult genai = test_util::Shell(python + " " + HETPLAN_TEST_DATA_DIR + "/llm/genai_generate.py " + out.string() +
+                                     " --prompt " + prompt);
+  EXPECT_EQ(genai.code, 0) << genai.out;
+  if (genai.code != 0) return config;
+  const std::string last = genai.out.substr(genai.out.rfind('{'));  // the JSON line, after any warnings
+  const std::vector<int64_t> got = nlohmann::json::parse(last)["tokens"].get<std::vector<int64_t>>();
+  std::vector<int64_t> want = run["tokens"].get<std::vector<int64_t>>();
+  const int64_t eos = config["model"]["eos_token_id"].get<int64_t>();
+  if (auto at = std::find(want.begin(), want.end(), eos); at != want.end()) want.erase(at + 1, want.end());
+  EXPECT_EQ(got, want) << genai.out;
+  return config;
+}
+
+// Every form, planned on two PUs: prefill and decode stages with their own segments.
+TEST_F(Generation, TheOrtGenaiExportGeneratesTheSameTokens) {
+  for (const char* form : {"decoder", "decoder_tied", "decoder_int4", "decoder_fp16", "decoder_opset23"}) {
+    SCOPED_TRACE(form);
+    CmdResult r;
+    const fs::path plan = Plan(File(std::string(form) + ".onnx"), " --platform klein-arm", &r);
+    ASSERT_EQ(r.code, 0) << r.out;
+    ExpectGenaiTokensEqual(plan, plan.parent_path() / "genai");
+  }
+}
+
+// A present that another segment reads (here: layer 1's value cache moved
+// to the CIM, its repeat on the CPU) reaches it under its own name: GenAI
+// takes every present.* into its cache and hands none to a later stage.
+TEST_F(Generation, APresentReadByAnotherSegmentIsHandedOver) {
+  CmdResult r;
+  const fs::path plan = Plan(File("decoder.onnx"), " --platform klein-arm", &r);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const fs::path decode = plan.parent_path() / "request.decode.json";
+  nlohmann::json s = test_util::ReadJson(decode);
+  int moved = 0;
+  for (auto& o : s["operators"]) {
+    if (o["name"] != "/model/layers.1/self_attn/Concat_1") continue;
+    o["device"] = "cim";
+    o["cost_us"]["cim"] = o["cost_us"]["cpu"];
+    ++moved;
+  }
+  ASSERT_EQ(moved, 1);
+  std::ofstream(decode) << s.dump();
+  const nlohmann::json config = ExpectGenaiTokensEqual(plan, plan.parent_path() / "genai");
+  EXPECT_NE(config.dump().find("\"present.1.value/hetplan_handoff\""), std::string::npos);
+}
+
 // --generate on what is not a split generation plan, or beyond the model's
 // positions: one line, non-zero.
 TEST_F(Generation, GenerateRefusesInOneLine) {

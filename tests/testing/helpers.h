@@ -124,9 +124,9 @@ struct CmdResult {
   std::string out;  // stdout + stderr
 };
 
-// Runs the hetplan binary under test with `args` (a shell command line).
-inline CmdResult Hetplan(const std::string& args) {
-  std::string cmd = std::string(HETPLAN_BINARY) + " " + args + " 2>&1";
+// Runs a shell command line; its stdout and stderr, and its exit code.
+inline CmdResult Shell(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   CmdResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -136,5 +136,8 @@ inline CmdResult Hetplan(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+// Runs the hetplan binary under test with `args` (a shell command line).
+inline CmdResult Hetplan(const std::string& args) { return Shell(std::string(HETPLAN_BINARY) + " " + args); }
 
 }  // namespace hetplan::test_util

@@ -39,6 +39,25 @@ struct GenerationSplit {
 Result<GenerationSplit> SplitGenerationFile(const std::string& path, const std::string& out_dir,
                                             const SplitOptions& options = {});
 
+// `hetplan export SOURCE --format ort-genai --out OUT`: ONNX Runtime GenAI's
+// form of a generation plan. SOURCE is a generation file (split into OUT
+// first) or a folder `hetplan split` wrote from one (its phases copied into
+// OUT). OUT/genai_config.json is a "decoder-pipeline": one stage per
+// segment in the manifests' order, the prefill's with run_on_prompt only,
+// the decode's with run_on_token_gen only, each with its PU's threads and
+// execution provider; greedy search to the plan's P + N + 1 tokens, without
+// share-buffer (the past grows by concatenation); eos and pad are the
+// vocabulary's last id (GenAI wants them within it: a generation that
+// reaches that token stops there). OUT stays a split `hetplan run OUT
+// --generate N` runs.
+struct OrtGenaiExport {
+  std::string out_dir;
+  nlohmann::json config;  // genai_config.json
+  int stages = 0;
+  std::vector<std::string> notes;  // stages on PUs no execution provider runs (they run on the CPU)
+};
+Result<OrtGenaiExport> ExportOrtGenai(const std::string& source, const std::string& out_dir);
+
 struct GenerateOptions {
   int new_tokens = 16;  // decode steps after the prefill (P + N within the model's positions)
   int repeats = 3;      // whole generations timed; medians
