@@ -294,7 +294,7 @@ class SplitExecution {
             it = x->values_
                      .emplace(name, sample != samples.end()
                                         ? ort::DataTensor(sample->second)
-                                        : ort::RandomTensor(info.GetElementType(), info.GetShape(), rng))
+                                        : ort::InputTensor(name, info.GetElementType(), info.GetShape(), rng))
                      .first;
           }
           binding.BindInput(name.c_str(), it->second);

@@ -534,7 +534,7 @@ std::vector<Ort::Value> MakeInputs(const Manifest& m, uint64_t seed, const std::
   for (const auto& t : m.inputs) {
     auto sample = samples.find(t.name);
     v.push_back(sample != samples.end() ? ort::DataTensor(sample->second)
-                                        : ort::RandomTensor(OrtType(t.dtype), t.shape, rng));
+                                        : ort::InputTensor(t.name, OrtType(t.dtype), t.shape, rng));
   }
   for (const auto& f : m.assumptions.fixed_inputs) {
     v.push_back(ort::ValueTensor(static_cast<ONNXTensorElementDataType>(f.elem_type), f.shape, f.values));

@@ -147,6 +147,23 @@ void AddGraphOptimizerOperators(const onnx::ISchemaRegistry& registry, std::map<
     auto v = StaticShape(ctx, 2);
     SetShape(ctx, 0, {(*q)[0], (*q)[1], v && v->size() == 3 ? (*v)[2] : (*q)[2]});
   };
+  // The model builder's attention (ONNX Runtime GenAI): query [B, S, H·D]
+  // (or Q, K and V packed, key and value absent), past [B, KVH, P, D];
+  // output [B, S, H·D], presents [B, KVH, P + S, D] (a past that grows; a
+  // shared buffer is the past's own length, which a decoder file planned
+  // here does not use).
+  ops["GroupQueryAttention"] = [](onnx::InferenceContext& ctx) {
+    for (size_t k = 0; k < 3; ++k) SetType(ctx, k, InputType(ctx, 0));
+    const int64_t heads = onnx::getAttribute(ctx, "num_heads", 0), kv = onnx::getAttribute(ctx, "kv_num_heads", 0);
+    auto q = StaticShape(ctx, 0);
+    if (!q || q->size() != 3 || heads <= 0 || kv <= 0) return;
+    const bool packed = InputType(ctx, 1) == onnx::TensorProto::UNDEFINED;
+    const int64_t head = (*q)[2] / (packed ? heads + 2 * kv : heads);
+    SetShape(ctx, 0, {(*q)[0], (*q)[1], heads * head});
+    if (auto past = StaticShape(ctx, 3); past && past->size() == 4) {
+      for (size_t k = 1; k < 3; ++k) SetShape(ctx, k, {(*q)[0], kv, (*past)[2] + (*q)[1], head});
+    }
+  };
   ops["EmbedLayerNormalization"] = [](onnx::InferenceContext& ctx) {
     SetType(ctx, 0, InputType(ctx, 2));
     SetType(ctx, 1, onnx::TensorProto::INT32);

@@ -254,6 +254,23 @@ Ort::Value ValueTensor(ONNXTensorElementDataType type, const std::vector<int64_t
   return v;
 }
 
+Ort::Value InputTensor(const std::string& name, ONNXTensorElementDataType type, const std::vector<int64_t>& shape,
+                       std::mt19937_64& rng) {
+  const std::string mask = "attention_mask";
+  const bool is_mask = name.size() >= mask.size() && name.compare(name.size() - mask.size(), mask.size(), mask) == 0;
+  if (!is_mask || (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 && type != ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32)) {
+    return RandomTensor(type, shape, rng);
+  }
+  Ort::Value v = ZeroTensor(type, shape);
+  const size_t n = v.GetTensorTypeAndShapeInfo().GetElementCount();
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) {
+    std::fill_n(v.GetTensorMutableData<int64_t>(), n, int64_t{1});
+  } else {
+    std::fill_n(v.GetTensorMutableData<int32_t>(), n, int32_t{1});
+  }
+  return v;
+}
+
 Ort::Value RandomTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape, std::mt19937_64& rng) {
   Ort::Value v = ZeroTensor(type, shape);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -346,7 +363,7 @@ Status Runner::MakeInputs(uint64_t seed, const std::map<std::string, TensorData>
         continue;
       }
     }
-    inputs_.push_back(RandomTensor(type, shape, rng));
+    inputs_.push_back(InputTensor(name, type, shape, rng));
   }
   const size_t n_out = session_.GetOutputCount();
   for (size_t i = 0; i < n_out; ++i) output_names_.emplace_back(session_.GetOutputNameAllocated(i, alloc).get());

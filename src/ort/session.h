@@ -77,6 +77,14 @@ Ort::Value ZeroTensor(ONNXTensorElementDataType type, const std::vector<int64_t>
 // Throws Ort::Exception.
 Ort::Value RandomTensor(ONNXTensorElementDataType type, const std::vector<int64_t>& shape, std::mt19937_64& rng);
 
+// The tensor hetplan feeds graph input `name`: RandomTensor, except that an
+// integer attention mask (a name ending in "attention_mask", as exporters
+// and ONNX Runtime GenAI's builder name it) is all ones, every position
+// attended: a mask of zeros is no input a decoder runs on (the builder's
+// attention computes its sequence lengths from it and refuses -1).
+Ort::Value InputTensor(const std::string& name, ONNXTensorElementDataType type, const std::vector<int64_t>& shape,
+                       std::mt19937_64& rng);
+
 // A tensor holding `t`'s bytes (a --sample-input's array). Throws Ort::Exception.
 Ort::Value DataTensor(const TensorData& t);
 

@@ -33,6 +33,14 @@ void Drop(List* list, const std::string& prefix) {
   }
 }
 
+// The forms tests/llm/make_decoders.py writes: as torch's exporter decomposes
+// a LLaMA (fp32, a tied head, INT4 QDQ, fp16), opset 23's own operators, and
+// ONNX Runtime GenAI's model builder form (GroupQueryAttention with the rotary
+// inside, no position_ids, Simplified/SkipSimplified norms; fp32 and
+// MatMulNBits INT4).
+constexpr const char* kForms[] = {"decoder",         "decoder_tied",  "decoder_int4",      "decoder_fp16",
+                                  "decoder_opset23", "decoder_genai", "decoder_genai_int4"};
+
 class Generation : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -100,6 +108,13 @@ TEST_F(Generation, ReadsTheCachePairsAndThePositionTable) {
   auto s23 = ReadDecoderSignature(File("decoder_opset23.onnx"));
   ASSERT_TRUE(s23.ok()) << s23.status().message();
   EXPECT_EQ(s23->max_positions.value_or(0), 256);
+  // The model builder's form: no position ids; GroupQueryAttention's cos cache.
+  auto gqa = ReadDecoderSignature(File("decoder_genai.onnx"));
+  ASSERT_TRUE(gqa.ok()) << gqa.status().message();
+  EXPECT_EQ(gqa->position_ids, "");
+  EXPECT_EQ(gqa->layers.size(), 2u);
+  EXPECT_EQ(gqa->max_positions.value_or(0), 256);
+  EXPECT_EQ(gqa->position_table, "model.rotary_emb.cos_cached");
 }
 
 TEST_F(Generation, RefusesModelsThatDoNotGenerateInOneLine) {
@@ -152,7 +167,7 @@ TEST_F(Generation, RefusesModelsThatDoNotGenerateInOneLine) {
 // Every form plans both phases, proves the request where the weights fit,
 // and writes files the validator passes.
 TEST_F(Generation, EveryFormPlansTheRequestAndValidates) {
-  for (const char* form : {"decoder", "decoder_tied", "decoder_int4", "decoder_fp16", "decoder_opset23"}) {
+  for (const char* form : kForms) {
     SCOPED_TRACE(form);
     CmdResult r;
     const fs::path out = Plan(File(std::string(form) + ".onnx"), " --platform klein-arm", &r);
@@ -180,7 +195,7 @@ TEST_F(Generation, EveryFormPlansTheRequestAndValidates) {
 // plan (segments on two PUs, the CIM's emulated) and on two measured cores
 // (each PU's segments on its own pinned thread).
 TEST_F(Generation, EveryFormSplitsAndGeneratesTheUnsplitModelsTokens) {
-  for (const char* form : {"decoder", "decoder_tied", "decoder_int4", "decoder_fp16", "decoder_opset23"}) {
+  for (const char* form : kForms) {
     for (const char* platform : {"klein-arm", "host-2core"}) {
       if (std::string(platform) == "host-2core" && std::string(form) != "decoder") continue;
       SCOPED_TRACE(std::string(form) + " on " + platform);
@@ -246,7 +261,7 @@ nlohmann::json ExpectGenaiTokensEqual(const fs::path& plan, const fs::path& out)
 
 // Every form, planned on two PUs: prefill and decode stages with their own segments.
 TEST_F(Generation, TheOrtGenaiExportGeneratesTheSameTokens) {
-  for (const char* form : {"decoder", "decoder_tied", "decoder_int4", "decoder_fp16", "decoder_opset23"}) {
+  for (const char* form : kForms) {
     SCOPED_TRACE(form);
     CmdResult r;
     const fs::path plan = Plan(File(std::string(form) + ".onnx"), " --platform klein-arm", &r);

@@ -358,14 +358,102 @@ def decoder(b, fused=False, tied=False):
     lm_head(b, rms_norm(b, h, "model.norm", fused), tied)
 
 
+def quantize_nbits(w):
+    """MatMulNBits' INT4 of a float [K, N] weight: per column, blocks of BLOCK
+    along K, q = round(w / scale) + 8 in [0, 15] (zero point 8), two per byte,
+    the lower nibble first: (B uint8 [N, K/BLOCK, BLOCK/2], scales [N·K/BLOCK])."""
+    k, n = w.shape
+    blocks = w.T.reshape(n, k // BLOCK, BLOCK)
+    scales = np.abs(blocks).max(axis=2) / 7.0
+    q = (np.clip(np.round(blocks / scales[:, :, None]), -8, 7) + 8).astype(np.uint8)
+    packed = q[:, :, 0::2] | (q[:, :, 1::2] << 4)
+    return packed, scales.astype(np.float32).reshape(-1)
+
+
+def builder_linear(b, x, module, k, n, std, out=None):
+    """The model builder's projection: a MatMul, or MatMulNBits (INT4)."""
+    name, s = module + ".weight", scope(module)
+    if not b.int4:
+        return b.op("MatMul", s + "/MatMul", x, b.weight(name, (k, n), std), out=out)
+    packed, scales = quantize_nbits(normal(name, (k, n), std))
+    return b.op("MatMulNBits", s + "/MatMulNBits", x, b.init(name + ".qweight", packed),
+                b.init(name + ".scales", scales), out=out, domain="com.microsoft", K=k, N=n, bits=4,
+                block_size=BLOCK)
+
+
+def builder_norm(b, x, skip, module, name):
+    """SimplifiedLayerNormalization (ONNX Runtime's, in the default domain) on
+    the first use; later com.microsoft's SkipSimplifiedLayerNormalization of
+    x + skip, whose fourth output is that sum (the residual): (normed, residual)."""
+    s, w = scope(module), b.weight(module + ".weight", (b.cfg["hidden"],), 0.1, 1.0)
+    if skip is None:
+        return b.op("SimplifiedLayerNormalization", f"{s}/{name}", x, w, axis=-1, epsilon=EPS, stash_type=1), x
+    outs = [f"{s}/{name}/output_0", "", "", f"{s}/{name}/output_3"]
+    y = b.op("SkipSimplifiedLayerNormalization", f"{s}/{name}", x, skip, w, outs=outs, domain="com.microsoft",
+             epsilon=EPS)
+    return y[0], y[3]
+
+
+def decoder_genai(b):
+    """ONNX Runtime GenAI's model builder form of the same decoder: no
+    position_ids; GroupQueryAttention with the rotary inside (do_rotary, cos
+    and sin caches [positions, head/2]) fed seqlens_k = Σ mask − 1 and
+    total_sequence_length = the mask's length (int32); Simplified and
+    SkipSimplified layer norms; MatMulNBits for INT4."""
+    c = b.cfg
+    embed = b.weight("model.embed_tokens.weight", (c["vocab"], c["hidden"]), 0.1)
+    h = b.op("Gather", "/model/embed_tokens/Gather", embed, "input_ids", axis=0)
+    s = "/model/attn_mask_reformat/attn_mask_subgraph"
+    total = b.op("ReduceSum", s + "/ReduceSum", "attention_mask", b.const("axes_1", [1]), keepdims=0)
+    seqlens = b.op("Cast", s + "/Cast", b.op("Sub", s + "/Sub", total, b.const("one_1", [1])), to=TensorProto.INT32)
+    length = b.op("Gather", s + "/Gather", b.op("Shape", s + "/Shape", "attention_mask"), b.const("one_scalar", 1),
+                  axis=0)
+    length = b.op("Cast", s + "/Cast_1", length, to=TensorProto.INT32)
+    cos, sin = rotary_tables(b, half=True)
+    skip, x = None, h
+    for i in range(c["layers"]):
+        module = f"model.layers.{i}"
+        x, skip = builder_norm(b, x, skip, module + ".input_layernorm", "input_layernorm/LayerNorm" if i == 0
+                               else "input_layernorm/SkipLayerNorm")
+        a, std = scope(module + ".self_attn"), c["hidden"] ** -0.5
+        q, k, v = (builder_linear(b, x, f"{module}.self_attn.{p}_proj", c["hidden"], heads * c["head"], std)
+                   for p, heads in (("q", c["heads"]), ("k", c["kv_heads"]), ("v", c["kv_heads"])))
+        y = b.op("GroupQueryAttention", a + "/GroupQueryAttention", q, k, v, f"past_key_values.{i}.key",
+                 f"past_key_values.{i}.value", seqlens, length, cos, sin,
+                 outs=[a + "/GroupQueryAttention/output_0", f"present.{i}.key", f"present.{i}.value"],
+                 domain="com.microsoft", num_heads=c["heads"], kv_num_heads=c["kv_heads"], do_rotary=1)[0]
+        o = builder_linear(b, y, module + ".self_attn.o_proj", c["heads"] * c["head"], c["hidden"],
+                           (c["heads"] * c["head"]) ** -0.5)
+        x, skip = builder_norm(b, o, skip, module + ".post_attention_layernorm", "post_attention_layernorm/SkipLayerNorm")
+        m = scope(module + ".mlp")
+        gate = builder_linear(b, x, module + ".mlp.gate_proj", c["hidden"], c["ffn"], c["hidden"] ** -0.5)
+        act = b.op("Mul", m + "/act_fn/Mul", gate, b.op("Sigmoid", m + "/act_fn/Sigmoid", gate))
+        up = builder_linear(b, x, module + ".mlp.up_proj", c["hidden"], c["ffn"], c["hidden"] ** -0.5)
+        x = builder_linear(b, b.op("Mul", m + "/Mul", act, up), module + ".mlp.down_proj", c["ffn"], c["hidden"],
+                           c["ffn"] ** -0.5)
+    h, _ = builder_norm(b, x, skip, f"model.layers.{c['layers']}.final_norm_layernorm", "SkipLayerNorm")
+    builder_linear(b, h, "lm_head", c["hidden"], c["vocab"], 2 * c["hidden"] ** -0.5, out="logits")
+
+
 def save(out, name, b, opset, external):
     """Checks the model (full shape inference) and writes it; external: every
     tensor over 1 KiB into one NAME.onnx.data, checked by path (over 2 GB)."""
     inputs, outputs = io(b)
+    genai = any(n.domain == "com.microsoft" for n in b.nodes)
+    if genai:  # the builder's models have no position_ids
+        inputs = [i for i in inputs if i.name != "position_ids"]
     graph = helper.make_graph(b.nodes, name, inputs, outputs, b.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="hetplan-tests")
+    opsets = [helper.make_opsetid("", opset)] + ([helper.make_opsetid("com.microsoft", 1)] if genai else [])
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="hetplan-tests")
     model.ir_version = 10 if opset <= 21 else 11
     path = os.path.join(out, name + ".onnx")
+    if genai:  # onnx.checker refuses SimplifiedLayerNormalization in the default domain, as it does the builder's
+        if external:
+            onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                            location=name + ".onnx.data", size_threshold=1024)
+        else:
+            onnx.save(model, path)
+        return
     if not external:
         onnx.checker.check_model(model, full_check=True)
         onnx.save(model, path)
@@ -384,6 +472,9 @@ MODELS = {
     "decoder_int4": (21, np.float32, True, False, False),
     "decoder_fp16": (18, np.float16, False, False, False),
     "decoder_opset23": (23, np.float32, False, True, False),
+    # ONNX Runtime GenAI's model builder form (fused: "genai")
+    "decoder_genai": (21, np.float32, False, "genai", False),
+    "decoder_genai_int4": (21, np.float32, True, "genai", False),
 }
 
 
@@ -401,7 +492,10 @@ def main():
     for name in names:
         opset, dtype, int4, fused, tied = MODELS[name]
         b = Builder(SIZES[args.size], dtype, int4)
-        decoder(b, fused, tied)
+        if fused == "genai":
+            decoder_genai(b)
+        else:
+            decoder(b, fused, tied)
         save(args.out, name, b, opset, external=args.size == "1b")
 
 
