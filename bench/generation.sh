@@ -11,7 +11,8 @@
 #                       [--cache-dir DIR] [--out DIR] [POINT ...]
 #
 # A POINT is MODEL@PLATFORM[@PU.KEY=VALUE], MODEL one of make_decoders.py's
-# (decoder, decoder_tied, decoder_int4, decoder_fp16, decoder_opset23).
+# (decoder, decoder_tied, decoder_int4, decoder_fp16, decoder_opset23, decoder_genai,
+# decoder_genai_int4).
 # Defaults: --size test, P=16, N=8, 10 s, every test form on klein-arm and
 # decoder at 10 and 5 crossbars; with --size 1b: decoder_int4 at P=N=128 on
 # klein-arm, puma and soc-example with --warmup 2 --runs 5 (the 1B model is
@@ -47,7 +48,8 @@ if [ ${#points[@]} -eq 0 ]; then
     warmup=${warmup:-2} runs=${runs:-5}
   else
     points=(decoder@klein-arm decoder_tied@klein-arm decoder_int4@klein-arm decoder_fp16@klein-arm
-            decoder_opset23@klein-arm decoder@klein-arm@cim.crossbars=10 decoder@klein-arm@cim.crossbars=5)
+            decoder_opset23@klein-arm decoder_genai@klein-arm decoder_genai_int4@klein-arm
+            decoder@klein-arm@cim.crossbars=10 decoder@klein-arm@cim.crossbars=5)
   fi
 fi
 models=$(printf '%s\n' "${points[@]}" | cut -d@ -f1 | sort -u | sed 's/$/.onnx/' | paste -sd,)

@@ -500,7 +500,8 @@ void Summarise(const Index& x, const std::vector<Generated>& runs, const std::ve
   double planned_decode = 0;
   for (double t : x.tpot_us) planned_decode += t;
   r->predicted_tokens_per_s = n / r->predicted_decode_us * 1e6;
-  r->tokens_per_s_error = r->tokens_per_s / r->predicted_tokens_per_s - 1.0;
+  // Times of PUs emulated on the CPU are not the plan's to compare.
+  if (r->measured) r->tokens_per_s_error = r->tokens_per_s / r->predicted_tokens_per_s - 1.0;
   if (unsplit.empty()) return;
   std::vector<double> ref_ttft;
   for (const Generated& g : unsplit) {
@@ -511,7 +512,7 @@ void Summarise(const Index& x, const std::vector<Generated>& runs, const std::ve
   }
   r->unsplit_ttft_us = Median(ref_ttft);
   r->unsplit_decode_us = Median(ref_decode);
-  if (x.unsplit_decode_us > 0) {
+  if (x.unsplit_decode_us > 0 && r->tokens_per_s_error) {
     // Scaled to the run's steps when they are not the plan's.
     r->predicted_unsplit_decode_us = x.unsplit_decode_us * r->predicted_decode_us / planned_decode;
     r->drift = *r->unsplit_decode_us / *r->predicted_unsplit_decode_us - 1.0;

@@ -77,6 +77,19 @@ Result<nlohmann::json> Interface(const DecoderSignature& sig, const nlohmann::js
                         {"max_positions", sig.max_positions ? nlohmann::json(*sig.max_positions) : nlohmann::json()}};
 }
 
+// Every tensor's planned shape: the operators' inputs and outputs, the graph's.
+std::map<std::string, std::vector<int64_t>> TensorShapes(const OpGraph& g) {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const Operator& op : g.operators()) {
+    for (const auto* list : {&op.inputs, &op.outputs}) {
+      for (const auto& t : *list) out.emplace(t.name, t.shape);
+    }
+  }
+  for (const auto& t : g.graph_inputs()) out.emplace(t.name, t.shape);
+  for (const auto& t : g.graph_outputs()) out.emplace(t.name, t.shape);
+  return out;
+}
+
 }  // namespace
 
 Result<GenerationSplit> SplitGenerationFile(const std::string& path, const std::string& out_dir,
@@ -91,15 +104,26 @@ Result<GenerationSplit> SplitGenerationFile(const std::string& path, const std::
   GenerationSplit out;
   std::string model_path;
   std::map<std::string, nlohmann::json> manifests;
-  for (const std::string phase : {"prefill", "decode"}) {
+  const std::vector<std::string> phases = {"prefill", "decode"};
+  std::vector<PlanFile> plans;
+  std::vector<LoadedModel> models;
+  for (const std::string& phase : phases) {
     const std::string file = PhaseFile(gen, path, phase);
     HETPLAN_ASSIGN_OR_RETURN(const nlohmann::json schedule, ReadJsonFile(file, "the phase's schedule file"));
-    HETPLAN_ASSIGN_OR_RETURN(const PlanFile plan, ReadPlanFile(schedule, file));
+    HETPLAN_ASSIGN_OR_RETURN(PlanFile plan, ReadPlanFile(schedule, file));
     HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, deploy_internal::LoadScheduleModel(plan, file, options, true));
+    plans.push_back(std::move(plan));
+    models.push_back(std::move(model));
+  }
+  for (size_t k = 0; k < phases.size(); ++k) {
+    const std::string& phase = phases[k];
+    const std::string file = PhaseFile(gen, path, phase);
+    const LoadedModel& model = models[k];
     SplitOptions o = options;
     o.dynamic_shapes = true;
+    o.other_phase_shapes = TensorShapes(models[1 - k].graph);
     o.schedule_violations = static_cast<int>(report.violations.size());
-    HETPLAN_ASSIGN_OR_RETURN(SplitResult split, SplitModel(model, plan, file, o));
+    HETPLAN_ASSIGN_OR_RETURN(SplitResult split, SplitModel(model, plans[k], file, o));
     HETPLAN_RETURN_IF_ERROR(WriteSplit(split, (fs::path(out_dir) / phase).string()));
     model_path = model.path;
     manifests[phase] = split.manifest;

@@ -57,6 +57,7 @@ struct Boundary {
   std::string name;
   int32_t elem_type = onnx::TensorProto::UNDEFINED;
   std::vector<int64_t> shape;
+  std::vector<bool> unknown;  // per dim, in a dynamic split's files (SplitOptions::other_phase_shapes)
   int64_t bytes() const {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -87,9 +88,10 @@ class Splitter {
  public:
   // `source_of` (SplitOptions::dynamic_shapes): cut m.source instead, the
   // node of m.model's graph at index i being m.source's (*source_of)[i].
-  Splitter(const LoadedModel& m, const std::vector<SegmentPlan>& plan, const std::vector<int>* source_of = nullptr)
+  Splitter(const LoadedModel& m, const std::vector<SegmentPlan>& plan, const std::vector<int>* source_of = nullptr,
+           const std::map<std::string, std::vector<int64_t>>* other_phase = nullptr)
       : m_(m), proto_(source_of ? *m.source : *m.model), g_(proto_.graph()), plan_(plan), index_(g_),
-        dynamic_(source_of != nullptr) {
+        dynamic_(source_of != nullptr), other_phase_(other_phase) {
     for (const auto& vi : g_.input()) {
       if (!index_.initializer.count(vi.name())) graph_inputs_.insert(vi.name());
     }
@@ -183,6 +185,12 @@ class Splitter {
     const std::string& name = original == original_of_.end() ? handed : original->second;
     HETPLAN_ASSIGN_OR_RETURN(Boundary b, DescribeTensor(name));
     b.name = handed;
+    b.unknown.assign(b.shape.size(), dynamic_);
+    if (dynamic_ && other_phase_ != nullptr) {
+      if (auto it = other_phase_->find(name); it != other_phase_->end() && it->second.size() == b.shape.size()) {
+        for (size_t k = 0; k < b.shape.size(); ++k) b.unknown[k] = it->second[k] != b.shape[k];
+      }
+    }
     return b;
   }
 
@@ -264,25 +272,25 @@ class Splitter {
     for (int i : b.sparse) *sg->add_sparse_initializer() = g_.sparse_initializer(i);
     for (const auto& name : b.inputs) {
       HETPLAN_ASSIGN_OR_RETURN(Boundary t, Describe(name));
-      SetValueInfo(t, dynamic_, sg->add_input());
+      SetValueInfo(t, sg->add_input());
     }
     for (const auto& name : OrderedOutputs(s)) {
       HETPLAN_ASSIGN_OR_RETURN(Boundary t, Describe(name));
-      SetValueInfo(t, dynamic_, sg->add_output());
+      SetValueInfo(t, sg->add_output());
     }
     return sub;
   }
 
  private:
-  // Dynamic: the rank only, every dim left unknown.
-  static void SetValueInfo(const Boundary& t, bool dynamic, onnx::ValueInfoProto* vi) {
+  // A dynamic split leaves `unknown` dims without a value.
+  static void SetValueInfo(const Boundary& t, onnx::ValueInfoProto* vi) {
     vi->set_name(t.name);
     auto* tt = vi->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(t.elem_type);
     auto* shape = tt->mutable_shape();
-    for (int64_t d : t.shape) {
+    for (size_t k = 0; k < t.shape.size(); ++k) {
       auto* dim = shape->add_dim();
-      if (!dynamic) dim->set_dim_value(d);
+      if (k >= t.unknown.size() || !t.unknown[k]) dim->set_dim_value(t.shape[k]);
     }
   }
 
@@ -375,6 +383,7 @@ class Splitter {
   const std::vector<SegmentPlan>& plan_;
   GraphProtoIndex index_;
   bool dynamic_ = false;
+  const std::map<std::string, std::vector<int64_t>>* other_phase_ = nullptr;
   std::unordered_set<std::string> graph_inputs_, graph_outputs_;
   std::map<std::string, std::string> original_of_;  // HandoffName → the graph output
   std::unordered_map<std::string, const TensorInfo*> known_;
@@ -742,7 +751,7 @@ Result<SplitResult> SplitOneRequest(const LoadedModel& model, const PlanFile& ps
   if (options.dynamic_shapes) {
     HETPLAN_ASSIGN_OR_RETURN(source_of, SourceNodes(model, schedule_label));
   }
-  Splitter splitter(model, *plan, options.dynamic_shapes ? &source_of : nullptr);
+  Splitter splitter(model, *plan, options.dynamic_shapes ? &source_of : nullptr, &options.other_phase_shapes);
   HETPLAN_RETURN_IF_ERROR(splitter.Build());
   const int k = static_cast<int>(plan->size());
   HETPLAN_RETURN_IF_ERROR(CheckSegmentGraph(splitter.builds(), k, schedule_label));

@@ -62,8 +62,53 @@ Status CheckPairs(const std::string& path, const std::map<int, KvLayer>& layers)
   return Status::Ok();
 }
 
-// [batch, kv heads, length, head]: heads and head static, alike in every layer.
-Status CheckKvShape(const std::string& path, const std::string& name, const Dims& d, DecoderSignature* s) {
+// The head size of each past and present a GroupQueryAttention reads or
+// writes, from its query's projection: ONNX Runtime GenAI's model builder
+// leaves the cache's head dim symbolic ('kv_cache_dim'). The query is a
+// MatMul's (weight [K, N]) or MatMulNBits' (attribute N) output: N = heads ×
+// head, or (heads + 2 × kv heads) × head when Q, K and V come packed.
+std::map<std::string, int64_t> GqaHeadSizes(const onnx::GraphProto& g) {
+  std::map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits[t.name()] = &t;
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) producer[o] = &n;
+  }
+  const auto attr = [](const onnx::NodeProto& n, const std::string& name) -> int64_t {
+    for (const auto& a : n.attribute()) {
+      if (a.name() == name) return a.i();
+    }
+    return 0;
+  };
+  std::map<std::string, int64_t> out;
+  for (const auto& n : g.node()) {
+    if (n.op_type() != "GroupQueryAttention" || n.input_size() < 5) continue;
+    const int64_t heads = attr(n, "num_heads"), kv = attr(n, "kv_num_heads");
+    const bool packed = n.input_size() < 3 || n.input(1).empty();
+    const auto p = producer.find(n.input(0));
+    if (p == producer.end() || heads <= 0 || kv <= 0) continue;
+    int64_t cols = 0;
+    if (p->second->op_type() == "MatMulNBits") cols = attr(*p->second, "N");
+    if (p->second->op_type() == "MatMul" && p->second->input_size() == 2) {
+      if (auto w = inits.find(p->second->input(1)); w != inits.end() && w->second->dims_size() == 2) {
+        cols = w->second->dims(1);
+      }
+    }
+    const int64_t width = packed ? heads + 2 * kv : heads;
+    if (cols <= 0 || cols % width != 0) continue;
+    for (int k : {3, 4}) out[n.input(k)] = cols / width;
+    for (int k = 1; k < std::min(3, n.output_size()); ++k) out[n.output(k)] = cols / width;
+  }
+  return out;
+}
+
+// [batch, kv heads, length, head]: heads and head static (or the head from
+// `heads`, GqaHeadSizes), alike in every layer.
+Status CheckKvShape(const std::string& path, const std::string& name, Dims d, DecoderSignature* s,
+                    const std::map<std::string, int64_t>& heads) {
+  if (d.size() == 4 && !d[3]) {
+    if (auto h = heads.find(name); h != heads.end()) d[3] = h->second;
+  }
   if (d.size() != 4 || !d[1] || !d[3]) {
     return Error(ErrorCode::kInvalidArgument,
                  "{}: '{}' is not [batch, kv_heads, length, head_size] with static heads and head size; --llm reads "
@@ -132,11 +177,12 @@ Result<DecoderSignature> ReadDecoderSignature(const std::string& path) {
   for (const auto& t : g.initializer()) initializers.insert(t.name());
   constexpr std::string_view past_prefix = "past_key_values.", present_prefix = "present.";
   std::map<int, KvLayer> layers;
+  const std::map<std::string, int64_t> gqa_heads = GqaHeadSizes(g);
   for (const auto& in : g.input()) {
     if (initializers.count(in.name())) continue;
     if (TakeKvName(in.name(), past_prefix, true, &layers)) {
       const Dims d = DimsOf(in);
-      HETPLAN_RETURN_IF_ERROR(CheckKvShape(path, in.name(), d, &s));
+      HETPLAN_RETURN_IF_ERROR(CheckKvShape(path, in.name(), d, &s, gqa_heads));
       s.kv_elem_type = in.type().tensor_type().elem_type();
     } else if (in.name() == "input_ids" || in.name() == "inputs_embeds") {
       s.tokens = in.name();
@@ -150,7 +196,7 @@ Result<DecoderSignature> ReadDecoderSignature(const std::string& path) {
   }
   for (const auto& out : g.output()) {
     if (TakeKvName(out.name(), present_prefix, false, &layers)) {
-      HETPLAN_RETURN_IF_ERROR(CheckKvShape(path, out.name(), DimsOf(out), &s));
+      HETPLAN_RETURN_IF_ERROR(CheckKvShape(path, out.name(), DimsOf(out), &s, gqa_heads));
     }
   }
   const bool has_past = std::any_of(layers.begin(), layers.end(), [](const auto& l) { return !l.second.past_key.empty(); });

@@ -114,7 +114,8 @@ TEST_F(Generation, ReadsTheCachePairsAndThePositionTable) {
   EXPECT_EQ(gqa->position_ids, "");
   EXPECT_EQ(gqa->layers.size(), 2u);
   EXPECT_EQ(gqa->max_positions.value_or(0), 256);
-  EXPECT_EQ(gqa->position_table, "model.rotary_emb.cos_cached");
+  EXPECT_EQ(gqa->position_table, "cos_cache");
+  EXPECT_EQ(gqa->head_dim, 16);  // the cache's head dim is symbolic: from the packed QKV projection
 }
 
 TEST_F(Generation, RefusesModelsThatDoNotGenerateInOneLine) {
@@ -193,11 +194,18 @@ TEST_F(Generation, EveryFormPlansTheRequestAndValidates) {
 // past length, and `run --generate` feeds the presents back as the past:
 // every form's greedy tokens equal the unsplit model's own loop, on the CIM
 // plan (segments on two PUs, the CIM's emulated) and on two measured cores
-// (each PU's segments on its own pinned thread).
+// (each PU's segments on its own pinned thread). With one crossbar the
+// builder's form keeps an attention and its projections in one CPU segment
+// whose input is the packed QKV from the CIM: its dims that both phases share
+// stay static (ONNX Runtime's GroupQueryAttention reads an unknown hidden
+// size as 0 and its o_proj then refused to load).
 TEST_F(Generation, EveryFormSplitsAndGeneratesTheUnsplitModelsTokens) {
   for (const char* form : kForms) {
-    for (const char* platform : {"klein-arm", "host-2core"}) {
+    for (const char* platform : {"klein-arm", "host-2core", "klein-arm --set cim.crossbars=1"}) {
       if (std::string(platform) == "host-2core" && std::string(form) != "decoder") continue;
+      if (std::string(platform).find("crossbars=1") != std::string::npos && std::string(form) != "decoder_genai_int4") {
+        continue;
+      }
       SCOPED_TRACE(std::string(form) + " on " + platform);
       CmdResult r;
       const fs::path out = Plan(File(std::string(form) + ".onnx"), std::string(" --platform ") + platform, &r);

@@ -132,9 +132,10 @@ class Builder:
         self.cfg, self.dtype, self.int4 = cfg, np.dtype(dtype), int4
         self.elem = helper.np_dtype_to_tensor_dtype(self.dtype)
         self.nodes, self.inits, self.names = [], [], set()
+        self.output_sep = "_"  # a node's output: NAME_output_0 as torch names it ("/": the model builder's)
 
     def op(self, op_type, name, *inputs, out=None, outs=None, **attrs):
-        outputs = outs or [out or f"{name}_output_0"]
+        outputs = outs or [out or f"{name}{self.output_sep}output_0"]
         self.nodes.append(helper.make_node(op_type, list(inputs), outputs, name=name, **attrs))
         return outputs[0] if len(outputs) == 1 else outputs
 
@@ -222,15 +223,14 @@ def attention_bias(b, allowed):
                 b.value("lowest", np.finfo(b.dtype).min))
 
 
-def rotary_tables(b, half):
+def rotary_tables(b, half, names=("model.rotary_emb.cos_cached", "model.rotary_emb.sin_cached")):
     """cos and sin of position * THETA^(-2j/head): [positions, head/2], or
     [positions, head] with the frequencies repeated (Hugging Face's cache)."""
     c = b.cfg
     inv = 1.0 / THETA ** (np.arange(0, c["head"], 2, dtype=np.float64) / c["head"])
     freqs = np.outer(np.arange(c["positions"], dtype=np.float64), inv)
     freqs = freqs if half else np.concatenate([freqs, freqs], axis=-1)
-    return (b.init("model.rotary_emb.cos_cached", np.cos(freqs).astype(b.dtype)),
-            b.init("model.rotary_emb.sin_cached", np.sin(freqs).astype(b.dtype)))
+    return b.init(names[0], np.cos(freqs).astype(b.dtype)), b.init(names[1], np.sin(freqs).astype(b.dtype))
 
 
 def rotary_gathered(b):
@@ -361,77 +361,95 @@ def decoder(b, fused=False, tied=False):
 def quantize_nbits(w):
     """MatMulNBits' INT4 of a float [K, N] weight: per column, blocks of BLOCK
     along K, q = round(w / scale) + 8 in [0, 15] (zero point 8), two per byte,
-    the lower nibble first: (B uint8 [N, K/BLOCK, BLOCK/2], scales [N·K/BLOCK])."""
+    the lower nibble first: (B uint8 [N, K/BLOCK, BLOCK/2], scales [N, K/BLOCK])."""
     k, n = w.shape
     blocks = w.T.reshape(n, k // BLOCK, BLOCK)
     scales = np.abs(blocks).max(axis=2) / 7.0
     q = (np.clip(np.round(blocks / scales[:, :, None]), -8, 7) + 8).astype(np.uint8)
     packed = q[:, :, 0::2] | (q[:, :, 1::2] << 4)
-    return packed, scales.astype(np.float32).reshape(-1)
+    return packed, scales.astype(np.float32)
 
 
 def builder_linear(b, x, module, k, n, std, out=None):
-    """The model builder's projection: a MatMul, or MatMulNBits (INT4)."""
+    """The model builder's projection: a MatMul, or MatMulNBits (INT4), named
+    as the builder names them (SCOPE/MatMul[_Q4], MODULE.MatMul.weight[_Q4])."""
     name, s = module + ".weight", scope(module)
+    out = out or f"{s}/MatMul/output_0"
     if not b.int4:
-        return b.op("MatMul", s + "/MatMul", x, b.weight(name, (k, n), std), out=out)
+        w = b.init(module + ".MatMul.weight", normal(name, (k, n), std).astype(b.dtype))
+        return b.op("MatMul", s + "/MatMul", x, w, out=out)
     packed, scales = quantize_nbits(normal(name, (k, n), std))
-    return b.op("MatMulNBits", s + "/MatMulNBits", x, b.init(name + ".qweight", packed),
-                b.init(name + ".scales", scales), out=out, domain="com.microsoft", K=k, N=n, bits=4,
-                block_size=BLOCK)
+    return b.op("MatMulNBits", s + "/MatMul_Q4", x, b.init(module + ".MatMul.weight_Q4", packed),
+                b.init(module + ".MatMul.weight_scales", scales), out=out, domain="com.microsoft", K=k, N=n,
+                accuracy_level=4, bits=4, block_size=BLOCK)
 
 
-def builder_norm(b, x, skip, module, name):
+def builder_norm(b, new, residual, module, last=False):
     """SimplifiedLayerNormalization (ONNX Runtime's, in the default domain) on
     the first use; later com.microsoft's SkipSimplifiedLayerNormalization of
-    x + skip, whose fourth output is that sum (the residual): (normed, residual)."""
+    residual + new, whose fourth output is that sum: (normed, the sum)."""
     s, w = scope(module), b.weight(module + ".weight", (b.cfg["hidden"],), 0.1, 1.0)
-    if skip is None:
-        return b.op("SimplifiedLayerNormalization", f"{s}/{name}", x, w, axis=-1, epsilon=EPS, stash_type=1), x
-    outs = [f"{s}/{name}/output_0", "", "", f"{s}/{name}/output_3"]
-    y = b.op("SkipSimplifiedLayerNormalization", f"{s}/{name}", x, skip, w, outs=outs, domain="com.microsoft",
-             epsilon=EPS)
-    return y[0], y[3]
+    if residual is None:
+        y = b.op("SimplifiedLayerNormalization", s + "/LayerNorm", new, w, out=s + "/output_0", axis=-1, epsilon=EPS,
+                 stash_type=1)
+        return y, new
+    outs = [s + "/output_0"] if last else [s + "/output_0", "", "", s + "/output_3"]
+    y = b.op("SkipSimplifiedLayerNormalization", s + "/SkipLayerNorm", residual, new, w, outs=outs,
+             domain="com.microsoft", epsilon=EPS)
+    return (y, None) if last else (y[0], y[3])
+
+
+def builder_constant(b, name, value):
+    """The builder's Constant node of an int64 value: /model/constants/INT64/NAME."""
+    out = f"/model/constants/INT64/{name}"
+    b.op("Constant", f"/model/constant_nodes/INT64/{name}", out=out,
+         value=numpy_helper.from_array(np.array(value, dtype=np.int64), out))
+    return out
 
 
 def decoder_genai(b):
-    """ONNX Runtime GenAI's model builder form of the same decoder: no
-    position_ids; GroupQueryAttention with the rotary inside (do_rotary, cos
-    and sin caches [positions, head/2]) fed seqlens_k = Σ mask − 1 and
-    total_sequence_length = the mask's length (int32); Simplified and
-    SkipSimplified layer norms; MatMulNBits for INT4."""
+    """ONNX Runtime GenAI's model builder form of the same decoder, node for
+    node as onnxruntime-genai 0.18's builder writes a LLaMA (names, operators,
+    attributes; checked against it): no position_ids; the cache's head dim
+    symbolic ('kv_cache_dim'); seqlens_k = Σ mask − 1 and
+    total_sequence_length = the mask's length (int32); Q, K and V from one
+    packed projection (attn/qkv_proj) into GroupQueryAttention with the rotary
+    inside (do_rotary, cos and sin caches [positions, head/2]); Simplified
+    and SkipSimplified layer norms; MatMulNBits for INT4."""
     c = b.cfg
-    embed = b.weight("model.embed_tokens.weight", (c["vocab"], c["hidden"]), 0.1)
-    h = b.op("Gather", "/model/embed_tokens/Gather", embed, "input_ids", axis=0)
+    b.output_sep = "/"
+    one_1 = builder_constant(b, "[1]", [1])
     s = "/model/attn_mask_reformat/attn_mask_subgraph"
-    total = b.op("ReduceSum", s + "/ReduceSum", "attention_mask", b.const("axes_1", [1]), keepdims=0)
-    seqlens = b.op("Cast", s + "/Cast", b.op("Sub", s + "/Sub", total, b.const("one_1", [1])), to=TensorProto.INT32)
-    length = b.op("Gather", s + "/Gather", b.op("Shape", s + "/Shape", "attention_mask"), b.const("one_scalar", 1),
-                  axis=0)
-    length = b.op("Cast", s + "/Cast_1", length, to=TensorProto.INT32)
-    cos, sin = rotary_tables(b, half=True)
-    skip, x = None, h
+    total = b.op("ReduceSum", s + "/ReduceSum", "attention_mask", one_1, keepdims=0)
+    seqlens = b.op("Cast", s + "/Sub/Cast", b.op("Sub", s + "/Sub", total, one_1), to=TensorProto.INT32)
+    shape = b.op("Shape", s + "/Shape", "attention_mask")
+    length = b.op("Gather", s + "/Gather", shape, builder_constant(b, "1", 1), axis=0)
+    length = b.op("Cast", s + "/Gather/Cast", length, to=TensorProto.INT32)
+    embed = b.weight("model.embed_tokens.weight", (c["vocab"], c["hidden"]), 0.1)
+    h = b.op("Gather", "/model/embed_tokens/Gather", embed, "input_ids")
+    tables = rotary_tables(b, half=True, names=("cos_cache", "sin_cache"))
+    x, residual = h, None
     for i in range(c["layers"]):
         module = f"model.layers.{i}"
-        x, skip = builder_norm(b, x, skip, module + ".input_layernorm", "input_layernorm/LayerNorm" if i == 0
-                               else "input_layernorm/SkipLayerNorm")
-        a, std = scope(module + ".self_attn"), c["hidden"] ** -0.5
-        q, k, v = (builder_linear(b, x, f"{module}.self_attn.{p}_proj", c["hidden"], heads * c["head"], std)
-                   for p, heads in (("q", c["heads"]), ("k", c["kv_heads"]), ("v", c["kv_heads"])))
-        y = b.op("GroupQueryAttention", a + "/GroupQueryAttention", q, k, v, f"past_key_values.{i}.key",
-                 f"past_key_values.{i}.value", seqlens, length, cos, sin,
+        x, residual = builder_norm(b, x, residual, module + ".input_layernorm")
+        a = scope(module + ".attn")
+        qkv = builder_linear(b, x, module + ".attn.qkv_proj", c["hidden"],
+                             (c["heads"] + 2 * c["kv_heads"]) * c["head"], c["hidden"] ** -0.5)
+        y = b.op("GroupQueryAttention", a + "/GroupQueryAttention", qkv, "", "", f"past_key_values.{i}.key",
+                 f"past_key_values.{i}.value", seqlens, length, *tables, "", "", "",
                  outs=[a + "/GroupQueryAttention/output_0", f"present.{i}.key", f"present.{i}.value"],
-                 domain="com.microsoft", num_heads=c["heads"], kv_num_heads=c["kv_heads"], do_rotary=1)[0]
-        o = builder_linear(b, y, module + ".self_attn.o_proj", c["heads"] * c["head"], c["hidden"],
+                 domain="com.microsoft", num_heads=c["heads"], kv_num_heads=c["kv_heads"], scale=c["head"] ** -0.5,
+                 local_window_size=-1, softcap=0.0, do_rotary=1, rotary_interleaved=0)[0]
+        o = builder_linear(b, y, module + ".attn.o_proj", c["heads"] * c["head"], c["hidden"],
                            (c["heads"] * c["head"]) ** -0.5)
-        x, skip = builder_norm(b, o, skip, module + ".post_attention_layernorm", "post_attention_layernorm/SkipLayerNorm")
+        x, residual = builder_norm(b, o, residual, module + ".post_attention_layernorm")
         m = scope(module + ".mlp")
         gate = builder_linear(b, x, module + ".mlp.gate_proj", c["hidden"], c["ffn"], c["hidden"] ** -0.5)
-        act = b.op("Mul", m + "/act_fn/Mul", gate, b.op("Sigmoid", m + "/act_fn/Sigmoid", gate))
         up = builder_linear(b, x, module + ".mlp.up_proj", c["hidden"], c["ffn"], c["hidden"] ** -0.5)
+        act = b.op("Mul", m + "/act_fn/Mul", gate, b.op("Sigmoid", m + "/act_fn/Sigmoid", gate))
         x = builder_linear(b, b.op("Mul", m + "/Mul", act, up), module + ".mlp.down_proj", c["ffn"], c["hidden"],
                            c["ffn"] ** -0.5)
-    h, _ = builder_norm(b, x, skip, f"model.layers.{c['layers']}.final_norm_layernorm", "SkipLayerNorm")
+    h, _ = builder_norm(b, x, residual, f"model.layers.{c['layers']}.final_norm_layernorm", last=True)
     builder_linear(b, h, "lm_head", c["hidden"], c["vocab"], 2 * c["hidden"] ** -0.5, out="logits")
 
 
@@ -440,8 +458,15 @@ def save(out, name, b, opset, external):
     tensor over 1 KiB into one NAME.onnx.data, checked by path (over 2 GB)."""
     inputs, outputs = io(b)
     genai = any(n.domain == "com.microsoft" for n in b.nodes)
-    if genai:  # the builder's models have no position_ids
+    if genai:  # the builder's models have no position_ids, and the cache's head dim is symbolic
         inputs = [i for i in inputs if i.name != "position_ids"]
+        # every layer's key, then every layer's value, as the builder orders them
+        order = lambda v: (0, 0, 0) if not v.name.startswith(("past_key_values.", "present.")) else (
+            1, v.name.endswith(".value"), int(v.name.split(".")[-2]))
+        inputs, outputs = sorted(inputs, key=order), sorted(outputs, key=order)
+        for v in inputs + outputs:
+            if v.name.startswith(("past_key_values.", "present.")):
+                v.type.tensor_type.shape.dim[3].dim_param = "kv_cache_dim"
     graph = helper.make_graph(b.nodes, name, inputs, outputs, b.inits)
     opsets = [helper.make_opsetid("", opset)] + ([helper.make_opsetid("com.microsoft", 1)] if genai else [])
     model = helper.make_model(graph, opset_imports=opsets, producer_name="hetplan-tests")
@@ -473,8 +498,8 @@ MODELS = {
     "decoder_fp16": (18, np.float16, False, False, False),
     "decoder_opset23": (23, np.float32, False, True, False),
     # ONNX Runtime GenAI's model builder form (fused: "genai")
-    "decoder_genai": (21, np.float32, False, "genai", False),
-    "decoder_genai_int4": (21, np.float32, True, "genai", False),
+    "decoder_genai": (22, np.float32, False, "genai", False),
+    "decoder_genai_int4": (22, np.float32, True, "genai", False),
 }
 
 

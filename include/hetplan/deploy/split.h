@@ -84,6 +84,12 @@ struct SplitOptions {
   // of the dims the plan fixed (a decoder's prompt and past). The manifest
   // records the planned shapes and says so (Manifest::dynamic_shapes).
   bool dynamic_shapes = false;
+  // With dynamic_shapes: the boundary tensors' shapes in another phase of the
+  // same model (SplitGenerationFile: the other phase's planned shapes). A dim
+  // the two agree on stays static (ONNX Runtime's shape inference of some
+  // com.microsoft operators reads an unknown dim as 0); the others, and every
+  // dim of a tensor not listed, are left unknown.
+  std::map<std::string, std::vector<int64_t>> other_phase_shapes;
 };
 
 // A split held in memory: what WriteSplit writes.
