@@ -87,6 +87,13 @@ class Search {
       return e;
     }
     HETPLAN_ASSIGN_OR_RETURN(e.first, SolvePhase(*cf, root));
+    // The first phase may have spent the rest: the node stays unsolved
+    // (a limit of 0 or less is no limit a method takes).
+    if (!root && Remaining() <= 0) {
+      Evaluated unsolved;
+      unsolved.lb = parent_lb;
+      return unsolved;
+    }
     HETPLAN_ASSIGN_OR_RETURN(e.second, SolvePhase(*cs, root));
     if (e.first.status == SolveStatus::kInfeasible || e.second.status == SolveStatus::kInfeasible) {
       e.infeasible = true;
