@@ -40,12 +40,15 @@ done
 out=${out:-$(mktemp -d /tmp/hetplan_generation.XXXXXX)}
 cache=${cache:-$out/cache}
 mkdir -p "$out/models"
+# The 1B model's defaults hold for points given too.
+if [ "$size" = 1b ]; then
+  [ "$prompt" = 16 ] && prompt=128
+  [ "$new" = 8 ] && new=128
+  warmup=${warmup:-2} runs=${runs:-5}
+fi
 if [ ${#points[@]} -eq 0 ]; then
   if [ "$size" = 1b ]; then
-    [ "$prompt" = 16 ] && prompt=128
-    [ "$new" = 8 ] && new=128
     points=(decoder_int4@klein-arm decoder_int4@puma decoder_int4@soc-example)
-    warmup=${warmup:-2} runs=${runs:-5}
   else
     points=(decoder@klein-arm decoder_tied@klein-arm decoder_int4@klein-arm decoder_fp16@klein-arm
             decoder_opset23@klein-arm decoder_genai@klein-arm decoder_genai_int4@klein-arm
