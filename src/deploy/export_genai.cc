@@ -12,6 +12,7 @@
 #include "hetplan/deploy/generation.h"
 #include "hetplan/deploy/manifest.h"
 #include "hetplan/util/io.h"
+#include "deploy/generation_internal.h"
 
 namespace hetplan {
 namespace {
@@ -84,74 +85,63 @@ Result<OrtGenaiExport> ExportOrtGenai(const std::string& source, const std::stri
     return Error(ErrorCode::kInvalidArgument, "{}: neither a generation file nor a split of one (no {}); give the "
                  "file partition --llm wrote, or the folder hetplan split wrote from it", source, kGenerationSplitFile);
   }
-  HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(index_path, int64_t{1} << 26));
+  HETPLAN_ASSIGN_OR_RETURN(const deploy_internal::GenerationIndex x, deploy_internal::ReadGenerationIndex(dir));
+  if (x.embeddings) {
+    return Error(ErrorCode::kUnsupported, "{}: the decoder takes embeddings, not token ids; ONNX Runtime GenAI's "
+                 "decoder-pipeline feeds input_ids", index_path);
+  }
+  HETPLAN_ASSIGN_OR_RETURN(const Manifest prefill, LoadManifest((fs::path(dir) / "prefill").string()));
+  HETPLAN_ASSIGN_OR_RETURN(const Manifest decode, LoadManifest((fs::path(dir) / "decode").string()));
   OrtGenaiExport out;
   out.out_dir = out_dir;
-  nlohmann::json& config = out.config;
-  try {
-    const nlohmann::json index = nlohmann::json::parse(text);
-    const nlohmann::json& in = index.at("interface");
-    HETPLAN_ASSIGN_OR_RETURN(const Manifest prefill, LoadManifest((fs::path(dir) / "prefill").string()));
-    HETPLAN_ASSIGN_OR_RETURN(const Manifest decode, LoadManifest((fs::path(dir) / "decode").string()));
-    if (in.value("embeddings", false)) {
-      return Error(ErrorCode::kUnsupported, "{}: the decoder takes embeddings, not token ids; ONNX Runtime GenAI's "
-                   "decoder-pipeline feeds input_ids", index_path);
-    }
-    int64_t vocab = 0;
-    for (const auto& t : prefill.outputs) {
-      if (t.name == in.at("logits").get<std::string>() && !t.shape.empty()) vocab = t.shape.back();
-    }
-    const auto& past = in.at("empty_past");  // [batch, kv heads, 0, head]
-    const std::vector<int64_t> kv = past.begin()->get<std::vector<int64_t>>();
-    const int64_t positions = in.value("max_positions", nlohmann::json()).is_number_integer()
-                                  ? in["max_positions"].get<int64_t>()
-                                  : index.at("prompt").get<int64_t>() + index.at("new_tokens").get<int64_t>() + 1;
-    nlohmann::json pipeline = nlohmann::json::array();
-    AddStages(prefill, "prefill", &pipeline, &out.notes);
-    AddStages(decode, "decode", &pipeline, &out.notes);
-    out.stages = static_cast<int>(pipeline.size());
-    nlohmann::json inputs = {{"input_ids", in.at("tokens")},
-                             {"past_key_names", "past_key_values.%d.key"},
-                             {"past_value_names", "past_key_values.%d.value"}};
-    if (!in.value("attention_mask", "").empty()) inputs["attention_mask"] = in["attention_mask"];
-    if (!in.value("position_ids", "").empty()) inputs["position_ids"] = in["position_ids"];
-    // GenAI wants eos within the vocabulary: its last id (pad too, whose
-    // value GenAI skips at a prompt's end). A generation that reaches it
-    // stops there.
-    config = {{"model",
-               {{"type", "decoder-pipeline"},
-                {"vocab_size", vocab},
-                {"context_length", positions},
-                {"bos_token_id", 0},
-                {"eos_token_id", vocab - 1},
-                {"pad_token_id", vocab - 1},
-                {"decoder",
-                 {{"session_options", {{"log_id", "onnxruntime-genai"}, {"provider_options", nlohmann::json::array()}}},
-                  {"head_size", kv.at(3)},
-                  {"num_key_value_heads", kv.at(1)},
-                  {"num_hidden_layers", in.at("layers").size()},
-                  {"inputs", inputs},
-                  {"outputs",
-                   {{"logits", in.at("logits")},
-                    {"present_key_names", "present.%d.key"},
-                    {"present_value_names", "present.%d.value"}}},
-                  {"pipeline", pipeline}}}}},
-              {"search",
-               {{"max_length", index.at("prompt").get<int64_t>() + index.at("new_tokens").get<int64_t>() + 1},
-                {"do_sample", false},
-                {"num_beams", 1},
-                {"past_present_share_buffer", false}}}};
-  } catch (const nlohmann::json::exception& e) {
-    return Error(ErrorCode::kParseError, "{}: {}; re-run hetplan split", index_path, OneLine(e.what()));
-  }
+  const int64_t vocab = deploy_internal::Vocabulary(x, prefill);
+  const std::vector<int64_t>& kv = x.empty_past.begin()->second;  // [batch, kv heads, 0, head]
+  const int64_t tokens = x.prompt + x.planned_new + 1;
+  nlohmann::json pipeline = nlohmann::json::array();
+  AddStages(prefill, "prefill", &pipeline, &out.notes);
+  AddStages(decode, "decode", &pipeline, &out.notes);
+  out.stages = static_cast<int>(pipeline.size());
+  nlohmann::json inputs = {{"input_ids", x.tokens},
+                           {"past_key_names", "past_key_values.%d.key"},
+                           {"past_value_names", "past_key_values.%d.value"}};
+  if (!x.mask.empty()) inputs["attention_mask"] = x.mask;
+  if (!x.positions.empty()) inputs["position_ids"] = x.positions;
+  // GenAI wants eos within the vocabulary: its last id (pad too, whose
+  // value GenAI skips at a prompt's end). A generation that reaches it
+  // stops there.
+  out.config = {{"model",
+                 {{"type", "decoder-pipeline"},
+                  {"vocab_size", vocab},
+                  {"context_length", x.max_positions.value_or(tokens)},
+                  {"bos_token_id", 0},
+                  {"eos_token_id", vocab - 1},
+                  {"pad_token_id", vocab - 1},
+                  {"decoder",
+                   {{"session_options",
+                     {{"log_id", "onnxruntime-genai"}, {"provider_options", nlohmann::json::array()}}},
+                    {"head_size", kv[3]},
+                    {"num_key_value_heads", kv[1]},
+                    {"num_hidden_layers", x.past_of_present.size() / 2},
+                    {"inputs", inputs},
+                    {"outputs",
+                     {{"logits", x.logits},
+                      {"present_key_names", "present.%d.key"},
+                      {"present_value_names", "present.%d.value"}}},
+                    {"pipeline", pipeline}}}}},
+                {"search",
+                 {{"max_length", tokens},
+                  {"do_sample", false},
+                  {"num_beams", 1},
+                  {"past_present_share_buffer", false}}}};
   if (dir != out_dir) {
     for (const char* phase : {"prefill", "decode"}) {
       HETPLAN_RETURN_IF_ERROR(CopyPhase((fs::path(dir) / phase).string(), (fs::path(out_dir) / phase).string()));
     }
+    HETPLAN_ASSIGN_OR_RETURN(const std::string text, ReadFile(index_path, int64_t{1} << 26));
     HETPLAN_RETURN_IF_ERROR(WriteFileAtomic((fs::path(out_dir) / kGenerationSplitFile).string(), text));
   }
   HETPLAN_RETURN_IF_ERROR(
-      WriteFileAtomic((fs::path(out_dir) / "genai_config.json").string(), config.dump(2) + "\n"));
+      WriteFileAtomic((fs::path(out_dir) / "genai_config.json").string(), out.config.dump(2) + "\n"));
   return out;
 }
 

@@ -11,12 +11,12 @@
 #include <onnxruntime_cxx_api.h>
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,6 +27,7 @@
 #include "hetplan/util/clock.h"
 #include "hetplan/util/io.h"
 #include "hetplan/util/sha256.h"
+#include "deploy/generation_internal.h"
 #include "deploy/run_internal.h"
 #include "ort/pinning.h"
 #include "ort/session.h"
@@ -37,86 +38,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// DIR/generation.json.
-struct Index {
-  std::string path, model_file, model_sha256;
-  int64_t prompt = 0, planned_new = 0;
-  std::string tokens, mask, positions, logits;
-  bool embeddings = false;
-  std::map<std::string, std::string> past_of_present;  // present → the past it becomes
-  std::map<std::string, std::vector<int64_t>> empty_past;  // each past at length 0
-  int32_t kv_elem_type = 0;
-  std::optional<int64_t> max_positions;
-  double ttft_us = 0;
-  std::vector<double> tpot_us;
-  // The profile's unsplit model on the plan's best single PU (when measured
-  // here): its prefill and its N planned decode steps; 0 when unknown.
-  double unsplit_ttft_us = 0, unsplit_decode_us = 0;
-};
-
-Result<Index> ReadIndex(const std::string& dir) {
-  const std::string path = (fs::path(dir) / kGenerationSplitFile).string();
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    return Error(ErrorCode::kNotFound, "{}: no {} here; --generate runs a generation plan split with hetplan split "
-                 "GEN.json (the file partition --llm wrote)", dir, kGenerationSplitFile);
-  }
-  HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path, int64_t{1} << 26));
-  Index x;
-  x.path = path;
-  try {
-    const nlohmann::json j = nlohmann::json::parse(text);
-    if (j.value("format", "") != kGenerationSplitFormat) {
-      return Error(ErrorCode::kParseError, "{}: format is not '{}'; re-run hetplan split", path,
-                   kGenerationSplitFormat);
-    }
-    x.model_file = j.at("model").at("file").get<std::string>();
-    x.model_sha256 = j.at("model").value("sha256", "");
-    x.prompt = j.at("prompt").get<int64_t>();
-    x.planned_new = j.at("new_tokens").get<int64_t>();
-    const auto& in = j.at("interface");
-    x.tokens = in.at("tokens").get<std::string>();
-    x.embeddings = in.value("embeddings", false);
-    x.mask = in.value("attention_mask", "");
-    x.positions = in.value("position_ids", "");
-    x.logits = in.at("logits").get<std::string>();
-    for (const auto& l : in.at("layers")) {
-      x.past_of_present[l.at("present_key").get<std::string>()] = l.at("past_key").get<std::string>();
-      x.past_of_present[l.at("present_value").get<std::string>()] = l.at("past_value").get<std::string>();
-    }
-    x.empty_past = in.at("empty_past").get<std::map<std::string, std::vector<int64_t>>>();
-    x.kv_elem_type = in.at("kv_elem_type").get<int32_t>();
-    if (in.contains("max_positions") && in["max_positions"].is_number_integer()) {
-      x.max_positions = in["max_positions"].get<int64_t>();
-    }
-    const auto& p = j.at("predicted");
-    x.ttft_us = p.at("ttft_us").get<double>();
-    x.tpot_us = p.at("tpot_us").get<std::vector<double>>();
-    if (const auto& u = p.value("unsplit", nlohmann::json()); u.is_object()) {
-      x.unsplit_ttft_us = u.value("ttft_us", 0.0);
-      x.unsplit_decode_us = u.value("decode_us", 0.0);
-    }
-  } catch (const nlohmann::json::exception& e) {
-    return Error(ErrorCode::kParseError, "{}: {}; re-run hetplan split", path, OneLine(e.what()));
-  }
-  if (x.tpot_us.empty() || x.prompt < 1) return Error(ErrorCode::kParseError, "{}: no decode steps; re-run hetplan split", path);
-  return x;
-}
-
 // The inputs of one step, by the decoder's roles. `dtype_of` gives an
 // input's element type; the past comes from `past` (moved from), or is
 // empty (`empty_past`: each past input's zero-length tensor).
 class StepInputs {
  public:
-  explicit StepInputs(const Index& x) : x_(x) {}
+  explicit StepInputs(const GenerationIndex& x) : x_(x) {}
 
-  // Fills `out` for the inputs `names`: `ids` the new tokens after `past` tokens.
-  Status Make(const std::vector<std::string>& names, const std::map<std::string, ONNXTensorElementDataType>& dtype_of,
-              const std::vector<int64_t>& ids, int64_t past, std::map<std::string, Ort::Value>* pasts,
-              std::map<std::string, Ort::Value>* out, const std::string& where) const {
+  // Fills `out` for the inputs `dtype_of` names (and types): `ids` the new
+  // tokens after `past` tokens.
+  Status Make(const std::map<std::string, ONNXTensorElementDataType>& dtype_of, const std::vector<int64_t>& ids,
+              int64_t past, std::map<std::string, Ort::Value>* pasts, std::map<std::string, Ort::Value>* out,
+              const std::string& where) const {
     const int64_t n = static_cast<int64_t>(ids.size());
-    for (const std::string& name : names) {
-      const ONNXTensorElementDataType type = dtype_of.at(name);
+    for (const auto& [name, type] : dtype_of) {
       if (name == x_.tokens) {
         out->emplace(name, Ints(type, {1, n}, [&](int64_t i) { return ids[static_cast<size_t>(i)]; }));
       } else if (name == x_.mask) {
@@ -148,32 +83,26 @@ class StepInputs {
     }
     return v;
   }
-  const Index& x_;
+  const GenerationIndex& x_;
 };
 
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal
-      int e = -1;
-      uint32_t m = mant;
-      do {
-        ++e;
-        m <<= 1;
-      } while ((m & 0x400u) == 0);
-      bits = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | (m & 0x3ffu) << 13;
+// The index of the largest of `count` values of type T from `p` (ONNX
+// Runtime's float16 and bfloat16 by their own conversions).
+template <typename T>
+int64_t ArgmaxOf(const T* p, int64_t count) {
+  const auto as_float = [](const T& v) -> float {
+    if constexpr (std::is_same_v<T, float>) {
+      return v;
+    } else {
+      return v.ToFloat();
     }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | mant << 13;
-  } else {
-    bits = sign | (exp + 127 - 15) << 23 | mant << 13;
+  };
+  int64_t best = 0;
+  float top = as_float(p[0]);
+  for (int64_t i = 1; i < count; ++i) {
+    if (const float v = as_float(p[i]); v > top) top = v, best = i;
   }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+  return best;
 }
 
 // The greedy token: argmax of the last position's logits [1, sequence, vocabulary].
@@ -185,29 +114,14 @@ Result<int64_t> Argmax(const Ort::Value& logits, const std::string& where) {
                  shape.size());
   }
   const int64_t vocab = shape[2], base = (shape[1] - 1) * vocab;
-  auto value = [&](int64_t i) -> float {
-    switch (info.GetElementType()) {
-      case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return logits.GetTensorData<float>()[base + i];
-      case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return HalfToFloat(logits.GetTensorData<uint16_t>()[base + i]);
-      default: {
-        uint32_t bits = static_cast<uint32_t>(logits.GetTensorData<uint16_t>()[base + i]) << 16;  // bfloat16
-        float f;
-        std::memcpy(&f, &bits, sizeof f);
-        return f;
-      }
-    }
-  };
-  const auto type = info.GetElementType();
-  if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 &&
-      type != ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16) {
-    return Error(ErrorCode::kUnsupported, "{}: logits are not floating point", where);
+  switch (info.GetElementType()) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return ArgmaxOf(logits.GetTensorData<float>() + base, vocab);
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+      return ArgmaxOf(logits.GetTensorData<Ort::Float16_t>() + base, vocab);
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
+      return ArgmaxOf(logits.GetTensorData<Ort::BFloat16_t>() + base, vocab);
+    default: return Error(ErrorCode::kUnsupported, "{}: logits are not floating point", where);
   }
-  int64_t best = 0;
-  float top = value(0);
-  for (int64_t i = 1; i < vocab; ++i) {
-    if (const float v = value(i); v > top) top = v, best = i;
-  }
-  return best;
 }
 
 // Session::Run through the C API: inputs by pointer (no copy), outputs
@@ -256,11 +170,7 @@ class Phase : public Stepper {
     std::map<std::string, std::pair<int, int>> produced;  // tensor → (segment, output index)
     p->segments_of_.resize(p->workers_.empty() ? 1 : p->workers_.size());
     for (const ManifestSegment& seg : mf.segments) {
-      HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadFile(seg.path, int64_t{4} << 30));
-      if (!seg.sha256.empty() && Sha256Hex(bytes) != seg.sha256) {
-        return Error(ErrorCode::kInvalidArgument, "{}: segment {} ({}) changed since it was split (SHA-256 differs "
-                     "from the manifest); re-run hetplan split", mf.path, seg.id, seg.file);
-      }
+      HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadSegmentBytes(mf, seg));
       const size_t w = p->workers_.empty() ? 0 : static_cast<size_t>(worker_of[static_cast<size_t>(seg.id)]);
       Result<Ort::Session> session = Status(ErrorCode::kInternal, "not created");
       auto create = [&] { session = CreateSession(env, mf, seg, bytes, options[p->workers_.empty() ? 0 : w]); };
@@ -376,7 +286,7 @@ class Phase : public Stepper {
 // The unsplit model, from its file (external weights beside it).
 class Unsplit : public Stepper {
  public:
-  static Result<std::unique_ptr<Unsplit>> Open(Ort::Env& env, const Index& x, const Manifest& m,
+  static Result<std::unique_ptr<Unsplit>> Open(Ort::Env& env, const GenerationIndex& x, const Manifest& m,
                                                const std::string& path) {
     HETPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, int64_t{4} << 30));
     if (!x.model_sha256.empty() && Sha256Hex(bytes) != x.model_sha256) {
@@ -433,7 +343,7 @@ struct Generated {
 
 // The loop: the prefill on the prompt, then `n` decode steps, each fed the
 // previous token and the presents as its past.
-Result<Generated> Generate(Stepper& prefill, Stepper& decode, const Index& x, const std::vector<int64_t>& prompt,
+Result<Generated> Generate(Stepper& prefill, Stepper& decode, const GenerationIndex& x, const std::vector<int64_t>& prompt,
                            int64_t n) {
   const StepInputs make(x);
   Generated g;
@@ -447,10 +357,8 @@ Result<Generated> Generate(Stepper& prefill, Stepper& decode, const Index& x, co
     in.clear();
     out.clear();
     Stepper& s = step == 0 ? prefill : decode;
-    std::vector<std::string> names;
-    for (const auto& [name, type] : s.inputs()) names.push_back(name);
     const std::vector<int64_t> ids = step == 0 ? prompt : std::vector<int64_t>{token};
-    HETPLAN_RETURN_IF_ERROR(make.Make(names, s.inputs(), ids, step == 0 ? 0 : p + step - 1, &pasts, &in, x.path));
+    HETPLAN_RETURN_IF_ERROR(make.Make(s.inputs(), ids, step == 0 ? 0 : p + step - 1, &pasts, &in, x.path));
     const double us = s.Step(in, &out);
     (step == 0 ? g.ttft_us : g.tpot_us.emplace_back()) = us;
     auto logits = out.find(x.logits);
@@ -466,7 +374,7 @@ Result<Generated> Generate(Stepper& prefill, Stepper& decode, const Index& x, co
 }
 
 // The plan's TPOT at decode step i (0-based): its own steps, linear beyond them.
-double PlannedTpot(const Index& x, int64_t i) {
+double PlannedTpot(const GenerationIndex& x, int64_t i) {
   const int64_t k = static_cast<int64_t>(x.tpot_us.size());
   if (i < k) return x.tpot_us[static_cast<size_t>(i)];
   const double slope = k > 1 ? (x.tpot_us.back() - x.tpot_us.front()) / static_cast<double>(k - 1) : 0.0;
@@ -475,7 +383,7 @@ double PlannedTpot(const Index& x, int64_t i) {
 
 using ort::Median;
 
-void Summarise(const Index& x, const std::vector<Generated>& runs, const std::vector<Generated>& unsplit,
+void Summarise(const GenerationIndex& x, const std::vector<Generated>& runs, const std::vector<Generated>& unsplit,
                GenerateReport* r) {
   std::vector<double> ttft, decode, all, first, last, ref_decode;
   for (const Generated& g : runs) {
@@ -525,7 +433,7 @@ Result<GenerateReport> RunLoop(const std::string& dir, const GenerateOptions& o)
     return Error(ErrorCode::kInvalidArgument, "run: --generate {}, --runs {}, --warmup {}: give --generate ≥ 1, "
                  "--runs ≥ 1 and --warmup ≥ 0", o.new_tokens, o.repeats, o.warmup);
   }
-  HETPLAN_ASSIGN_OR_RETURN(const Index x, ReadIndex(dir));
+  HETPLAN_ASSIGN_OR_RETURN(const GenerationIndex x, ReadGenerationIndex(dir));
   if (x.embeddings) {
     return Error(ErrorCode::kUnsupported, "{}: the decoder takes embeddings ('{}'), not token ids; --generate feeds "
                  "token ids", x.path, x.tokens);
@@ -545,12 +453,7 @@ Result<GenerateReport> RunLoop(const std::string& dir, const GenerateOptions& o)
     const std::string path = o.model_path.empty() ? x.model_file : o.model_path;
     HETPLAN_ASSIGN_OR_RETURN(unsplit, Unsplit::Open(*env, x, pm, path));
   }
-  const auto vocab = [&]() -> int64_t {
-    for (const auto& t : pm.outputs) {
-      if (t.name == x.logits && !t.shape.empty()) return t.shape.back();
-    }
-    return 0;
-  }();
+  const int64_t vocab = Vocabulary(x, pm);
   if (vocab < 1) return Error(ErrorCode::kInvalidArgument, "{}: the logits' vocabulary is unknown", pm.path);
 
   GenerateReport r;

@@ -101,42 +101,38 @@ Result<GenerationSplit> SplitGenerationFile(const std::string& path, const std::
                  "wrote", path, kGenerationFormat);
   }
   HETPLAN_ASSIGN_OR_RETURN(const ValidationReport report, ValidateGenerationFile(gen, path));
-  GenerationSplit out;
-  std::string model_path;
-  std::map<std::string, nlohmann::json> manifests;
+  // Both phases loaded first: each one's split keeps static the dims it shares with the other.
   const std::vector<std::string> phases = {"prefill", "decode"};
+  std::vector<std::string> files;
   std::vector<PlanFile> plans;
   std::vector<LoadedModel> models;
   for (const std::string& phase : phases) {
-    const std::string file = PhaseFile(gen, path, phase);
-    HETPLAN_ASSIGN_OR_RETURN(const nlohmann::json schedule, ReadJsonFile(file, "the phase's schedule file"));
-    HETPLAN_ASSIGN_OR_RETURN(PlanFile plan, ReadPlanFile(schedule, file));
-    HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, deploy_internal::LoadScheduleModel(plan, file, options, true));
+    files.push_back(PhaseFile(gen, path, phase));
+    HETPLAN_ASSIGN_OR_RETURN(const nlohmann::json schedule, ReadJsonFile(files.back(), "the phase's schedule file"));
+    HETPLAN_ASSIGN_OR_RETURN(PlanFile plan, ReadPlanFile(schedule, files.back()));
+    HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, deploy_internal::LoadScheduleModel(plan, files.back(), options, true));
     plans.push_back(std::move(plan));
     models.push_back(std::move(model));
   }
+  GenerationSplit out;
   for (size_t k = 0; k < phases.size(); ++k) {
-    const std::string& phase = phases[k];
-    const std::string file = PhaseFile(gen, path, phase);
-    const LoadedModel& model = models[k];
     SplitOptions o = options;
     o.dynamic_shapes = true;
     o.other_phase_shapes = TensorShapes(models[1 - k].graph);
     o.schedule_violations = static_cast<int>(report.violations.size());
-    HETPLAN_ASSIGN_OR_RETURN(SplitResult split, SplitModel(model, plans[k], file, o));
-    HETPLAN_RETURN_IF_ERROR(WriteSplit(split, (fs::path(out_dir) / phase).string()));
-    model_path = model.path;
-    manifests[phase] = split.manifest;
-    (phase == "prefill" ? out.prefill : out.decode) = std::move(split);
+    HETPLAN_ASSIGN_OR_RETURN(SplitResult split, SplitModel(models[k], plans[k], files[k], o));
+    HETPLAN_RETURN_IF_ERROR(WriteSplit(split, (fs::path(out_dir) / phases[k]).string()));
+    (k == 0 ? out.prefill : out.decode) = std::move(split);
   }
-  HETPLAN_ASSIGN_OR_RETURN(const DecoderSignature sig, ReadDecoderSignature(model_path));
-  HETPLAN_ASSIGN_OR_RETURN(nlohmann::json interface, Interface(sig, manifests["prefill"], path));
+  const nlohmann::json& prefill = out.prefill.manifest;
+  HETPLAN_ASSIGN_OR_RETURN(const DecoderSignature sig, ReadDecoderSignature(models.front().path));
+  HETPLAN_ASSIGN_OR_RETURN(nlohmann::json interface, Interface(sig, prefill, path));
   const nlohmann::json& metrics = gen["metrics"];
   // The profile's unsplit model: the request on the plan's best single PU
   // when this machine measured that PU (the unsplit model runs here).
   nlohmann::json unsplit;
   const nlohmann::json single = gen.value("references", nlohmann::json::object()).value("single_pu", nlohmann::json());
-  for (const auto& d : manifests["prefill"]["devices"]) {
+  for (const auto& d : prefill["devices"]) {
     if (single.is_object() && d.value("name", "") == single.value("pu", "") && d.value("costs", "") == "measured" &&
         single["request_us"].is_number() && single["ttft_us"].is_number()) {
       const double request = single["request_us"].get<double>(), ttft = single["ttft_us"].get<double>();
@@ -146,7 +142,7 @@ Result<GenerationSplit> SplitGenerationFile(const std::string& path, const std::
   out.index = {{"format", kGenerationSplitFormat},
                {"version", 1},
                {"generation_file", path},
-               {"model", manifests["prefill"]["model"]},
+               {"model", prefill["model"]},
                {"prompt", gen["prompt"]},
                {"new_tokens", gen["new_tokens"]},
                {"interface", interface},

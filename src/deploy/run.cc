@@ -193,6 +193,17 @@ struct Names {
 
 // --- the two executors ---------------------------------------------------------
 
+Result<std::string> ReadSegmentBytes(const Manifest& m, const ManifestSegment& seg) {
+  HETPLAN_ASSIGN_OR_RETURN(std::string b, ReadFile(seg.path, int64_t{4} << 30));
+  if (!seg.sha256.empty() && Sha256Hex(b) != seg.sha256) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "{}: segment {} ({}) changed since it was split (SHA-256 "
+                 "differs from the manifest); re-run hetplan split",
+                 m.path, seg.id, seg.file);
+  }
+  return b;
+}
+
 Result<Ort::Session> CreateSession(Ort::Env& env, const Manifest& m, const ManifestSegment& seg,
                                    const std::string& bytes, const Ort::SessionOptions& so) {
   try {
@@ -632,13 +643,7 @@ Result<RunReport> Run(const std::string& dir, const RunOptions& o) {
 
   std::vector<std::string> bytes;
   for (const auto& seg : m.segments) {
-    HETPLAN_ASSIGN_OR_RETURN(std::string b, ReadFile(seg.path, int64_t{4} << 30));
-    if (!seg.sha256.empty() && Sha256Hex(b) != seg.sha256) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "{}: segment {} ({}) changed since it was split (SHA-256 "
-                   "differs from the manifest); re-run hetplan split",
-                   m.path, seg.id, seg.file);
-    }
+    HETPLAN_ASSIGN_OR_RETURN(std::string b, ReadSegmentBytes(m, seg));
     bytes.push_back(std::move(b));
   }
   HETPLAN_ASSIGN_OR_RETURN(const std::string types_note, Float32Fallback(*env, &m, &bytes, so));

@@ -33,6 +33,10 @@ ONNXTensorElementDataType OrtType(const std::string& dtype);
 Ort::Value NewValue(const ManifestTensor& t);
 Buffer ToBuffer(const Ort::Value& v);
 
+// A segment's file, checked against the manifest's SHA-256 (an error that
+// says to split again when it changed).
+Result<std::string> ReadSegmentBytes(const Manifest& m, const ManifestSegment& seg);
+
 // A segment's session from its bytes, its inputs and outputs checked against
 // the manifest.
 Result<Ort::Session> CreateSession(Ort::Env& env, const Manifest& m, const ManifestSegment& seg,
