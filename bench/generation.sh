@@ -10,7 +10,7 @@
 #   bench/generation.sh [--size test|1b] [--prompt P] [--new N] [--time-limit S] [--warmup W --runs R]
 #                       [--cache-dir DIR] [--out DIR] [POINT ...]
 #
-# A POINT is MODEL@PLATFORM[@PU.KEY=VALUE], MODEL one of make_decoders.py's
+# A POINT is MODEL@PLATFORM[@PU.KEY=VALUE ...], MODEL one of make_decoders.py's
 # (decoder, decoder_tied, decoder_int4, decoder_fp16, decoder_opset23, decoder_genai,
 # decoder_genai_int4).
 # Defaults: --size test, P=16, N=8, 10 s, every test form on klein-arm and
@@ -59,8 +59,8 @@ models=$(printf '%s\n' "${points[@]}" | cut -d@ -f1 | sort -u | sed 's/$/.onnx/'
 "$root/third_party/models-venv/bin/python" "$root/tests/llm/make_decoders.py" --out "$out/models" --size "$size" \
   --only "$models" >/dev/null
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); size $size, P=$prompt, N=$new, --time-limit $limit${warmup:+, --warmup $warmup}${runs:+ --runs $runs}"
-echo "| model | platform | TTFT µs | TPOT first µs | TPOT last µs | tokens/s | µJ/token | crossbars | status | nodes, solves | single PU | one placement | wall s |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|"
+echo "| model | platform | TTFT µs | TPOT first µs | TPOT last µs | tokens/s | µJ/token | crossbars | rewrites (prefill / decode step) | endurance h | status | nodes, solves | single PU | one placement | wall s |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|---|---:|---:|---:|"
 i=0
 for point in "${points[@]}"; do
   IFS=@ read -r model platform set <<<"$point"
@@ -68,7 +68,10 @@ for point in "${points[@]}"; do
   file="$out/point$i.json"
   args=(partition "$out/models/$model.onnx" --llm "prompt=$prompt,new=$new" --platform "$platform"
         --time-limit "$limit" --cache-dir "$cache" --out "$file")
-  [ -n "$set" ] && args+=(--set "$set")
+  if [ -n "$set" ]; then
+    IFS=@ read -r -a sets <<<"$set"
+    for kv in "${sets[@]}"; do args+=(--set "$kv"); done
+  fi
   [ -n "$warmup" ] && args+=(--warmup "$warmup")
   [ -n "$runs" ] && args+=(--runs "$runs")
   start=$(date +%s%N)
@@ -87,8 +90,11 @@ def ratio(key, name):
     r = g["references"][key]
     return "-" if r["request_us"] is None else f"{r['request_us'] / m['request_us']:.2f}× ({r[name]})"
 nodes = s["coupling"].split(": ", 1)[1] if ": " in s["coupling"] else s["coupling"]
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {m['ttft_us']:,.1f} | {m['tpot_first_us']:,.1f} | {m['tpot_last_us']:,.1f} | "
-      f"{m['tokens_per_s']:,.1f} | {'-' if e is None else f'{e:,.1f}'} | {xb} | {s['status']} (gap {100 * s['gap']:.3g} %) | "
+rw = m.get("rewrites")
+rewrites = "-" if rw is None else f"{rw['prefill']['operators']} / {rw['decode']['operators']}"
+hours = "-" if rw is None else ("no wear" if rw["endurance_hours"] is None else f"{rw['endurance_hours']:.3g}")
+print(f"| {sys.argv[2]} | {sys.argv[3].replace('@', ' ')} | {m['ttft_us']:,.1f} | {m['tpot_first_us']:,.1f} | {m['tpot_last_us']:,.1f} | "
+      f"{m['tokens_per_s']:,.1f} | {'-' if e is None else f'{e:,.1f}'} | {xb} | {rewrites} | {hours} | {s['status']} (gap {100 * s['gap']:.3g} %) | "
       f"{nodes} | {ratio('single_pu', 'pu')} | {ratio('one_placement', 'from')} | {int(sys.argv[4]) / 1000:.1f} |")
 EOF
 done

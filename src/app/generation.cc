@@ -83,19 +83,76 @@ int64_t CrossbarsOf(const std::set<int>& ops, const CostModel& c, int p) {
   return n;
 }
 
-// A placement and its dispatch order, re-timed on other costs of the graph.
+// Per spatial PU (by index): the crossbars both phases keep (metrics).
+std::map<int, int64_t> UnionCrossbars(const GenerationOutput& out) {
+  std::map<int, int64_t> m;
+  for (const auto& [name, xb] : out.crossbars) m[out.prefill.pp.costs.FindPu(name)] = xb;
+  return m;
+}
+
+// A placement (with the operators it rewrites) and its dispatch order,
+// re-timed on other costs of the graph.
 struct Placement {
   std::vector<int> device, order;
+  std::vector<char> rewritten;
 
   static Placement Of(const Schedule& s) {
     Placement p;
     ScheduleOrder(s, &p.device, &p.order);
+    for (const ScheduledOp& op : s.ops) p.rewritten.push_back(op.rewritten ? 1 : 0);
     return p;
   }
   Schedule On(const OpGraph& g, const CostModel& costs) const {
-    return ListSchedule(Problem{&g, &costs, Objective::kLatency, std::nullopt}, device, &order);
+    return ListSchedule(Problem{&g, &costs, Objective::kLatency, std::nullopt}, device, &order,
+                        rewritten.empty() ? nullptr : &rewritten);
   }
 };
+
+// `c` with each spatial PU's capacity less the crossbars the other phase
+// alone keeps resident there (`union_xb` − what `s` keeps): what a phase's
+// rewrites may take turns in.
+CostModel BesideOther(const CostModel& c, const Schedule& s, const std::map<int, int64_t>& union_xb) {
+  CostModel out = c;
+  const auto own = Resident(s, c);
+  for (const auto& [p, xb] : union_xb) {
+    const auto it = own.find(p);
+    out.mutable_pu(p).capacity -= xb - (it == own.end() ? 0 : CrossbarsOf(it->second, c, p));
+  }
+  return out;
+}
+
+// The rewrites of the plan on the reprogramming PU, and the hours of
+// generation its free crossbars survive (wear-levelled, as one request's
+// writes repeat at the planned request time).
+std::optional<GenerationRewrites> RewritesOf(const GenerationOutput& out) {
+  const CostModel& c = out.prefill.pp.costs;
+  for (int p = 0; p < c.num_pus(); ++p) {
+    const PuInfo& pu = c.pu(p);
+    if (!pu.reprogram) continue;
+    GenerationRewrites r;
+    r.pu = pu.name;
+    for (const auto& [phase, ops, xb] : {std::tuple{&out.prefill, &r.prefill_operators, &r.prefill_crossbars},
+                                         std::tuple{&out.decode, &r.decode_operators, &r.decode_crossbars}}) {
+      const Schedule& s = *phase->plan.result.schedule;
+      for (size_t v = 0; v < s.ops.size(); ++v) {
+        if (s.ops[v].device != p || !s.ops[v].rewritten) continue;
+        ++*ops;
+        *xb += phase->pp.costs.crossbars(static_cast<int>(v), p);
+      }
+    }
+    r.writes_per_request = r.prefill_crossbars + out.spec.new_tokens * r.decode_crossbars;
+    r.free_crossbars = pu.capacity - out.crossbars.at(pu.name);
+    r.endurance_writes = pu.endurance_writes;
+    r.lifetime_requests = pu.lifetime_inferences;
+    if (r.writes_per_request > 0) {
+      r.requests_until_worn = pu.endurance_writes * static_cast<double>(r.free_crossbars) /
+                              static_cast<double>(r.writes_per_request);
+      r.endurance_hours = *r.requests_until_worn * out.request_us / 3.6e9;
+    }
+    return r;
+  }
+  return std::nullopt;
+}
 
 // Every decode step's costs, interpolated at its past length.
 std::vector<CostModel> StepCosts(const CostModel& ca, const CostModel& cb, int64_t la, int64_t lb) {
@@ -110,13 +167,20 @@ void Measure(const std::vector<CostModel>& steps, GenerationOutput* out) {
   const PlanOutput& pre = out->prefill.plan;
   const CostModel& ca = steps.front();
   const OpGraph& g = out->decode.pp.model.graph;
-  const Placement decode = Placement::Of(*out->decode.plan.result.schedule);
+  const Schedule& planned = *out->decode.plan.result.schedule;
+  const Placement decode = Placement::Of(planned);
+  auto resident = Resident(*pre.result.schedule, out->prefill.pp.costs);
+  for (const auto& [p, ops] : Resident(planned, out->decode.pp.costs)) resident[p].insert(ops.begin(), ops.end());
+  for (int p = 0; p < ca.num_pus(); ++p) {
+    if (ca.pu(p).spatial) out->crossbars[ca.pu(p).name] = CrossbarsOf(resident[p], ca, p);
+  }
+  const std::map<int, int64_t> union_xb = UnionCrossbars(*out);
   out->ttft_us = pre.result.schedule->makespan_us;
   std::optional<double> decode_energy = 0.0;
   out->tpot_us.clear();
   out->decode_us = 0;
   for (const CostModel& c : steps) {
-    const Schedule s = decode.On(g, c);
+    const Schedule s = decode.On(g, BesideOther(c, planned, union_xb));
     out->tpot_us.push_back(s.makespan_us);
     out->decode_us += s.makespan_us;
     decode_energy = decode_energy && s.energy_uj ? std::optional<double>(*decode_energy + *s.energy_uj) : std::nullopt;
@@ -128,13 +192,7 @@ void Measure(const std::vector<CostModel>& steps, GenerationOutput* out) {
     out->request_energy_uj = *pre.result.schedule->energy_uj + *decode_energy;
     out->energy_per_token_uj = *decode_energy / n;
   }
-  auto resident = Resident(*pre.result.schedule, out->prefill.pp.costs);
-  for (const auto& [p, ops] : Resident(*out->decode.plan.result.schedule, out->decode.pp.costs)) {
-    resident[p].insert(ops.begin(), ops.end());
-  }
-  for (int p = 0; p < ca.num_pus(); ++p) {
-    if (ca.pu(p).spatial) out->crossbars[ca.pu(p).name] = CrossbarsOf(resident[p], ca, p);
-  }
+  out->rewrites = RewritesOf(*out);
 }
 
 // The request on one placement for both phases, each phase list-scheduled
@@ -146,7 +204,15 @@ double RequestOn(const GenerationOutput& out, const std::vector<CostModel>& step
     const int p = at.device[static_cast<size_t>(v)];
     if (!prefill.supported(v, p) || !steps.front().supported(v, p) || !steps.back().supported(v, p)) return kNaN;
   }
-  if (!FitsCapacity(Problem{&g, &prefill, Objective::kLatency, std::nullopt}, at.device)) return kNaN;
+  // One placement's rewrites repeat in the prefill and every decode step.
+  CostModel request = prefill;
+  for (int p = 0; p < request.num_pus(); ++p) {
+    request.mutable_pu(p).lifetime_inferences *= static_cast<double>(1 + out.spec.new_tokens);
+  }
+  if (!FitsCapacity(Problem{&g, &request, Objective::kLatency, std::nullopt}, at.device,
+                    at.rewritten.empty() ? nullptr : &at.rewritten)) {
+    return kNaN;
+  }
   double total = at.On(g, prefill).makespan_us;
   for (const CostModel& c : steps) total += at.On(g, c).makespan_us;
   return total;
@@ -157,7 +223,7 @@ double RequestOn(const GenerationOutput& out, const std::vector<CostModel>& step
 void AddReferences(const std::vector<CostModel>& steps, GenerationOutput* out) {
   const OpGraph& g = out->prefill.pp.model.graph;
   for (int p = 0; p < steps.front().num_pus(); ++p) {
-    const Placement all_on_p{std::vector<int>(static_cast<size_t>(g.size()), p), g.topological_order()};
+    const Placement all_on_p{std::vector<int>(static_cast<size_t>(g.size()), p), g.topological_order(), {}};
     const double r = RequestOn(*out, steps, all_on_p);
     if (std::isfinite(r) && !(r >= out->single_pu_request_us)) {
       out->single_pu_request_us = r;
@@ -231,10 +297,10 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
   const int64_t la = g.prompt, lb = g.prompt + g.new_tokens - 1;
   HETPLAN_ASSIGN_OR_RETURN(out.prefill.pp, PrepareProblem(PhaseInputs(in, sig, g.prompt, 0), &cache));
   for (const PuInfo& pu : out.prefill.pp.costs.pus()) {
-    if (pu.reprogram) {
+    if (pu.reprogram && spec.solver != "exact") {
       return Error(ErrorCode::kUnsupported,
-                   "--llm: PU {} rewrites its crossbars (reprogram): --llm keeps weights resident for now; set "
-                   "{}.reprogram=false",
+                   "--llm: PU {} rewrites its crossbars (reprogram), which only --solver exact plans for two phases; "
+                   "use --solver exact, or set {}.reprogram=false",
                    pu.name, pu.name);
     }
   }
@@ -278,8 +344,9 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
     HETPLAN_ASSIGN_OR_RETURN(const CostModel cm, costs_at(lm));
     out.check_past = lm;
     out.check_interpolated_us = out.tpot_us[static_cast<size_t>(lm - la)];
-    const Placement decode = Placement::Of(*out.decode.plan.result.schedule);
-    out.check_obtained_us = decode.On(out.decode.pp.model.graph, cm).makespan_us;
+    const Schedule& planned = *out.decode.plan.result.schedule;
+    out.check_obtained_us =
+        Placement::Of(planned).On(out.decode.pp.model.graph, BesideOther(cm, planned, UnionCrossbars(out))).makespan_us;
   }
   return out;
 }
@@ -314,7 +381,21 @@ nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& 
                   {"request_energy_uj", opt(out.request_energy_uj)},
                   {"energy_per_token_uj", opt(out.energy_per_token_uj)},
                   {"kv_cache_bytes", out.kv_bytes},
-                  {"crossbars", out.crossbars}};
+                  {"crossbars", out.crossbars},
+                  {"rewrites", nullptr}};
+  if (out.rewrites) {
+    const GenerationRewrites& r = *out.rewrites;
+    j["metrics"]["rewrites"] = {
+        {"pu", r.pu},
+        {"prefill", {{"operators", r.prefill_operators}, {"crossbars", r.prefill_crossbars}}},
+        {"decode", {{"operators", r.decode_operators}, {"crossbars", r.decode_crossbars}}},
+        {"crossbar_writes_per_request", r.writes_per_request},
+        {"free_crossbars", r.free_crossbars},
+        {"endurance_writes", r.endurance_writes},
+        {"lifetime_requests", r.lifetime_requests},
+        {"requests_until_worn", opt(r.requests_until_worn)},
+        {"endurance_hours", opt(r.endurance_hours)}};
+  }
   j["solver"] = {{"method", out.prefill.plan.result.solver},
                  {"status", out.status},
                  {"termination", out.termination},

@@ -50,6 +50,20 @@ void Print(const GenerationOutput& g, const ValidationReport& v) {
     std::printf("crossbars %s %lld / %lld (both phases' weights)\n", pu.c_str(), static_cast<long long>(xb),
                 static_cast<long long>(g.prefill.pp.costs.pu(p).capacity));
   }
+  if (g.rewrites) {
+    const GenerationRewrites& r = *g.rewrites;
+    std::printf("rewrites  %s: prefill %lld operators (%lld crossbars), decode %lld (%lld crossbars) every step; "
+                "%lld crossbar writes a request over %lld free crossbars\n",
+                r.pu.c_str(), static_cast<long long>(r.prefill_operators), static_cast<long long>(r.prefill_crossbars),
+                static_cast<long long>(r.decode_operators), static_cast<long long>(r.decode_crossbars),
+                static_cast<long long>(r.writes_per_request), static_cast<long long>(r.free_crossbars));
+    if (r.endurance_hours) {
+      std::printf("endurance %.4g requests (%.4g hours of generation at the planned rate) until %g writes a cell\n",
+                  *r.requests_until_worn, *r.endurance_hours, r.endurance_writes);
+    } else {
+      std::printf("endurance nothing rewritten: no wear\n");
+    }
+  }
   std::printf("kv cache  %lld bytes after the request\n", static_cast<long long>(g.kv_bytes));
   if (!g.single_pu.empty()) {
     std::printf("single PU %s: request %.1f µs (%.2fx the plan's)\n", g.single_pu.c_str(), g.single_pu_request_us,

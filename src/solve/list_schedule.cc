@@ -48,7 +48,8 @@ double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const Cum
 }
 
 bool WithinEndurance(const PuInfo& pu, int64_t written, int64_t free) {
-  return pu.lifetime_inferences * static_cast<double>(written) <= pu.endurance_writes * static_cast<double>(free);
+  return pu.lifetime_inferences * static_cast<double>(written) + pu.other_lifetime_writes <=
+         pu.endurance_writes * static_cast<double>(free);
 }
 
 int64_t RewritableCrossbars(const Problem& p, int q, const std::vector<int>& assignment,
@@ -120,7 +121,7 @@ bool FitsCapacity(const Problem& p, const std::vector<int>& assignment, const st
     if (!pu.spatial) continue;
     const int64_t free = pu.capacity - used[q];
     if (free < 0 || largest[q] > free) return false;
-    if (written[q] > 0 && !WithinEndurance(pu, written[q], free)) return false;
+    if ((written[q] > 0 || pu.other_lifetime_writes > 0) && !WithinEndurance(pu, written[q], free)) return false;
   }
   return true;
 }

@@ -1,6 +1,8 @@
 // Warm-start heuristics (warm_start.h).
 #include "solve/warm_start.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -103,9 +105,16 @@ Candidate FromSchedule(const Problem& pr, const Schedule& s, std::string label) 
   return Candidate{std::move(label), std::move(a), std::move(order), std::move(retimed)};
 }
 
-std::optional<Candidate> BestHeuristic(const Problem& pr, const std::vector<std::vector<int>>& cand) {
+std::optional<Candidate> BestHeuristic(const Problem& pr, const std::vector<std::vector<int>>& all_cand) {
   const CostModel& c = *pr.costs;
   const int n = c.num_ops();
+  // The heuristics keep every operator resident: PUs an operator may only be
+  // rewritten on are left out.
+  std::vector<std::vector<int>> cand = all_cand;
+  for (int v = 0; v < n; ++v) {
+    std::erase_if(cand[static_cast<size_t>(v)], [&](int q) { return c.rewrite_only(v, q); });
+    if (cand[static_cast<size_t>(v)].empty()) return std::nullopt;
+  }
   std::vector<std::pair<std::string, std::vector<int>>> assignments;
   // Everything on one PU that can run everything.
   for (int p = 0; p < c.num_pus(); ++p) {
@@ -141,6 +150,69 @@ std::optional<Candidate> BestHeuristic(const Problem& pr, const std::vector<std:
 double ObjectiveOf(const Problem& pr, const Schedule& s) {
   if (pr.objective == Objective::kEnergy) return s.energy_uj.value_or(std::numeric_limits<double>::quiet_NaN());
   return s.makespan_us;
+}
+
+namespace {
+
+// Greedy rewrites from `base` (its rewritten operators `rewritten`) on PU rw.
+Candidate GreedyFrom(const Problem& pr, int rw, Candidate base, std::vector<char> rewritten) {
+  const CostModel& c = *pr.costs;
+  const int n = c.num_ops();
+  // Operators not on rw yet, by what rewriting could save at most.
+  std::vector<std::pair<double, int>> gain;
+  for (int v = 0; v < n; ++v) {
+    const int at = base.assignment[static_cast<size_t>(v)];
+    if (at == rw || !c.supported(v, rw) || c.crossbars(v, rw) == 0 || c.no_rewrite(v, rw)) continue;
+    const double saved = c.latency_us(v, at) - c.latency_us(v, rw) - c.write_us(v, rw);
+    if (saved > 0) gain.emplace_back(-saved, v);
+  }
+  std::sort(gain.begin(), gain.end());
+  int taken = 0;
+  for (const auto& [neg, v] : gain) {
+    std::vector<int> a = base.assignment;
+    a[static_cast<size_t>(v)] = rw;
+    rewritten[static_cast<size_t>(v)] = 1;
+    if (FitsCapacity(pr, a, &rewritten)) {
+      Schedule s = ListSchedule(pr, a, &base.order, &rewritten);
+      if (s.makespan_us < base.schedule.makespan_us) {
+        base.assignment = std::move(a);
+        base.schedule = std::move(s);
+        ++taken;
+        continue;
+      }
+    }
+    rewritten[static_cast<size_t>(v)] = 0;
+  }
+  if (taken > 0) base.label += fmt::format(", {} more operator{} rewritten", taken, taken == 1 ? "" : "s");
+  return base;
+}
+
+}  // namespace
+
+Candidate WithGreedyRewrites(const Problem& pr, Candidate base) {
+  const CostModel& c = *pr.costs;
+  int rw = -1;
+  for (int q = 0; q < c.num_pus(); ++q) {
+    if (c.pu(q).reprogram) rw = q;
+  }
+  if (rw < 0 || pr.objective != Objective::kLatency) return base;
+  const size_t n = static_cast<size_t>(c.num_ops());
+  Candidate kept = GreedyFrom(pr, rw, base, std::vector<char>(n, 0));
+  // From base with its operators on rw rewritten instead of resident: their
+  // crossbars then serve every rewritten operator in turn.
+  std::vector<char> rewritten(n, 0);
+  bool any = false;
+  for (size_t v = 0; v < n; ++v) {
+    if (base.assignment[v] == rw && c.crossbars(static_cast<int>(v), rw) > 0 && !c.no_rewrite(static_cast<int>(v), rw)) {
+      rewritten[v] = 1;
+      any = true;
+    }
+  }
+  if (!any || !FitsCapacity(pr, base.assignment, &rewritten)) return kept;
+  base.schedule = ListSchedule(pr, base.assignment, &base.order, &rewritten);
+  base.label += ", rewritten instead of resident";
+  Candidate turned = GreedyFrom(pr, rw, std::move(base), std::move(rewritten));
+  return turned.schedule.makespan_us < kept.schedule.makespan_us ? turned : kept;
 }
 
 }  // namespace hetplan::warm_start

@@ -60,6 +60,12 @@ Candidate FromSchedule(const Problem& pr, const Schedule& s, std::string label);
 // objective; nullopt when none fits the capacities and the latency cap.
 std::optional<Candidate> BestHeuristic(const Problem& pr, const std::vector<std::vector<int>>& cand);
 
+// On a reprogramming PU, for the latency objective: `base` with operators
+// moved onto that PU rewritten, one at a time in order of what each could
+// save, each kept when the list schedule in base's order gets shorter and the
+// crossbars and endurance budget allow it (a warm start; base when none helps).
+Candidate WithGreedyRewrites(const Problem& pr, Candidate base);
+
 // The schedule's value under the problem's objective (makespan or energy).
 double ObjectiveOf(const Problem& pr, const Schedule& s);
 

@@ -2,10 +2,13 @@
 // schedule files as any schedule, then what joins them, from the files alone.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "hetplan/util/io.h"
 #include "hetplan/validate/validator.h"
@@ -111,6 +114,81 @@ void CheckCrossbars(const Json& g, const Json& prefill, const Json& decode, std:
   }
 }
 
+// A phase's rewrites on device `dev`: the crossbars written each time the
+// phase runs, and the most held at once (each from its write's start to its
+// finish).
+std::pair<int64_t, int64_t> PhaseRewrites(const Json& s, const std::string& dev) {
+  int64_t written = 0, now = 0, peak = 0;
+  std::vector<std::pair<double, int64_t>> events;  // ends before starts at one time
+  const Json ops = Member(s, "operators");
+  for (const Json& o : ops.is_array() ? ops : Json::array()) {
+    if (!o.is_object() || !o.contains("write") || Text(o, "device") != dev) continue;
+    const int64_t xb = Int(o, "crossbars");
+    written += xb;
+    events.emplace_back(NumberOrNaN(o, "start_us"), xb);
+    events.emplace_back(NumberOrNaN(o, "finish_us"), -xb);
+  }
+  std::sort(events.begin(), events.end());
+  for (const auto& [t, d] : events) peak = std::max(peak, now += d);
+  return {written, peak};
+}
+
+// On a reprogramming device: each phase's rewrites at once fit beside the
+// weights both phases keep; both phases' writes (the prefill's once, the
+// decode's N times a request) within the endurance budget over the lifetime's
+// requests; and metrics.rewrites as they say.
+void CheckRewrites(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
+  std::map<std::string, int64_t> capacity;
+  std::map<std::string, std::map<std::string, int64_t>> resident;
+  ResidentOps(prefill, &capacity, &resident);
+  ResidentOps(decode, &capacity, &resident);
+  const Json m = Member(g, "metrics");
+  const double n = static_cast<double>(Int(g, "new_tokens"));
+  const Json devices = Member(prefill, "devices");
+  bool any = false;
+  for (const Json& d : devices.is_array() ? devices : Json::array()) {
+    if (!d.is_object() || !d.contains("reprogram") || !capacity.count(Text(d, "name"))) continue;
+    any = true;
+    const std::string dev = Text(d, "name");
+    int64_t kept = 0;
+    for (const auto& [name, xb] : resident[dev]) kept += xb;
+    const int64_t free = capacity[dev] - kept;
+    const auto [a, peak_a] = PhaseRewrites(prefill, dev);
+    const auto [b, peak_b] = PhaseRewrites(decode, dev);
+    for (const auto& [phase, peak] : {std::pair{"prefill", peak_a}, std::pair{"decode", peak_b}}) {
+      if (peak > free) {
+        out.push_back(fmt::format("generation: device {}: the {} rewrites {} crossbars at once, but the weights both "
+                                  "phases keep leave {}",
+                                  dev, phase, peak, free));
+      }
+    }
+    const double lifetime = NumberOrNaN(d["reprogram"], "lifetime_inferences");
+    const double endurance = NumberOrNaN(d["reprogram"], "endurance_writes");
+    const double per_request = static_cast<double>(a) + n * static_cast<double>(b);
+    if (per_request > 0 && !(lifetime * per_request <= endurance * static_cast<double>(free) * (1 + 1e-9))) {
+      out.push_back(fmt::format("generation: device {}: {} requests × {} crossbar writes each (prefill {} + {} × "
+                                "decode {}) exceed {} writes × the {} free crossbars",
+                                dev, lifetime, per_request, a, n, b, endurance, free));
+    }
+    const Json r = Member(m, "rewrites");
+    const double hours = per_request > 0 ? endurance * static_cast<double>(free) / per_request *
+                                               NumberOrNaN(m, "request_us") / 3.6e9
+                                         : NAN;
+    const Json reported_hours = Member(r, "endurance_hours");
+    const bool hours_ok = per_request > 0 ? Near(NumberOrNaN(r, "endurance_hours"), hours) : reported_hours.is_null();
+    if (Text(r, "pu") != dev || Int(Member(r, "prefill"), "crossbars") != a || Int(Member(r, "decode"), "crossbars") != b ||
+        Int(r, "crossbar_writes_per_request") != static_cast<int64_t>(per_request) || Int(r, "free_crossbars") != free ||
+        !hours_ok) {
+      out.push_back(fmt::format("generation: metrics.rewrites is not device {}'s: prefill {} + {} × decode {} crossbar "
+                                "writes a request over {} free crossbars, {} hours",
+                                dev, a, n, b, free, hours));
+    }
+  }
+  if (!any && !Member(m, "rewrites").is_null()) {
+    out.push_back("generation: metrics.rewrites is given, but no device reprograms");
+  }
+}
+
 // Status, bound and gap as the phases' solvers gave them.
 void CheckSolver(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
   const Json s = Member(g, "solver");
@@ -161,6 +239,7 @@ ValidationReport ValidateGenerationJson(const Json& g, const Json& prefill, cons
   CheckSameModel(g, prefill, decode, r.violations);
   CheckMetrics(g, prefill, decode, r.violations);
   CheckCrossbars(g, prefill, decode, r.violations);
+  CheckRewrites(g, prefill, decode, r.violations);
   CheckSolver(g, prefill, decode, r.violations);
   return r;
 }

@@ -106,7 +106,7 @@ inline void ForEachAssignment(const Problem& p, const std::function<void(const s
 // relative order of operators on serial PUs, and of those holding ADCs of a
 // shared pool, changes the list schedule, so any other operator on a spatial
 // PU is dispatched as soon as it is ready (no branching).
-inline double MinMakespan(const Problem& p, const std::vector<int>& a) {
+inline double MinMakespan(const Problem& p, const std::vector<int>& a, const std::vector<char>* rewritten = nullptr) {
   const OpGraph& g = *p.graph;
   const int n = g.size();
   std::vector<int> indeg(n);
@@ -116,7 +116,7 @@ inline double MinMakespan(const Problem& p, const std::vector<int>& a) {
   double best = std::numeric_limits<double>::infinity();
   std::function<void()> rec = [&]() {
     if (static_cast<int>(order.size()) == n) {
-      best = std::min(best, ListSchedule(p, a, &order).makespan_us);
+      best = std::min(best, ListSchedule(p, a, &order, rewritten).makespan_us);
       return;
     }
     auto take = [&](int v) {
@@ -129,7 +129,8 @@ inline double MinMakespan(const Problem& p, const std::vector<int>& a) {
       done[v] = false;
     };
     for (int v = 0; v < n; ++v) {
-      if (!done[v] && indeg[v] == 0 && p.costs->pu(a[v]).spatial && p.costs->adcs(v, a[v]) == 0) {
+      if (!done[v] && indeg[v] == 0 && p.costs->pu(a[v]).spatial && p.costs->adcs(v, a[v]) == 0 &&
+          !(rewritten != nullptr && (*rewritten)[v])) {
         take(v);
         return;
       }

@@ -90,37 +90,9 @@ double BruteForce(const Problem& p) {
   std::vector<int> a(n, -1);
   std::vector<char> rw(n, 0);
   double best = kInf;
-  std::vector<int> indeg(n), order;
-  std::vector<bool> done(n, false);
-  std::function<void()> orders = [&]() {
-    if (static_cast<int>(order.size()) == n) {
-      best = std::min(best, ListSchedule(p, a, &order, &rw).makespan_us);
-      return;
-    }
-    auto take = [&](int v) {
-      done[v] = true;
-      order.push_back(v);
-      for (int e : g.out_edges(v)) --indeg[g.edges()[e].to];
-      orders();
-      for (int e : g.out_edges(v)) ++indeg[g.edges()[e].to];
-      order.pop_back();
-      done[v] = false;
-    };
-    for (int v = 0; v < n; ++v) {
-      if (!done[v] && indeg[v] == 0 && a[v] == cim && !rw[v]) {
-        take(v);
-        return;
-      }
-    }
-    for (int v = 0; v < n; ++v) {
-      if (!done[v] && indeg[v] == 0) take(v);
-    }
-  };
   std::function<void(int)> assign = [&](int v) {
     if (v == n) {
-      if (!FitsCapacity(p, a, &rw)) return;
-      for (int u = 0; u < n; ++u) indeg[u] = static_cast<int>(g.in_edges(u).size());
-      orders();
+      if (FitsCapacity(p, a, &rw)) best = std::min(best, ilp_test::MinMakespan(p, a, &rw));
       return;
     }
     for (int q = 0; q < c.num_pus(); ++q) {

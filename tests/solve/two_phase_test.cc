@@ -5,11 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <map>
 #include <random>
+#include <tuple>
 #include <vector>
 
+#include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/two_phase.h"
 #include "solve/ilp_test_support.h"
+#include "solve/instances.h"
 
 namespace hetplan {
 namespace {
@@ -132,6 +137,170 @@ TEST(TwoPhase, APairItCannotProveIsNotCalledOptimal) {
   ASSERT_TRUE(exact.ok()) << exact.status().message();
   EXPECT_EQ(exact->status, SolveStatus::kOptimal);
   EXPECT_LE(exact->objective, r->objective + 1e-9);
+}
+
+// With a reprogramming CIM: each phase may also rewrite an operator into the
+// crossbars no weight of either phase keeps (every time the phase runs), the
+// prefill's writes once a request and the decode's `weight` times within the
+// endurance budget over the lifetime's requests.
+struct RewriteOption {
+  std::vector<int> assignment;
+  std::vector<char> rewritten;
+};
+
+std::vector<RewriteOption> EveryRewriteOption(const CostModel& c) {
+  const int n = c.num_ops(), cim = c.num_pus() - 1;
+  std::vector<RewriteOption> out;
+  RewriteOption o{std::vector<int>(n, -1), std::vector<char>(n, 0)};
+  std::function<void(int)> rec = [&](int v) {
+    if (v == n) {
+      out.push_back(o);
+      return;
+    }
+    for (int q = 0; q < c.num_pus(); ++q) {
+      if (!c.supported(v, q)) continue;
+      for (char rw : {0, 1}) {
+        if (rw && q != cim) continue;
+        o.assignment[v] = q;
+        o.rewritten[v] = rw;
+        rec(v + 1);
+      }
+    }
+    o.rewritten[v] = 0;
+  };
+  rec(0);
+  return out;
+}
+
+// Brute force over every pair of options: the weights either keeps resident
+// within the capacity, each phase's rewrites in what they leave, both phases'
+// writes within the endurance budget, each phase at its shortest order.
+// `joint` false: each phase's writes within the budget alone (what the
+// search's relaxation sees before it branches on rewrites).
+double BruteForceWithRewrites(const Problem& first, const Problem& second, double weight, bool joint = true) {
+  const CostModel& c = *first.costs;
+  const int cim = c.num_pus() - 1;
+  const PuInfo& pu = c.pu(cim);
+  const std::vector<RewriteOption> options = EveryRewriteOption(c);
+  std::map<std::tuple<int, size_t, int64_t>, double> memo;  // (phase, option, crossbars the other alone keeps)
+  const auto makespan = [&](int phase, size_t i, int64_t other) {
+    auto [it, fresh] = memo.try_emplace({phase, i, other}, 0.0);
+    if (fresh) {
+      CostModel less = phase == 0 ? *first.costs : *second.costs;
+      less.mutable_pu(cim).capacity -= other;
+      const Problem p{first.graph, &less, Objective::kLatency, std::nullopt};
+      it->second = FitsCapacity(p, options[i].assignment, &options[i].rewritten)
+                       ? MinMakespan(p, options[i].assignment, &options[i].rewritten)
+                       : kInf;
+    }
+    return it->second;
+  };
+  double best = kInf;
+  for (size_t i = 0; i < options.size(); ++i) {
+    for (size_t j = 0; j < options.size(); ++j) {
+      int64_t both = 0, only_x = 0, only_y = 0, written_x = 0, written_y = 0;
+      for (int v = 0; v < c.num_ops(); ++v) {
+        const bool x = options[i].assignment[v] == cim && !options[i].rewritten[v];
+        const bool y = options[j].assignment[v] == cim && !options[j].rewritten[v];
+        const int64_t xb = c.crossbars(v, cim);
+        both += x || y ? xb : 0;
+        only_x += x && !y ? xb : 0;
+        only_y += y && !x ? xb : 0;
+        written_x += options[i].assignment[v] == cim && options[i].rewritten[v] ? xb : 0;
+        written_y += options[j].assignment[v] == cim && options[j].rewritten[v] ? xb : 0;
+      }
+      const int64_t free = pu.capacity - both;
+      if (free < 0) continue;
+      const double budget = pu.endurance_writes * static_cast<double>(free);
+      const double x = pu.lifetime_inferences * static_cast<double>(written_x);
+      const double y = pu.lifetime_inferences * weight * static_cast<double>(written_y);
+      if (joint ? x + y > budget : std::max(x, y) > budget) continue;
+      const double mx = makespan(0, i, only_y), my = makespan(1, j, only_x);
+      best = std::min(best, mx + weight * my);
+    }
+  }
+  return best;
+}
+
+// A CPU and a reprogramming CIM of 3–8 crossbars (1–3 an operator, writes of
+// 1–8 µs); the decode's latencies its own.
+testing_instances::Instance RandomRewriteInstance(std::mt19937& rng, int n) {
+  using testing_instances::MakeGraph;
+  using testing_instances::RandomDagEdges;
+  testing_instances::Instance inst{MakeGraph(n, RandomDagEdges(rng, n, {0.2, 0.4})), CostModel()};
+  std::vector<PuInfo> pus = {testing_instances::Serial("cpu"),
+                             testing_instances::Spatial("cim", 3 + static_cast<int64_t>(rng() % 6))};
+  inst.costs = CostModel(n, pus, static_cast<int>(inst.graph.edges().size()));
+  CostModel& c = inst.costs;
+  PuInfo& pu = c.mutable_pu(1);
+  pu.reprogram = true;
+  pu.write_ns_per_row = 100;
+  pu.endurance_writes = 2 + static_cast<double>(rng() % 12);
+  pu.lifetime_inferences = 1;
+  for (int v = 0; v < n; ++v) {
+    c.set_latency(v, 0, static_cast<double>(20 + rng() % 60));
+    if (rng() % 5 == 0) continue;
+    c.set_latency(v, 1, static_cast<double>(1 + rng() % 15));
+    c.set_crossbars(v, 1, 1 + static_cast<int64_t>(rng() % 3));
+    const int64_t rows = 10 + static_cast<int64_t>(rng() % 71);
+    c.set_write(v, 1, {rows, rows * c.crossbars(v, 1), static_cast<double>(rows) * 0.1, 0.0});
+  }
+  for (int e = 0; e < c.num_edges(); ++e) {
+    c.set_transfer(e, 0, 1, static_cast<double>(rng() % 8));
+    c.set_transfer(e, 1, 0, static_cast<double>(rng() % 8));
+  }
+  return inst;
+}
+
+TEST(TwoPhase, WithRewritesMatchesBruteForce) {
+  std::mt19937 rng(60);
+  int problems = 0, rewriting = 0, coupled = 0, worn = 0;
+  for (int i = 0; i < 400; ++i) {
+    const int n = 1 + static_cast<int>(rng() % 4);
+    auto inst = RandomRewriteInstance(rng, n);
+    const CostModel second = SecondPhaseCosts(inst.costs, rng);
+    const double weight = std::vector<double>{1, 3, 8.5}[static_cast<size_t>(i % 3)];
+    const Problem p1 = inst.problem();
+    Problem p2 = p1;
+    p2.costs = &second;
+    const double brute = BruteForceWithRewrites(p1, p2, weight);
+    if (!std::isfinite(brute)) continue;
+    SolveOptions o;
+    o.time_limit_s = 30;
+    auto r = SolveTwoPhase(TwoPhaseProblem{&inst.graph, &inst.costs, &second, weight}, "exact", o);
+    ASSERT_TRUE(r.ok()) << "instance " << i << ": " << r.status().message();
+    SCOPED_TRACE("instance " + std::to_string(i));
+    ++problems;
+    EXPECT_EQ(r->status, SolveStatus::kOptimal);
+    EXPECT_NEAR(r->objective, brute, 1e-6 * std::max(1.0, brute));
+    EXPECT_NEAR(r->bound, r->objective, 1e-6 * std::max(1.0, brute));
+    // The pair it returns: residents of both within the capacity, each
+    // phase's rewrites in what they leave, the writes within the budget.
+    const PuInfo& pu = inst.costs.pu(1);
+    int64_t kept = 0, written[2] = {0, 0};
+    for (int v = 0; v < n; ++v) {
+      const ScheduledOp& x = r->first.schedule->ops[static_cast<size_t>(v)];
+      const ScheduledOp& y = r->second.schedule->ops[static_cast<size_t>(v)];
+      const int64_t xb = inst.costs.crossbars(v, 1);
+      kept += (x.device == 1 && !x.rewritten) || (y.device == 1 && !y.rewritten) ? xb : 0;
+      written[0] += x.device == 1 && x.rewritten ? xb : 0;
+      written[1] += y.device == 1 && y.rewritten ? xb : 0;
+    }
+    EXPECT_LE(kept, pu.capacity);
+    EXPECT_LE(pu.lifetime_inferences * (static_cast<double>(written[0]) + weight * static_cast<double>(written[1])),
+              pu.endurance_writes * static_cast<double>(pu.capacity - kept) + 1e-9);
+    rewriting += written[0] + written[1] > 0;
+    coupled += r->nodes > 1;
+    worn += BruteForceWithRewrites(p1, p2, weight, /*joint=*/false) < brute - 1e-9;
+  }
+  EXPECT_GE(problems, 300);
+  EXPECT_GE(rewriting, 60);  // the optimum rewrites often enough to mean something
+  EXPECT_GE(coupled, 40);    // and the phases' residents or writes conflict often enough
+  EXPECT_GE(worn, 10);       // the writes of both phases together bind
+  RecordProperty("problems", problems);
+  RecordProperty("rewriting", rewriting);
+  RecordProperty("coupled", coupled);
+  RecordProperty("worn", worn);
 }
 
 }  // namespace

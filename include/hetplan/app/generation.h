@@ -29,6 +29,24 @@ struct GenerationSpec {
 // "prompt=P,new=N" (both ≥ 1, either order).
 Result<GenerationSpec> ParseGenerationSpec(std::string_view text);
 
+// Rewrites on the reprogramming PU (docs/generation.md, "Rewrites"): the
+// operators each phase writes into free crossbars every time it runs, and how
+// long the free crossbars last. The platform's lifetime_inferences counts
+// requests; each cell of the free crossbars takes, wear-levelled, Σ crossbars
+// written per request (the prefill's + N × a decode step's) / free writes a
+// request.
+struct GenerationRewrites {
+  std::string pu;
+  int64_t prefill_operators = 0, prefill_crossbars = 0;  // written once a request
+  int64_t decode_operators = 0, decode_crossbars = 0;    // written every decode step
+  int64_t writes_per_request = 0;                        // crossbar writes: prefill + N × decode
+  int64_t free_crossbars = 0;                            // the PU's crossbars no resident weight holds
+  double endurance_writes = 0, lifetime_requests = 0;
+  // endurance × free / writes per request, and those requests at the
+  // planned request time; null without rewrites (nothing wears).
+  std::optional<double> requests_until_worn, endurance_hours;
+};
+
 struct GenerationPhase {
   PreparedProblem pp;  // the model at the phase's shapes, with the costs it was planned on
   PlanOutput plan;     // its validated schedule file
@@ -49,6 +67,7 @@ struct GenerationOutput {
   int64_t kv_bytes = 0;  // the cache after the request (P+N tokens)
   // Per spatial PU: the crossbars of the weights either phase keeps there.
   std::map<std::string, int64_t> crossbars;
+  std::optional<GenerationRewrites> rewrites;  // with a reprogramming PU
   // The two phases solved together (SolveTwoPhase): "optimal" when proven,
   // else "feasible"; the bound and gap of TTFT + N × TPOT(mean past).
   std::string status, termination;
@@ -70,7 +89,8 @@ struct GenerationOutput {
 
 // Errors (one line each): a model without a KV cache or with mismatched
 // pairs, P + N beyond the model's positions, an objective other than
-// latency, a reprogramming CIM, phases whose graphs differ.
+// latency, a reprogramming CIM with a solver other than exact, phases whose
+// graphs differ.
 Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSpec& g, const PlanSpec& spec);
 
 // The generation file (docs/generation.md): the metrics, the solver's status,

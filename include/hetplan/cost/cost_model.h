@@ -38,6 +38,12 @@ struct PuInfo {
   double write_ns_per_row = 0;
   std::optional<double> write_energy_pj_per_row;
   double endurance_writes = 0, lifetime_inferences = 0;
+  // Crossbar writes the rest of a larger problem spends on this PU's free
+  // crossbars over the lifetime (LLM generation: the other phase's,
+  // solve/two_phase.h); the endurance budget is then lifetime × Σ crossbars
+  // rewritten + this ≤ endurance_writes × crossbars no resident operator
+  // holds. 0 for one inference.
+  double other_lifetime_writes = 0;
 
   // Every PU but a CPU is an accelerator: BIDENT charges it host↔device copies.
   bool accelerator() const { return kind != PuKind::kCpu; }
@@ -136,6 +142,14 @@ class CostModel {
     if (writes_.empty()) writes_.assign(static_cast<size_t>(n_) * k_, Write{});
     writes_[Idx(v, p)] = w;
   }
+  // v may run on reprogramming PU p only rewritten, never resident; or only
+  // resident, never rewritten (branches of the two-phase search:
+  // solve/two_phase.h). The exact search honours both; its heuristic starts
+  // keep every operator resident and leave rewrite-only PUs out.
+  bool rewrite_only(int v, int p) const { return !rewrite_mode_.empty() && rewrite_mode_[Idx(v, p)] == 1; }
+  bool no_rewrite(int v, int p) const { return !rewrite_mode_.empty() && rewrite_mode_[Idx(v, p)] == 2; }
+  void set_rewrite_only(int v, int p) { SetRewriteMode(v, p, 1); }
+  void set_no_rewrite(int v, int p) { SetRewriteMode(v, p, 2); }
   // v's matrix-vector products on spatial p (the analytical CIM model's
   // N_mvm and their N_mvm × T_mvm); 0 where the costs do not say (a cost
   // table), so v cannot be replicated there.
@@ -189,6 +203,10 @@ class CostModel {
 
  private:
   size_t Idx(int v, int p) const { return static_cast<size_t>(v) * k_ + p; }
+  void SetRewriteMode(int v, int p, char mode) {
+    if (rewrite_mode_.empty()) rewrite_mode_.assign(static_cast<size_t>(n_) * k_, 0);
+    rewrite_mode_[Idx(v, p)] = mode;
+  }
   int n_ = 0, k_ = 0;
   std::vector<PuInfo> pus_;
   std::vector<double> latency_;
@@ -198,6 +216,7 @@ class CostModel {
   std::vector<int64_t> mvms_;      // empty: no MVM counts anywhere
   std::vector<double> mvm_us_;
   std::vector<Write> writes_;      // empty: no reprogramming PU
+  std::vector<char> rewrite_mode_;  // empty: none; 1 rewrite only, 2 never rewritten
   std::vector<double> h2d_, d2h_;
   std::vector<double> transfer_;
   std::vector<double> slowdown_;

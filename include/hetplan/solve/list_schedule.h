@@ -71,7 +71,8 @@ double EarliestFitBoth(const CumulativeProfile& xb, int64_t crossbars, const Cum
 
 // The endurance budget of reprogramming PU `pu`: `written` crossbars
 // rewritten every inference, wear-levelled over the `free` ones no resident
-// operator holds, within endurance_writes over lifetime_inferences.
+// operator holds, within endurance_writes over lifetime_inferences (beside
+// the writes PuInfo::other_lifetime_writes spends there).
 bool WithinEndurance(const PuInfo& pu, int64_t written, int64_t free);
 
 // Every operator on `pu`, list-scheduled; nullopt when some operator is

@@ -68,6 +68,7 @@ class SharedAdcSearch {
     out.stats.segments = 1;
     out.stats.largest_segment = n_;
     if (auto warm = warm_start::BestHeuristic(pr_, cand_)) {
+      if (c_.has_reprogram()) warm = warm_start::WithGreedyRewrites(pr_, std::move(*warm));
       best_ = warm->schedule;
       upper_ = warm->schedule.makespan_us;
     }
@@ -89,6 +90,8 @@ class SharedAdcSearch {
     }
     for (int64_t budget : ResidentBudgets()) {
       if (Stop()) break;
+      // Writes spent elsewhere (another phase's) need the crossbars this budget leaves.
+      if (rw_pu_ >= 0 && !WithinEndurance(c_.pu(rw_pu_), 0, c_.pu(rw_pu_).capacity - budget)) continue;
       ++out.stats.searches;
       resident_budget_ = budget;
       rewrite_ = CumulativeProfile(rw_pu_ >= 0 ? c_.pu(rw_pu_).capacity - budget : 0);
@@ -120,11 +123,14 @@ class SharedAdcSearch {
     if (rw_pu_ < 0) return {std::numeric_limits<int64_t>::max()};
     const int64_t cap = c_.pu(rw_pu_).capacity;
     int64_t total = 0;
-    for (int v = 0; v < n_; ++v) total += c_.supported(v, rw_pu_) ? c_.crossbars(v, rw_pu_) : 0;
+    const auto resident_xb = [&](int v) {
+      return c_.supported(v, rw_pu_) && !c_.rewrite_only(v, rw_pu_) ? c_.crossbars(v, rw_pu_) : 0;
+    };
+    for (int v = 0; v < n_; ++v) total += resident_xb(v);
     std::vector<char> sum(static_cast<size_t>(std::min(cap, total)) + 1, 0);
     sum[0] = 1;
     for (int v = 0; v < n_; ++v) {
-      const int64_t x = c_.supported(v, rw_pu_) ? c_.crossbars(v, rw_pu_) : 0;
+      const int64_t x = resident_xb(v);
       if (x <= 0) continue;
       for (int64_t b = static_cast<int64_t>(sum.size()) - 1; b >= x; --b) sum[b] = sum[b] || sum[b - x];
     }
@@ -190,6 +196,7 @@ class SharedAdcSearch {
   bool Placement(int v, int q, bool rewrite, Child* ch) const {
     const PuInfo& pu = c_.pu(q);
     const int64_t xb = c_.crossbars(v, q);
+    if (!rewrite && c_.rewrite_only(v, q)) return false;
     if (rewrite) {
       const int64_t free = pu.capacity - resident_budget_;
       if (xb > free || !WithinEndurance(pu, written_ + xb, free)) return false;
@@ -219,7 +226,7 @@ class SharedAdcSearch {
       if (pu_[v] >= 0 || preds_left_[v] > 0) continue;
       for (int q : cand_[v]) {
         for (bool rewrite : {false, true}) {
-          if (rewrite && (q != rw_pu_ || c_.crossbars(v, q) == 0)) continue;
+          if (rewrite && (q != rw_pu_ || c_.crossbars(v, q) == 0 || c_.no_rewrite(v, q))) continue;
           // Placed before last_start, this order is not a start-sorted list.
           Child ch;
           if (!Placement(v, q, rewrite, &ch)) continue;

@@ -26,30 +26,95 @@ struct Weight {
 };
 enum : int8_t { kOut = -1, kFree = 0, kIn = 1 };
 
-// One phase's costs below a node: excluded weights off their spatial PU,
-// resident ones free of crossbars, each spatial PU's capacity less what the
-// resident ones reserve; nullopt when that leaves no plan.
-std::optional<CostModel> NodeCosts(const CostModel& c, const std::vector<Weight>& w, const std::vector<int8_t>& state) {
+// A node's state, 3 × weights long: [0, nw) each weight resident in both
+// phases (kIn), in neither (kOut) or free; then per phase [nw (1 + phase),
+// nw (2 + phase)) whether that phase rewrites the weight on its
+// reprogramming PU (kIn: it does, kOut: it does not, or free).
+using State = std::vector<int8_t>;
+size_t RewriteSlot(size_t nw, int phase, size_t i) { return nw * static_cast<size_t>(1 + phase) + i; }
+
+// One phase's costs below a node: excluded weights off their spatial PU (on
+// a reprogramming PU, rewritten only: never resident), resident ones free of
+// crossbars, each spatial PU's capacity less what the resident ones reserve;
+// rewrites the node decides for this phase fixed (forced: on that PU,
+// rewritten; forbidden: never rewritten); a reprogramming PU's lifetime
+// counted in this phase's runs (`runs[phase]` per request) beside the writes
+// the node forces on the other phase; nullopt when that leaves no plan.
+std::optional<CostModel> NodeCosts(const CostModel& c, const std::vector<Weight>& w, const State& state, int phase,
+                                   const double runs[2]) {
   CostModel out = c;
-  std::vector<int64_t> reserved(static_cast<size_t>(c.num_pus()), 0);
-  for (size_t i = 0; i < w.size(); ++i) {
+  const size_t nw = w.size();
+  std::vector<int64_t> reserved(static_cast<size_t>(c.num_pus()), 0), forced_other(reserved.size(), 0);
+  const auto elsewhere = [&](const Weight& x) {
+    for (int q = 0; q < c.num_pus(); ++q) {
+      if (q != x.p && c.supported(x.v, q)) return true;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < nw; ++i) {
+    const Weight& x = w[i];
+    const bool reprogram = c.pu(x.p).reprogram && c.crossbars(x.v, x.p) > 0;
+    const int8_t rewrite = state[RewriteSlot(nw, phase, i)];
+    if (state[RewriteSlot(nw, 1 - phase, i)] == kIn) forced_other[static_cast<size_t>(x.p)] += x.xb;
     if (state[i] == kIn) {
-      reserved[static_cast<size_t>(w[i].p)] += w[i].xb;
-      out.set_crossbars(w[i].v, w[i].p, 0);
+      if (rewrite == kIn) return std::nullopt;  // resident for both and rewritten: dominated by resident alone
+      reserved[static_cast<size_t>(x.p)] += x.xb;
+      out.set_crossbars(x.v, x.p, 0);
+    } else if (rewrite == kIn) {
+      out.set_rewrite_only(x.v, x.p);
+      for (int q = 0; q < c.num_pus(); ++q) {
+        if (q != x.p) out.set_unsupported(x.v, q);
+      }
+    } else if (state[i] == kOut && reprogram && rewrite != kOut) {
+      out.set_rewrite_only(x.v, x.p);
     } else if (state[i] == kOut) {
-      bool elsewhere = false;
-      for (int q = 0; q < c.num_pus(); ++q) elsewhere |= q != w[i].p && c.supported(w[i].v, q);
-      if (!elsewhere) return std::nullopt;
-      out.set_unsupported(w[i].v, w[i].p);
+      if (!elsewhere(x)) return std::nullopt;
+      out.set_unsupported(x.v, x.p);
+    } else if (rewrite == kOut) {
+      out.set_no_rewrite(x.v, x.p);
     }
   }
   for (int p = 0; p < c.num_pus(); ++p) {
     if (!c.pu(p).spatial) continue;
     const int64_t cap = c.pu(p).capacity - reserved[static_cast<size_t>(p)];
     if (cap < 0) return std::nullopt;
-    out.mutable_pu(p).capacity = cap;
+    PuInfo& pu = out.mutable_pu(p);
+    pu.capacity = cap;
+    pu.other_lifetime_writes =
+        c.pu(p).lifetime_inferences * runs[1 - phase] * static_cast<double>(forced_other[static_cast<size_t>(p)]);
+    pu.lifetime_inferences *= runs[phase];
+  }
+  // Every operator still has a PU whose crossbars it fits.
+  for (int v = 0; v < out.num_ops(); ++v) {
+    bool somewhere = false;
+    for (int q = 0; q < out.num_pus() && !somewhere; ++q) {
+      somewhere = out.supported(v, q) && (!out.pu(q).spatial || out.crossbars(v, q) <= out.pu(q).capacity);
+    }
+    if (!somewhere) return std::nullopt;
   }
   return out;
+}
+
+// The crossbars a schedule rewrites on PU p: in all (written each run) and
+// at most at once.
+struct Rewrites {
+  int64_t written = 0, peak = 0;
+};
+Rewrites RewritesOn(const Schedule& s, const CostModel& c, int p) {
+  Rewrites r;
+  std::vector<std::pair<double, int64_t>> events;  // (time, ±crossbars); ends before starts at one time
+  for (size_t v = 0; v < s.ops.size(); ++v) {
+    const ScheduledOp& op = s.ops[v];
+    if (op.device != p || !op.rewritten) continue;
+    const int64_t xb = c.crossbars(static_cast<int>(v), p);
+    r.written += xb;
+    events.emplace_back(op.start_us, xb);
+    events.emplace_back(op.finish_us, -xb);
+  }
+  std::sort(events.begin(), events.end());
+  int64_t now = 0;
+  for (const auto& [t, d] : events) r.peak = std::max(r.peak, now += d);
+  return r;
 }
 
 struct Evaluated {
@@ -57,8 +122,11 @@ struct Evaluated {
   bool solved = false;  // both phases have a schedule
   double lb = 0;        // bound of every request below the node
   SolveResult first, second;
-  bool fits = false;  // the free weights both keep fit what is left
-  int branch = -1;    // a free weight one phase keeps (when they do not fit)
+  bool fits = false;  // the free weights both keep fit what is left, with both phases' rewrites
+  // When they do not fit: the state slot to branch on (kIn, kOut): a free
+  // weight one phase keeps resident, or, when both keep the same and their
+  // writes together exceed the endurance budget, a free rewrite of one phase.
+  int branch = -1;
 };
 
 class Search {
@@ -76,12 +144,13 @@ class Search {
 
   // `root`: solved however little time is left (a phase needs a schedule);
   // any other node is left unsolved once the time is spent.
-  Result<Evaluated> Evaluate(const std::vector<int8_t>& state, double parent_lb, bool root = false) {
+  Result<Evaluated> Evaluate(const State& state, double parent_lb, bool root = false) {
     Evaluated e;
     e.lb = parent_lb;
     if (!root && Remaining() <= 0) return e;
-    auto cf = NodeCosts(*p_.first, weights_, state);
-    auto cs = NodeCosts(*p_.second, weights_, state);
+    const double runs[2] = {1.0, p_.weight};
+    auto cf = NodeCosts(*p_.first, weights_, state, 0, runs);
+    auto cs = NodeCosts(*p_.second, weights_, state, 1, runs);
     if (!cf || !cs) {
       e.infeasible = true;
       return e;
@@ -129,16 +198,21 @@ class Search {
     return r;
   }
 
-  // Whether the free weights the two phases keep fit what the node leaves;
-  // otherwise the largest free weight only one of them keeps.
-  void Fit(const CostModel& node_costs, const std::vector<int8_t>& state, Evaluated* e) const {
+  // Whether the free weights the two phases keep fit what the node leaves,
+  // with each phase's rewrites at once and both phases' writes within the
+  // endurance budget; otherwise the largest free weight only one of them
+  // keeps resident.
+  void Fit(const CostModel& node_costs, const State& state, Evaluated* e) const {
     std::vector<int64_t> used(static_cast<size_t>(node_costs.num_pus()), 0);
     int64_t best = -1;
+    const auto resident = [](const SolveResult& r, const Weight& w) {
+      const ScheduledOp& op = r.schedule->ops[static_cast<size_t>(w.v)];
+      return op.device == w.p && !op.rewritten;
+    };
     for (size_t i = 0; i < weights_.size(); ++i) {
       if (state[i] != kFree) continue;
       const Weight& w = weights_[i];
-      const bool a = e->first.schedule->ops[static_cast<size_t>(w.v)].device == w.p;
-      const bool b = e->second.schedule->ops[static_cast<size_t>(w.v)].device == w.p;
+      const bool a = resident(e->first, w), b = resident(e->second, w);
       if (a || b) used[static_cast<size_t>(w.p)] += w.xb;
       if (a != b && w.xb > best) {
         best = w.xb;
@@ -146,9 +220,49 @@ class Search {
       }
     }
     e->fits = true;
+    bool endurance = true;
     for (int q = 0; q < node_costs.num_pus(); ++q) {
-      if (node_costs.pu(q).spatial) e->fits &= used[static_cast<size_t>(q)] <= node_costs.pu(q).capacity;
+      const PuInfo& pu = node_costs.pu(q);
+      if (!pu.spatial) continue;
+      const int64_t free = pu.capacity - used[static_cast<size_t>(q)];
+      e->fits &= free >= 0;
+      if (!pu.reprogram) continue;
+      const Rewrites x = RewritesOn(*e->first.schedule, *p_.first, q);
+      const Rewrites y = RewritesOn(*e->second.schedule, *p_.second, q);
+      e->fits &= x.peak <= free && y.peak <= free;
+      const PuInfo& base = p_.first->pu(q);
+      endurance &= base.lifetime_inferences * (static_cast<double>(x.written) + p_.weight * static_cast<double>(y.written)) <=
+                   base.endurance_writes * static_cast<double>(std::max<int64_t>(free, 0));
     }
+    if (e->fits && !endurance) {
+      e->fits = false;
+      if (e->branch < 0) e->branch = RewriteBranch(state, *e);
+      // Every rewrite fixed: each phase met the budget beside the other's
+      // writes, so only rounding separates the two sums.
+      e->fits = e->branch < 0;
+    }
+  }
+
+  // The free rewrite (a phase, a weight it rewrites) with the most writes a
+  // request; -1 when the node fixes every rewrite of both (then each phase
+  // was solved beside the other's writes, which cannot exceed the budget).
+  int RewriteBranch(const State& state, const Evaluated& e) const {
+    const size_t nw = weights_.size();
+    double most = 0;
+    int slot = -1;
+    for (int phase = 0; phase < 2; ++phase) {
+      const Schedule& s = *(phase == 0 ? e.first : e.second).schedule;
+      for (size_t i = 0; i < nw; ++i) {
+        const ScheduledOp& op = s.ops[static_cast<size_t>(weights_[i].v)];
+        const size_t at = RewriteSlot(nw, phase, i);
+        const double writes = static_cast<double>(weights_[i].xb) * (phase == 0 ? 1.0 : p_.weight);
+        if (state[at] == kFree && op.device == weights_[i].p && op.rewritten && writes > most) {
+          most = writes;
+          slot = static_cast<int>(at);
+        }
+      }
+    }
+    return slot;
   }
 
   const TwoPhaseProblem& p_;
@@ -162,10 +276,12 @@ class Search {
 
 // The state that keeps exactly the weights `r`'s schedule holds (resident)
 // and excludes every other: the other phase planned on them.
-std::vector<int8_t> KeepOnly(const std::vector<Weight>& w, const SolveResult& r) {
-  std::vector<int8_t> s(w.size(), kOut);
+State KeepOnly(const std::vector<Weight>& w, const SolveResult& r) {
+  State s(3 * w.size(), kFree);
+  std::fill(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(w.size()), kOut);
   for (size_t i = 0; i < w.size(); ++i) {
-    if (r.schedule->ops[static_cast<size_t>(w[i].v)].device == w[i].p) s[i] = kIn;
+    const ScheduledOp& op = r.schedule->ops[static_cast<size_t>(w[i].v)];
+    if (op.device == w[i].p && !op.rewritten) s[i] = kIn;
   }
   return s;
 }
@@ -195,9 +311,14 @@ Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::
   if (a.num_ops() != b.num_ops() || a.num_pus() != b.num_pus() || a.num_edges() != b.num_edges()) {
     return Error(ErrorCode::kInvalidArgument, "two phases: the cost models differ in operators, PUs or edges");
   }
+  if (a.has_reprogram() && method != "exact") {
+    return Error(ErrorCode::kUnsupported,
+                 "two phases with a reprogramming PU: only solver 'exact' plans rewrites under the search's branches "
+                 "(a weight resident in neither phase, rewritten only); use --solver exact, or set reprogram=false");
+  }
   Search search(problem, method, options);
   const size_t nw = search.weights().size();
-  HETPLAN_ASSIGN_OR_RETURN(Evaluated root, search.Evaluate(std::vector<int8_t>(nw, kFree), 0.0, /*root=*/true));
+  HETPLAN_ASSIGN_OR_RETURN(Evaluated root, search.Evaluate(State(3 * nw, kFree), 0.0, /*root=*/true));
   if (root.infeasible || !root.solved) {
     return Error(ErrorCode::kLimitExceeded, "two phases: {} found no schedule for a phase alone ({}, {})", method,
                  ToString(root.first.status), ToString(root.second.status));
@@ -219,19 +340,19 @@ Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::
       offer(std::move(e));
     }
   }
-  using Open = std::pair<double, std::vector<int8_t>>;
+  using Open = std::pair<double, State>;
   auto worse = [](const Open& x, const Open& y) { return x.first > y.first; };
   std::priority_queue<Open, std::vector<Open>, decltype(worse)> open(worse);
   int64_t nodes = 1;
   Termination termination = Termination::kProved;
-  const auto push_children = [&](const Evaluated& e, const std::vector<int8_t>& state) {
+  const auto push_children = [&](const Evaluated& e, const State& state) {
     for (int8_t value : {kIn, kOut}) {
-      std::vector<int8_t> child = state;
+      State child = state;
       child[static_cast<size_t>(e.branch)] = value;
       open.emplace(e.lb, std::move(child));
     }
   };
-  if (!root.fits) push_children(root, std::vector<int8_t>(nw, kFree));
+  if (!root.fits && root.branch >= 0) push_children(root, State(3 * nw, kFree));
   while (!open.empty()) {
     const double incumbent = best ? search.Objective(*best) : kInf;
     if (open.top().first >= incumbent - 1e-9 * std::max(1.0, incumbent)) break;  // every open node is dominated
