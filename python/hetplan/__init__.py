@@ -34,6 +34,7 @@ if _os.path.isdir(_bundled) and not _os.path.isdir(_os.path.join(_core.source_di
 
 from ._costs import CostTable, load_costs, profile
 from ._dse import DseResults, dse, read_results
+from ._generation import Generation, plan_generation
 from ._model import Model, from_torch, load_model
 from ._plan import MethodInfo, Schedule, Validation, map, partition, plan, solvers, validate
 from ._platform import Platform, platform, presets
@@ -52,9 +53,10 @@ def onnxruntime_version() -> str:
 
 
 __all__ = [
-    "ArgumentTypeError", "CostTable", "DEFAULT_CACHE_DIR", "DseResults", "Error", "ExportError", "InfeasibleError",
+    "ArgumentTypeError", "CostTable", "DEFAULT_CACHE_DIR", "DseResults", "Error", "ExportError", "Generation",
+    "InfeasibleError",
     "InternalError", "InvalidArgumentError", "IoError", "LimitExceededError", "MethodInfo", "MissingDependencyError",
     "Model", "NONDETERMINISTIC_FIELDS", "NoScheduleError", "NotFoundError", "ParseError", "Platform", "Schedule",
     "UnsupportedError", "Validation", "dse", "from_torch", "load_costs", "load_model", "map", "onnxruntime_version",
-    "partition", "plan", "platform", "presets", "profile", "read_results", "solvers", "validate",
+    "partition", "plan", "plan_generation", "platform", "presets", "profile", "read_results", "solvers", "validate",
 ]

@@ -105,6 +105,25 @@ class Validation(NamedTuple):
     operators: int
     edges: int
 
+class Generation:
+    file: Dict[str, Any]
+    prefill: Dict[str, Any]
+    decode: Dict[str, Any]
+    @property
+    def metrics(self) -> Dict[str, Any]: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def gap(self) -> Optional[float]: ...
+    def write(self, path: PathLike) -> None: ...
+
+def plan_generation(model: Union[PathLike, Model], prompt: int, new_tokens: int, platform: PlatformLike = ...,
+                    overrides: Overrides = ..., *, objective: str = ..., max_tpot: Optional[float] = ...,
+                    solver: str = ..., time_limit: Optional[float] = ...,
+                    gap: Optional[float] = ..., threads: Optional[int] = ..., search_nodes: Optional[int] = ...,
+                    warmup: int = ..., runs: int = ..., cache_dir: Optional[PathLike] = ...,
+                    name: str = ...) -> Generation: ...
+
 class Schedule:
     model: Model
     platform: Platform

@@ -17,6 +17,7 @@
 #include "call.h"
 #include "convert.h"
 #include "hetplan/app/costs.h"
+#include "hetplan/app/generation.h"
 #include "hetplan/app/plan.h"
 #include "hetplan/cost/cim_model.h"
 #include "hetplan/cost/profiler.h"
@@ -278,6 +279,37 @@ std::shared_ptr<PlanResult> RunPlanCall(const PlanCall& plan, py::object progres
   out->run = Unwrap(std::move(run));
   out->interrupted = call.raised();
   return out;
+}
+
+// plan_generation: `partition --llm` (docs/generation.md), the GIL released
+// while it profiles and solves; {generation, prefill, decode}: the generation
+// file (validated with both phases' schedule files, named as given) and the
+// two schedule files, as the CLI writes them.
+py::dict PlanGenerationCall(const std::string& model, const std::string& platform,
+                            const std::vector<std::string>& overrides, const std::string& llm, const PlanSpec& spec,
+                            int warmup, int runs, const std::string& cache_dir, const std::string& prefill_file,
+                            const std::string& decode_file) {
+  const GenerationSpec request = Unwrap(ParseGenerationSpec(llm));
+  PlanInputs in;
+  in.model_path = model;
+  in.platform = platform;
+  in.overrides = overrides;
+  in.costs.profile.warmup = warmup;
+  in.costs.profile.runs = runs;
+  in.costs.profile.cache_dir = cache_dir;
+  std::optional<Result<GenerationOutput>> g;
+  std::optional<Result<nlohmann::json>> file;
+  {
+    py::gil_scoped_release release;
+    g = PlanGeneration(in, request, spec);
+    if (g->ok()) file = CheckedGenerationJson(**g, prefill_file, decode_file);
+  }
+  const GenerationOutput& out = Unwrap(std::move(*g));
+  py::dict d;
+  d["generation"] = ToPython(Unwrap(std::move(*file)));
+  d["prefill"] = ToPython(out.prefill.plan.schedule);
+  d["decode"] = ToPython(out.decode.plan.schedule);
+  return d;
 }
 
 // The same RunPlan as RunPlanCall, `repeats` times in C++ with the GIL
@@ -563,6 +595,9 @@ void Bind(py::module_& m) {
         py::arg("second_label"), py::arg("second_path"), py::arg("warmup"), py::arg("runs"), py::arg("cache_dir"),
         py::arg("boundary_cost"));
   m.def("run_plan", &RunPlanCall, py::arg("call"), py::arg("progress"));
+  m.def("plan_generation", &PlanGenerationCall, py::arg("model"), py::arg("platform"), py::arg("overrides"),
+        py::arg("llm"), py::arg("spec"), py::arg("warmup"), py::arg("runs"),
+        py::arg("cache_dir"), py::arg("prefill_file"), py::arg("decode_file"));
   m.def("_time_run_plan", &TimeRunPlan, py::arg("call"), py::arg("repeats"));
 
   // The schedule file read back into its type (plan/plan_file.h), read-only.

@@ -12,6 +12,7 @@
 #include "hetplan/solve/list_schedule.h"
 #include "hetplan/solve/two_phase.h"
 #include "hetplan/util/limits.h"
+#include "hetplan/validate/validator.h"
 
 namespace hetplan {
 namespace {
@@ -240,10 +241,40 @@ void AddReferences(const std::vector<CostModel>& steps, GenerationOutput* out) {
   }
 }
 
+// The two phases solved for the request's objective. Tokens/s is
+// lexicographic: the decode step first (its pair's status, bound and gap are
+// the file's), then the TTFT at that TPOT (noted in `out->coupling`, its
+// seconds in `out->solve_seconds`), kept when it finds a pair.
+Result<TwoPhaseResult> SolveRequest(TwoPhaseProblem both, const GenerationSpec& g, const PlanSpec& spec,
+                                    GenerationOutput* out) {
+  both.second_cap_us = g.max_tpot_us;
+  if (g.objective == GenerationObjective::kTtft) both.second_coef = 0.0;
+  if (g.objective != GenerationObjective::kTokensPerS) return SolveTwoPhase(both, spec.solver, spec.options);
+  both.first_coef = 0;
+  HETPLAN_ASSIGN_OR_RETURN(TwoPhaseResult r, SolveTwoPhase(both, spec.solver, spec.options));
+  TwoPhaseProblem ttft = both;
+  ttft.first_coef = 1;
+  ttft.second_coef = 0.0;
+  const double tpot = r.second.schedule->makespan_us;
+  ttft.second_cap_us = std::min(tpot * (1 + 1e-9), g.max_tpot_us.value_or(kInf));
+  auto t = SolveTwoPhase(ttft, spec.solver, spec.options);
+  if (t.ok()) out->solve_seconds = t->seconds;
+  if (!t.ok() || t->first.schedule->makespan_us >= r.first.schedule->makespan_us) {
+    out->coupling = fmt::format("; then TTFT at TPOT {:.6g} µs: {}", tpot,
+                                t.ok() ? "no shorter prefill" : std::string(t.status().message()));
+  } else {
+    out->coupling = fmt::format("; then TTFT at TPOT {:.6g} µs: {} ({} nodes)", tpot, ToString(t->status), t->nodes);
+    r.first = std::move(t->first);
+    r.second = std::move(t->second);
+  }
+  return r;
+}
+
 Status CheckRequest(const DecoderSignature& sig, const GenerationSpec& g, const PlanSpec& spec) {
   if (spec.objective != Objective::kLatency) {
     return Error(ErrorCode::kUnsupported,
-                 "--llm plans the request's latency (TTFT + the decode steps' TPOT); drop --objective {}",
+                 "--llm plans the request for its own objective (--llm ...,objective=latency|tokens|ttft); drop "
+                 "--objective {}",
                  ToString(spec.objective));
   }
   if (sig.max_positions && g.prompt + g.new_tokens > *sig.max_positions) {
@@ -257,33 +288,67 @@ Status CheckRequest(const DecoderSignature& sig, const GenerationSpec& g, const 
 
 }  // namespace
 
+std::string ToString(GenerationObjective o) {
+  switch (o) {
+    case GenerationObjective::kTokensPerS: return "tokens_per_s";
+    case GenerationObjective::kTtft: return "ttft";
+    case GenerationObjective::kRequestLatency: break;
+  }
+  return "request_latency";
+}
+
 Result<GenerationSpec> ParseGenerationSpec(std::string_view text) {
   GenerationSpec g;
-  const auto bad = [&] {
+  const auto bad = [&](std::string_view why) {
     return Error(ErrorCode::kInvalidArgument,
-                 "--llm '{}': expected prompt=P,new=N with P and N whole numbers ≥ 1, e.g. --llm prompt=128,new=128",
-                 text);
+                 "--llm '{}': {}; expected prompt=P,new=N[,objective=latency|tokens|ttft][,max_tpot=US], e.g. --llm "
+                 "prompt=128,new=128 or --llm prompt=128,new=128,objective=ttft,max_tpot=50",
+                 text, why);
   };
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
     const std::string_view item = text.substr(pos, end - pos);
+    pos = end + 1;
     const size_t eq = item.find('=');
-    if (eq == std::string_view::npos) return bad();
+    if (eq == std::string_view::npos) return bad(fmt::format("'{}' is not KEY=VALUE", item));
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "objective") {
+      if (value == "latency") {
+        g.objective = GenerationObjective::kRequestLatency;
+      } else if (value == "tokens") {
+        g.objective = GenerationObjective::kTokensPerS;
+      } else if (value == "ttft") {
+        g.objective = GenerationObjective::kTtft;
+      } else {
+        return bad(fmt::format("objective '{}' is none of latency, tokens, ttft", value));
+      }
+      continue;
+    }
+    if (key == "max_tpot") {
+      double us = 0;
+      const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), us);
+      if (ec != std::errc() || ptr != value.data() + value.size() || !(us > 0) || !std::isfinite(us)) {
+        return bad(fmt::format("max_tpot '{}' is not a number of µs > 0", value));
+      }
+      g.max_tpot_us = us;
+      continue;
+    }
     int64_t v = 0;
     const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || ptr != value.data() + value.size() || v < 1) return bad();
+    if (ec != std::errc() || ptr != value.data() + value.size() || v < 1) {
+      return bad(fmt::format("'{}' is not a whole number ≥ 1", item));
+    }
     if (key == "prompt") {
       g.prompt = v;
     } else if (key == "new") {
       g.new_tokens = v;
     } else {
-      return bad();
+      return bad(fmt::format("unknown key '{}'", key));
     }
-    pos = end + 1;
   }
-  if (g.prompt == 0 || g.new_tokens == 0) return bad();
+  if (g.prompt == 0 || g.new_tokens == 0) return bad("prompt and new are both needed");
+  if (g.objective == GenerationObjective::kTtft && !g.max_tpot_us) return bad("objective=ttft needs max_tpot=US");
   return g;
 }
 
@@ -323,18 +388,18 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
       "N = {} steps; the shapes, and the transfers of their bytes, are past {}'s",
       0.5 * static_cast<double>(la + lb), la, lb, g.new_tokens, la));
   out.prefill.pp.notes.push_back(fmt::format("generation prefill: {} prompt tokens, an empty past", g.prompt));
-  const TwoPhaseProblem both{&out.prefill.pp.model.graph, &out.prefill.pp.costs, &out.decode.pp.costs,
-                             static_cast<double>(g.new_tokens)};
-  HETPLAN_ASSIGN_OR_RETURN(TwoPhaseResult r, SolveTwoPhase(both, spec.solver, spec.options));
+  TwoPhaseProblem both{&out.prefill.pp.model.graph, &out.prefill.pp.costs, &out.decode.pp.costs,
+                       static_cast<double>(g.new_tokens)};
+  HETPLAN_ASSIGN_OR_RETURN(TwoPhaseResult r, SolveRequest(both, g, spec, &out));
   HETPLAN_ASSIGN_OR_RETURN(out.prefill.plan, PlanFromResult(out.prefill.pp.subject(), spec, std::move(r.first)));
   HETPLAN_ASSIGN_OR_RETURN(out.decode.plan, PlanFromResult(out.decode.pp.subject(), spec, std::move(r.second)));
   out.status = r.status == SolveStatus::kOptimal ? "optimal" : "feasible";
   out.termination = ToString(r.termination);
   out.bound_us = r.bound;
   out.gap = r.gap;
-  out.solve_seconds = r.seconds;
-  out.coupling = fmt::format("branch and bound over the weights both phases may keep: {} node{}, {} phase solves",
-                             r.nodes, r.nodes == 1 ? "" : "s", r.solves);
+  out.solve_seconds += r.seconds;
+  out.coupling = fmt::format("branch and bound over the weights both phases may keep: {} node{}, {} phase solves{}",
+                             r.nodes, r.nodes == 1 ? "" : "s", r.solves, out.coupling);
   const std::vector<CostModel> steps = StepCosts(ca, cb, la, lb);
   Measure(steps, &out);
   AddReferences(steps, &out);
@@ -362,7 +427,8 @@ nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& 
   j["model"] = {{"file", pre["model"]["file"]}, {"sha256", pre["model"]["sha256"]}, {"layers", out.signature.layers.size()}};
   j["prompt"] = out.spec.prompt;
   j["new_tokens"] = out.spec.new_tokens;
-  j["objective"] = "request_latency";
+  j["objective"] = ToString(out.spec.objective);
+  if (out.spec.max_tpot_us) j["max_tpot_us"] = *out.spec.max_tpot_us;
   j["phases"] = {
       {"prefill", {{"schedule_file", prefill_file}, {"tokens", out.spec.prompt}, {"past", 0}}},
       {"decode",
@@ -415,6 +481,18 @@ nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& 
                                 {"tpot_obtained_us", out.check_obtained_us}};
   }
   return j;
+}
+
+Result<nlohmann::json> CheckedGenerationJson(const GenerationOutput& out, const std::string& prefill_file,
+                                             const std::string& decode_file, ValidationReport* report) {
+  nlohmann::json file = GenerationToJson(out, prefill_file, decode_file);
+  const ValidationReport v = ValidateGenerationJson(file, out.prefill.plan.schedule, out.decode.plan.schedule);
+  if (report != nullptr) *report = v;
+  if (!v.ok()) {
+    return Error(ErrorCode::kInternal, "--llm: the generation plan fails the validator ({}; {} more); nothing written: "
+                 "please report it", v.violations.front(), v.violations.size() - 1);
+  }
+  return file;
 }
 
 }  // namespace hetplan

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "cli/commands.h"
 #include "hetplan/app/generation.h"
@@ -78,11 +79,15 @@ void Print(const GenerationOutput& g, const ValidationReport& v) {
                 static_cast<long long>(*g.check_past), g.check_interpolated_us, g.check_obtained_us,
                 100.0 * (g.check_interpolated_us / g.check_obtained_us - 1.0));
   }
-  std::printf("solver    %s: %s, TTFT + N × TPOT %.3f µs, bound %.3f, gap %.4g%%; %s\n",
-              g.prefill.plan.result.solver.c_str(), g.status.c_str(),
-              g.prefill.plan.result.schedule->makespan_us +
-                  static_cast<double>(g.spec.new_tokens) * g.decode.plan.result.schedule->makespan_us,
-              g.bound_us, 100.0 * g.gap, g.coupling.c_str());
+  const double ttft = g.prefill.plan.result.schedule->makespan_us, tpot = g.decode.plan.result.schedule->makespan_us;
+  const double n = static_cast<double>(g.spec.new_tokens);
+  const auto [what, planned] =
+      g.spec.objective == GenerationObjective::kTokensPerS ? std::pair{"N × TPOT (tokens/s)", n * tpot}
+      : g.spec.objective == GenerationObjective::kTtft     ? std::pair{"TTFT", ttft}
+                                                           : std::pair{"TTFT + N × TPOT", ttft + n * tpot};
+  if (g.spec.max_tpot_us) std::printf("bound     TPOT at most %.3f µs (the decode plan's: %.3f)\n", *g.spec.max_tpot_us, tpot);
+  std::printf("solver    %s: %s, %s %.3f µs, bound %.3f, gap %.4g%%; %s\n", g.prefill.plan.result.solver.c_str(),
+              g.status.c_str(), what, planned, g.bound_us, 100.0 * g.gap, g.coupling.c_str());
   std::printf("validate  ok (%d operators, %d edges checked)\n", v.operators, v.edges);
 }
 
@@ -97,16 +102,13 @@ int PartitionGeneration(const PlanInputs& in, const PlanSpec& spec, const std::s
   if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
   const std::string prefill_path = stem + ".prefill.json", decode_path = stem + ".decode.json";
   const auto base = [](const std::string& p) { return std::filesystem::path(p).filename().string(); };
-  const nlohmann::json file = GenerationToJson(*g, base(prefill_path), base(decode_path));
-  const ValidationReport v = ValidateGenerationJson(file, g->prefill.plan.schedule, g->decode.plan.schedule);
-  if (!v.ok()) {
-    return ReportError(Error(ErrorCode::kInternal, "--llm: the generation plan fails the validator ({}; {} more); "
-                             "nothing written: please report it", v.violations.front(), v.violations.size() - 1));
-  }
+  ValidationReport v;
+  const auto file = CheckedGenerationJson(*g, base(prefill_path), base(decode_path), &v);
+  if (!file.ok()) return ReportError(file.status());
   if (!out.empty()) {
     if (Status st = WriteFileAtomic(prefill_path, ScheduleFileText(g->prefill.plan.schedule)); !st.ok()) return ReportError(st);
     if (Status st = WriteFileAtomic(decode_path, ScheduleFileText(g->decode.plan.schedule)); !st.ok()) return ReportError(st);
-    if (Status st = WriteFileAtomic(out, file.dump(1) + "\n"); !st.ok()) return ReportError(st);
+    if (Status st = WriteFileAtomic(out, file->dump(1) + "\n"); !st.ok()) return ReportError(st);
   }
   Print(*g, v);
   if (!out.empty()) std::printf("wrote     %s (phases: %s, %s)\n", out.c_str(), prefill_path.c_str(), decode_path.c_str());

@@ -190,16 +190,39 @@ void CheckRewrites(const Json& g, const Json& prefill, const Json& decode, std::
 }
 
 // Status, bound and gap as the phases' solvers gave them.
+// The objective's value (request_latency: TTFT + N × TPOT; tokens_per_s:
+// N × TPOT; ttft: TTFT), with a TPOT bound met; status, bound and gap as the
+// phases' solvers gave them.
 void CheckSolver(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
   const Json s = Member(g, "solver");
   const double n = static_cast<double>(Int(g, "new_tokens"));
-  const double planned = NumberOrNaN(prefill, "makespan_us") + n * NumberOrNaN(decode, "makespan_us");
+  const double ttft = NumberOrNaN(prefill, "makespan_us"), tpot = NumberOrNaN(decode, "makespan_us");
+  const std::string objective = Text(g, "objective");
+  double planned = ttft + n * tpot;
+  const char* what = "TTFT + N × TPOT";
+  if (objective == "tokens_per_s") {
+    planned = n * tpot;
+    what = "N × TPOT";
+  } else if (objective == "ttft") {
+    planned = ttft;
+    what = "TTFT";
+  } else if (objective != "request_latency") {
+    out.push_back(fmt::format("generation: objective '{}' is none of request_latency, tokens_per_s, ttft", objective));
+  }
+  if (g.is_object() && g.contains("max_tpot_us")) {
+    const double cap = NumberOrNaN(g, "max_tpot_us");
+    if (!(tpot <= cap * (1 + 1e-6) + 1e-9)) {
+      out.push_back(fmt::format("generation: the decode plan's TPOT {} exceeds max_tpot_us {}", tpot, cap));
+    }
+  } else if (objective == "ttft") {
+    out.push_back("generation: objective ttft without max_tpot_us");
+  }
   const double bound = NumberOrNaN(s, "bound_us");
   if (std::isfinite(bound) && bound > planned * (1 + 1e-6) + 1e-9) {
-    out.push_back(fmt::format("generation: solver.bound_us {} exceeds the planned TTFT + N × TPOT {}", bound, planned));
+    out.push_back(fmt::format("generation: solver.bound_us {} exceeds the planned {} {}", bound, what, planned));
   }
   if (Text(s, "status") == "optimal" && !(NumberOrNaN(s, "gap") <= 1e-9 && Near(bound, planned))) {
-    out.push_back("generation: solver.status is optimal but its bound is not the planned TTFT + N × TPOT");
+    out.push_back(fmt::format("generation: solver.status is optimal but its bound is not the planned {}", what));
   }
 }
 

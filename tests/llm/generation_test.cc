@@ -2,6 +2,7 @@
 // decoder's interface read from the file, `partition --llm` on the decoder
 // forms tests/llm/make_decoders.py writes, the generation file's validator,
 // and the one-line refusals.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <onnx/onnx_pb.h>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "hetplan/graph/decoder.h"
 #include "hetplan/validate/validator.h"
@@ -389,6 +391,67 @@ TEST_F(Generation, RewritesAreChargedAndTheirEnduranceStatedInHours) {
   CmdResult run = Hetplan("run " + dir.string() + " --generate 4 --runs 1 --warmup 0");
   EXPECT_EQ(run.code, 0) << run.out;
   EXPECT_HAS(run.out, "the token ids equal the unsplit model's own loop");
+}
+
+// The other objectives: decode tokens/s (the decode step first, then TTFT at
+// that TPOT) and TTFT under a TPOT bound; each proven, validated, with its
+// objective in the file; a bound below every decode plan and a ttft without
+// its bound are refused in one line, nothing written.
+TEST_F(Generation, PlansForTokensPerSecondOrTtftUnderATpotBound) {
+  const auto plan = [&](const std::string& llm, const std::string& name, CmdResult* r) {
+    const fs::path out = *dir_ / name;
+    *r = Hetplan("partition " + File("decoder.onnx") + " --llm " + llm +
+                 " --platform klein-arm --set cim.crossbars=10 --time-limit 20" + Cache() + " --out " + out.string());
+    return out;
+  };
+  CmdResult r;
+  const fs::path latency = plan("prompt=16,new=8", "objective_latency.json", &r);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const fs::path tokens = plan("prompt=16,new=8,objective=tokens", "objective_tokens.json", &r);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_HAS(r.out, "N × TPOT (tokens/s)");
+  const nlohmann::json l = test_util::ReadJson(latency), t = test_util::ReadJson(tokens);
+  EXPECT_EQ(l["objective"], "request_latency");
+  EXPECT_EQ(t["objective"], "tokens_per_s");
+  EXPECT_EQ(t["solver"]["status"], "optimal");
+  // The fastest decode step: no slower than the latency plan's; its bound is N × TPOT.
+  const double tpot = test_util::ReadJson(tokens.parent_path() / "objective_tokens.decode.json")["makespan_us"];
+  const double tpot_latency = test_util::ReadJson(latency.parent_path() / "objective_latency.decode.json")["makespan_us"];
+  EXPECT_LE(tpot, tpot_latency + 1e-6);
+  EXPECT_NEAR(t["solver"]["bound_us"].get<double>(), 8 * tpot, 1e-6 * tpot);
+  EXPECT_GE(t["metrics"]["tokens_per_s"].get<double>(), l["metrics"]["tokens_per_s"].get<double>() * (1 - 1e-9));
+  EXPECT_TRUE(ValidateScheduleFile(tokens.string())->ok());
+  // TTFT under a bound 1.5× that TPOT: the decode within it, the TTFT no longer than the tokens plan's.
+  const std::string cap = fmt::format("{:.3f}", 1.5 * tpot);
+  const fs::path ttft = plan("prompt=16,new=8,objective=ttft,max_tpot=" + cap, "objective_ttft.json", &r);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json f = test_util::ReadJson(ttft);
+  EXPECT_EQ(f["objective"], "ttft");
+  EXPECT_EQ(f["solver"]["status"], "optimal");
+  EXPECT_LE(test_util::ReadJson(ttft.parent_path() / "objective_ttft.decode.json")["makespan_us"].get<double>(),
+            std::stod(cap) + 1e-6);
+  EXPECT_LE(f["metrics"]["ttft_us"].get<double>(), t["metrics"]["ttft_us"].get<double>() + 1e-6);
+  EXPECT_TRUE(ValidateScheduleFile(ttft.string())->ok());
+  // Tampered: the bound under the plan's TPOT.
+  nlohmann::json tampered = f;
+  tampered["max_tpot_us"] = 0.5 * tpot;
+  const ValidationReport v = ValidateGenerationJson(tampered, test_util::ReadJson(ttft.parent_path() /
+                                                                                   "objective_ttft.prefill.json"),
+                                                    test_util::ReadJson(ttft.parent_path() / "objective_ttft.decode.json"));
+  ASSERT_FALSE(v.ok());
+  EXPECT_HAS(v.violations.front(), "exceeds max_tpot_us");
+  // Refused in one line, nothing written.
+  for (const auto& [llm, what] : {std::pair<std::string, std::string>{"prompt=16,new=8,objective=ttft,max_tpot=0.001",
+                                                                      "over its cap of 0.001 µs; raise the cap"},
+                                  {"prompt=16,new=8,objective=ttft", "objective=ttft needs max_tpot=US"},
+                                  {"prompt=16,new=8,objective=fast", "objective 'fast' is none of"}}) {
+    CmdResult bad;
+    const fs::path out = plan(llm, "objective_bad.json", &bad);
+    EXPECT_NE(bad.code, 0) << llm;
+    EXPECT_HAS(bad.out, what);
+    EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+    EXPECT_FALSE(fs::exists(out));
+  }
 }
 
 // The validator checks what joins the phases from the files alone.

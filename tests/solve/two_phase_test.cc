@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -46,8 +47,10 @@ int64_t SharedCrossbars(const CostModel& a, const CostModel& b, const std::vecto
   return n;
 }
 
-// min first + weight × second over pairs whose weights fit together.
-double BruteForceTwoPhase(const Problem& first, const Problem& second, double weight) {
+// min first_coef × first + weight × second over pairs whose weights fit
+// together and whose second makespan is at most `cap`.
+double BruteForceTwoPhase(const Problem& first, const Problem& second, double weight, double first_coef = 1,
+                          double cap = kInf) {
   const std::vector<PhaseOption> xs = EveryPhaseOption(first), ys = EveryPhaseOption(second);
   double best = kInf;
   for (const PhaseOption& x : xs) {
@@ -57,7 +60,7 @@ double BruteForceTwoPhase(const Problem& first, const Problem& second, double we
         const PuInfo& pu = first.costs->pu(q);
         if (pu.spatial) fits &= SharedCrossbars(*first.costs, *second.costs, x.assignment, y.assignment, q) <= pu.capacity;
       }
-      if (fits) best = std::min(best, x.makespan + weight * y.makespan);
+      if (fits && y.makespan <= cap) best = std::min(best, first_coef * x.makespan + weight * y.makespan);
     }
   }
   return best;
@@ -118,6 +121,68 @@ TEST(TwoPhase, MatchesBruteForceOnRandomSmallProblems) {
   }
   EXPECT_GE(problems, 200);
   EXPECT_GE(coupled, 20);  // problems where the phases' weights did not fit together at once
+}
+
+// The generation objectives: the decode step alone (tokens/s: first
+// coefficient 0) and the prefill alone under a cap on the decode step (TTFT
+// under a TPOT bound: second coefficient 0), against brute force; a cap below
+// every decode schedule is refused, naming the shortest.
+TEST(TwoPhase, OtherObjectivesAndATpotCapMatchBruteForce) {
+  std::mt19937 rng(61);
+  int problems = 0, capped = 0, binding = 0;
+  for (int i = 0; i < 400; ++i) {
+    const int n = 1 + static_cast<int>(rng() % 5);
+    auto inst = RandomInstance(rng, n, TwoPus(2 + static_cast<int64_t>(rng() % 10)), true);
+    const CostModel second = SecondPhaseCosts(inst.costs, rng);
+    const Problem p1 = inst.problem();
+    Problem p2 = p1;
+    p2.costs = &second;
+    const std::vector<PhaseOption> ys = EveryPhaseOption(p2);
+    double lo = kInf, hi = 0;
+    for (const PhaseOption& y : ys) {
+      lo = std::min(lo, y.makespan);
+      hi = std::max(hi, y.makespan);
+    }
+    if (!std::isfinite(lo)) continue;
+    const double cap = lo + (hi - lo) * static_cast<double>(rng() % 100) / 100.0;
+    SolveOptions o;
+    o.time_limit_s = 30;
+    for (const bool ttft : {false, true}) {
+      TwoPhaseProblem both{&inst.graph, &inst.costs, &second, 8.0};
+      both.first_coef = ttft ? 1.0 : 0.0;
+      both.second_coef = ttft ? 0.0 : 8.0;
+      if (ttft) both.second_cap_us = cap;
+      const double brute = BruteForceTwoPhase(p1, p2, ttft ? 0.0 : 8.0, ttft ? 1.0 : 0.0, ttft ? cap : kInf);
+      auto r = SolveTwoPhase(both, "exact", o);
+      SCOPED_TRACE("instance " + std::to_string(i) + (ttft ? " ttft" : " tokens"));
+      if (!std::isfinite(brute)) {
+        EXPECT_FALSE(r.ok());
+        continue;
+      }
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      ++problems;
+      capped += ttft && r->second.schedule->makespan_us > lo + 1e-9;
+      binding += ttft && brute > BruteForceTwoPhase(p1, p2, 0.0, 1.0) + 1e-9;
+      EXPECT_EQ(r->status, SolveStatus::kOptimal);
+      EXPECT_NEAR(r->objective, brute, 1e-6 * std::max(1.0, brute));
+      if (ttft) {
+        EXPECT_LE(r->second.schedule->makespan_us, cap + 1e-6);
+      }
+    }
+  }
+  EXPECT_GE(problems, 600);
+  EXPECT_GE(capped, 20);   // the TTFT plan takes a slower decode step than its fastest, within the cap
+  EXPECT_GE(binding, 15);  // the cap lengthens the shortest TTFT
+  RecordProperty("capped", capped);
+  RecordProperty("binding", binding);
+  std::mt19937 one(3);
+  auto inst = RandomInstance(one, 4, TwoPus(6), true);
+  TwoPhaseProblem both{&inst.graph, &inst.costs, &inst.costs, 8.0};
+  both.second_cap_us = 1e-3;
+  auto r = SolveTwoPhase(both, "exact", SolveOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("over its cap of 0.001 µs; raise the cap"), std::string::npos)
+      << r.status().message();
 }
 
 // A pair is optimal only when its bound is the plan's: with a heuristic per

@@ -18,15 +18,26 @@
 
 #include "hetplan/app/plan.h"
 #include "hetplan/graph/decoder.h"
+#include "hetplan/validate/validator.h"
 
 namespace hetplan {
+
+// What the request is planned for (docs/generation.md, "Objectives"):
+// request latency (TTFT + N × TPOT); decode tokens/s (N × TPOT, then TTFT
+// at that TPOT); TTFT under a TPOT bound.
+enum class GenerationObjective { kRequestLatency, kTokensPerS, kTtft };
+std::string ToString(GenerationObjective o);  // request_latency, tokens_per_s, ttft
 
 struct GenerationSpec {
   int64_t prompt = 0;      // P: the prompt's tokens, one prefill
   int64_t new_tokens = 0;  // N: decode steps after it
+  GenerationObjective objective = GenerationObjective::kRequestLatency;
+  // The decode plan's TPOT (at the mean past) at most this; needed by kTtft.
+  std::optional<double> max_tpot_us;
 };
 
-// "prompt=P,new=N" (both ≥ 1, either order).
+// "prompt=P,new=N[,objective=latency|tokens|ttft][,max_tpot=US]" (P, N
+// whole numbers ≥ 1, US > 0, any order; objective=ttft needs max_tpot).
 Result<GenerationSpec> ParseGenerationSpec(std::string_view text);
 
 // Rewrites on the reprogramming PU (docs/generation.md, "Rewrites"): the
@@ -98,5 +109,12 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
 // `decode_file`, written beside it).
 nlohmann::json GenerationToJson(const GenerationOutput& out, const std::string& prefill_file,
                                 const std::string& decode_file);
+
+// GenerationToJson once the validator passes it with both phases' schedule
+// files (what `partition --llm` writes and Python's plan_generation returns);
+// an internal error naming the first violation otherwise. `report`, when
+// given, receives the validator's report.
+Result<nlohmann::json> CheckedGenerationJson(const GenerationOutput& out, const std::string& prefill_file,
+                                             const std::string& decode_file, ValidationReport* report = nullptr);
 
 }  // namespace hetplan

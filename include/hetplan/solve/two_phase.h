@@ -2,7 +2,8 @@
 // decode step, docs/generation.md): each phase its own placement and
 // schedule, the spatial PUs' crossbars shared: a weight that either phase
 // keeps on a spatial PU holds its crossbars for both. Objective: the first
-// phase's makespan + weight × the second's.
+// phase's makespan + weight × the second's, or other coefficients, with an
+// optional cap on the second's (TwoPhaseProblem).
 //
 // Exact by branch and bound over the shared weights, with any registered
 // one-request method solving the phases (the exact search proves them): a
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "hetplan/plan/problem.h"
@@ -24,10 +26,19 @@
 namespace hetplan {
 
 struct TwoPhaseProblem {
+  TwoPhaseProblem(const OpGraph* g, const CostModel* a, const CostModel* b, double n)
+      : graph(g), first(a), second(b), weight(n) {}
   const OpGraph* graph = nullptr;
   const CostModel* first = nullptr;   // e.g. the prefill's costs
   const CostModel* second = nullptr;  // e.g. one decode step's; the same PUs, operators and edges
-  double weight = 1;                  // the second phase counts this many times (N decode steps)
+  double weight = 1;                  // the second phase runs this many times (N decode steps) a request
+  // The objective: first_coef × the first makespan + second_coef × the
+  // second's (default: weight, the request's latency); with second_cap_us,
+  // only pairs whose second makespan is at most that (a TPOT bound).
+  double first_coef = 1;
+  std::optional<double> second_coef;
+  std::optional<double> second_cap_us;
+  double SecondCoef() const { return second_coef.value_or(weight); }
 };
 
 struct TwoPhaseResult {
@@ -36,7 +47,7 @@ struct TwoPhaseResult {
   SolveResult first, second;
   SolveStatus status = SolveStatus::kNoSolution;  // optimal: proven for the two phases together
   Termination termination = Termination::kCompleted;
-  double objective = 0;  // first makespan + weight × second makespan
+  double objective = 0;  // first_coef × first makespan + second_coef × second makespan
   double bound = 0;      // a lower bound on every pair of schedules that share the crossbars
   double gap = 0;
   int64_t nodes = 0, solves = 0;
@@ -44,7 +55,8 @@ struct TwoPhaseResult {
 };
 
 // Errors: phases whose cost models differ in shape, a method that plans two
-// requests, or a phase with no schedule at the root.
+// requests, a phase with no schedule at the root, or a second phase whose
+// shortest schedule exceeds second_cap_us (the message gives it).
 Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::string& method,
                                      const SolveOptions& options);
 

@@ -127,6 +127,7 @@ struct Evaluated {
   // weight one phase keeps resident, or, when both keep the same and their
   // writes together exceed the endurance budget, a free rewrite of one phase.
   int branch = -1;
+  double second_over_cap = 0;  // infeasible for the cap: the second phase's bound
 };
 
 class Search {
@@ -170,15 +171,22 @@ class Search {
     }
     const double b1 = std::isfinite(e.first.bound) ? e.first.bound : 0.0;
     const double b2 = std::isfinite(e.second.bound) ? e.second.bound : 0.0;
-    e.lb = std::max(parent_lb, b1 + p_.weight * b2);
-    e.solved = e.first.schedule && e.second.schedule;
+    // A second phase that cannot meet the cap here: nothing below the node can.
+    if (p_.second_cap_us && b2 > *p_.second_cap_us * (1 + 1e-9) + 1e-9) {
+      e.infeasible = true;
+      e.second_over_cap = b2;
+      return e;
+    }
+    e.lb = std::max(parent_lb, p_.first_coef * b1 + p_.SecondCoef() * b2);
+    e.solved = e.first.schedule && e.second.schedule &&
+               !(p_.second_cap_us && e.second.schedule->makespan_us > *p_.second_cap_us * (1 + 1e-9) + 1e-9);
     if (!e.solved) return e;
     Fit(*cf, state, &e);
     return e;
   }
 
   double Objective(const Evaluated& e) const {
-    return e.first.schedule->makespan_us + p_.weight * e.second.schedule->makespan_us;
+    return p_.first_coef * e.first.schedule->makespan_us + p_.SecondCoef() * e.second.schedule->makespan_us;
   }
   double Remaining() const { return options_.time_limit_s - SecondsSince(start_); }
   const std::vector<Weight>& weights() const { return weights_; }
@@ -319,6 +327,11 @@ Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::
   Search search(problem, method, options);
   const size_t nw = search.weights().size();
   HETPLAN_ASSIGN_OR_RETURN(Evaluated root, search.Evaluate(State(3 * nw, kFree), 0.0, /*root=*/true));
+  if (root.infeasible && root.second_over_cap > 0) {
+    return Error(ErrorCode::kInfeasible,
+                 "two phases: the second phase takes at least {:.6g} µs, over its cap of {:.6g} µs; raise the cap",
+                 root.second_over_cap, *problem.second_cap_us);
+  }
   if (root.infeasible || !root.solved) {
     return Error(ErrorCode::kLimitExceeded, "two phases: {} found no schedule for a phase alone ({}, {})", method,
                  ToString(root.first.status), ToString(root.second.status));
