@@ -2,7 +2,8 @@
 # Where the exact search stalls on INT8 YOLOv5n (issue 63, goal 1): `partition --solver exact` at fusion
 # `activation` over the CIM paper's grid corners (klein-arm and klein-x86 × 25/100 crossbars × T_mvm 50/1000 ns),
 # each at 1 s, 10 s and 60 s, with the search's statistics (segments after the series decomposition, the largest
-# segment, searches, branch-and-bound nodes) and its status, schedule, bound and gap at each limit. Host costs are
+# segment, searches, branch-and-bound nodes; whether it spent its node budget and fell back to the paper's MIP) and
+# its status, schedule, bound and gap at each limit. Host costs are
 # measured once (the profile cache in OUT) and shared by every point.
 #
 #   bench/int8_search_stats.sh [HETPLAN] [ZOO_DIR] [OUT_DIR] [LIMITS]      (LIMITS default "1 10 60")
@@ -11,8 +12,8 @@ BIN=${1:-build/hetplan}; ZOO=${2:-build/models}; OUT=${3:-$(mktemp -d /tmp/hetpl
 LIMITS=${4:-1 10 60}
 mkdir -p "$OUT"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); yolov5n_int8, --fusion activation, --warmup 5 --runs 20, limits: $LIMITS s"
-echo "| platform | crossbars | T_mvm ns | limit s | status | schedule µs | bound µs | gap % | s | segments (largest) | searches | nodes |"
-echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|"
+echo "| platform | crossbars | T_mvm ns | limit s | status | schedule µs | bound µs | gap % | s | segments (largest) | searches | nodes | MIP after the search |"
+echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---|"
 for platform in klein-arm klein-x86; do
   for xb in 25 100; do
     for t in 50 1000; do
@@ -36,7 +37,7 @@ def num(v, fmt):
 gap = s.get("gap")
 print(f"| {sys.argv[3]} | {sys.argv[4]} | {sys.argv[5]} | {sys.argv[6]} | {status} | {num(s['objective'], ',.1f')} | "
       f"{num(s['bound'], ',.1f')} | {num(None if gap is None else 100 * gap, '.2f')} | {s['seconds']:.2f} | "
-      f"{seg} ({largest}) | {searches} | {nodes} |")
+      f"{seg} ({largest}) | {searches} | {nodes} | {s.get('mip_solver', 'no')} |")
 EOF
       done
     done

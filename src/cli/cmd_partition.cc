@@ -157,13 +157,14 @@ void RegisterPartition(CLI::App& app) {
     }
     if (sched.energy_uj) std::printf("energy    %.1f µJ\n", *sched.energy_uj);
     // The MIP's size, or the exact search's own statistics (ExactStats).
+    // Both when the exact search fell back to the MIP.
     std::string size = std::string("no MIP");
-    if (r.mip) {
-      size = fmt::format("{} variables, {} constraints", r.mip->variables, r.mip->constraints);
-    } else if (r.exact) {
+    if (r.mip) size = fmt::format("{} variables, {} constraints", r.mip->variables, r.mip->constraints);
+    if (r.exact) {
       const ExactStats& e = *r.exact;
-      size = fmt::format("{} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes{}", e.segments,
-                         e.segments == 1 ? "" : "s", e.largest_segment, e.searches, e.nodes,
+      size = fmt::format("{}{} segment{} (largest {} operators), {} searches, {} branch-and-bound nodes{}",
+                         r.mip ? size + " after the search's " : "", e.segments, e.segments == 1 ? "" : "s",
+                         e.largest_segment, e.searches, e.nodes,
                          e.node_limit_reached ? ", stopped at the node limit" : "");
     }
     // The termination where it says more than the status (feasible: time_limit, node_limit, interrupted).
