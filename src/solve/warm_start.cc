@@ -187,6 +187,36 @@ Candidate GreedyFrom(const Problem& pr, int rw, Candidate base, std::vector<char
   return base;
 }
 
+// Rewritten operators of `c` on rw made resident again, one at a time, those
+// with the longest writes first, each kept when the list schedule gets
+// shorter within the crossbars (the residents and what the rewrites hold at
+// once) and the endurance budget.
+Candidate SettleResidents(const Problem& pr, int rw, Candidate c) {
+  const CostModel& cm = *pr.costs;
+  std::vector<char> rewritten;
+  std::vector<std::pair<double, int>> by_write;
+  for (size_t v = 0; v < c.schedule.ops.size(); ++v) {
+    rewritten.push_back(c.schedule.ops[v].rewritten ? 1 : 0);
+    if (rewritten.back()) by_write.emplace_back(-cm.write_us(static_cast<int>(v), rw), static_cast<int>(v));
+  }
+  std::sort(by_write.begin(), by_write.end());
+  int settled = 0;
+  for (const auto& [neg, v] : by_write) {
+    rewritten[static_cast<size_t>(v)] = 0;
+    if (!cm.rewrite_only(v, rw) && FitsCapacity(pr, c.assignment, &rewritten)) {
+      Schedule s = ListSchedule(pr, c.assignment, &c.order, &rewritten);
+      if (s.makespan_us < c.schedule.makespan_us) {
+        c.schedule = std::move(s);
+        ++settled;
+        continue;
+      }
+    }
+    rewritten[static_cast<size_t>(v)] = 1;
+  }
+  if (settled > 0) c.label += fmt::format(", {} made resident again", settled);
+  return c;
+}
+
 }  // namespace
 
 Candidate WithGreedyRewrites(const Problem& pr, Candidate base) {
@@ -199,7 +229,8 @@ Candidate WithGreedyRewrites(const Problem& pr, Candidate base) {
   const size_t n = static_cast<size_t>(c.num_ops());
   Candidate kept = GreedyFrom(pr, rw, base, std::vector<char>(n, 0));
   // From base with its operators on rw rewritten instead of resident: their
-  // crossbars then serve every rewritten operator in turn.
+  // crossbars then serve every rewritten operator in turn; then those whose
+  // writes cost most made resident again where that pays.
   std::vector<char> rewritten(n, 0);
   bool any = false;
   for (size_t v = 0; v < n; ++v) {
@@ -211,7 +242,7 @@ Candidate WithGreedyRewrites(const Problem& pr, Candidate base) {
   if (!any || !FitsCapacity(pr, base.assignment, &rewritten)) return kept;
   base.schedule = ListSchedule(pr, base.assignment, &base.order, &rewritten);
   base.label += ", rewritten instead of resident";
-  Candidate turned = GreedyFrom(pr, rw, std::move(base), std::move(rewritten));
+  Candidate turned = SettleResidents(pr, rw, GreedyFrom(pr, rw, std::move(base), std::move(rewritten)));
   return turned.schedule.makespan_us < kept.schedule.makespan_us ? turned : kept;
 }
 

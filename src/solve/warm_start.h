@@ -63,7 +63,10 @@ std::optional<Candidate> BestHeuristic(const Problem& pr, const std::vector<std:
 // On a reprogramming PU, for the latency objective: `base` with operators
 // moved onto that PU rewritten, one at a time in order of what each could
 // save, each kept when the list schedule in base's order gets shorter and the
-// crossbars and endurance budget allow it (a warm start; base when none helps).
+// crossbars and endurance budget allow it; also from base's residents turned
+// into rewritten ones, then made resident again one at a time (longest write
+// first) where that shortens it. A warm start: the better, or base when
+// neither helps.
 Candidate WithGreedyRewrites(const Problem& pr, Candidate base);
 
 // The schedule's value under the problem's objective (makespan or energy).
