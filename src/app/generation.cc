@@ -109,18 +109,35 @@ struct Placement {
   }
 };
 
-// `c` with each spatial PU's capacity less the crossbars the other phase
-// alone keeps resident there (`union_xb` − what `s` keeps): what a phase's
-// rewrites may take turns in.
-CostModel BesideOther(const CostModel& c, const Schedule& s, const std::map<int, int64_t>& union_xb) {
-  CostModel out = c;
-  const auto own = Resident(s, c);
-  for (const auto& [p, xb] : union_xb) {
-    const auto it = own.find(p);
-    out.mutable_pu(p).capacity -= xb - (it == own.end() ? 0 : CrossbarsOf(it->second, c, p));
+// A phase's plan re-timed on other costs beside the other phase: each
+// spatial PU's capacity less the crossbars the other phase alone keeps
+// resident there (the union − what this plan keeps), which is what the
+// plan's rewrites take turns in. Without rewrites the capacity plays no part
+// in the timing, and the costs are used as they are.
+class BesideOther {
+ public:
+  BesideOther(const OpGraph& g, const Schedule& s, const CostModel& c, const std::map<int, int64_t>& union_xb)
+      : g_(g), at_(Placement::Of(s)) {
+    if (std::none_of(s.ops.begin(), s.ops.end(), [](const ScheduledOp& op) { return op.rewritten; })) return;
+    const auto own = Resident(s, c);
+    for (const auto& [p, xb] : union_xb) {
+      const auto it = own.find(p);
+      const int64_t less = xb - (it == own.end() ? 0 : CrossbarsOf(it->second, c, p));
+      if (less != 0) less_[p] = less;
+    }
   }
-  return out;
-}
+  Schedule On(const CostModel& c) const {
+    if (less_.empty()) return at_.On(g_, c);
+    CostModel beside = c;
+    for (const auto& [p, less] : less_) beside.mutable_pu(p).capacity -= less;
+    return at_.On(g_, beside);
+  }
+
+ private:
+  const OpGraph& g_;
+  Placement at_;
+  std::map<int, int64_t> less_;
+};
 
 // The rewrites of the plan on the reprogramming PU, and the hours of
 // generation its free crossbars survive (wear-levelled, as one request's
@@ -132,15 +149,12 @@ std::optional<GenerationRewrites> RewritesOf(const GenerationOutput& out) {
     if (!pu.reprogram) continue;
     GenerationRewrites r;
     r.pu = pu.name;
-    for (const auto& [phase, ops, xb] : {std::tuple{&out.prefill, &r.prefill_operators, &r.prefill_crossbars},
-                                         std::tuple{&out.decode, &r.decode_operators, &r.decode_crossbars}}) {
-      const Schedule& s = *phase->plan.result.schedule;
-      for (size_t v = 0; v < s.ops.size(); ++v) {
-        if (s.ops[v].device != p || !s.ops[v].rewritten) continue;
-        ++*ops;
-        *xb += phase->pp.costs.crossbars(static_cast<int>(v), p);
-      }
-    }
+    const Rewrites pre = RewritesOn(*out.prefill.plan.result.schedule, out.prefill.pp.costs, p);
+    const Rewrites dec = RewritesOn(*out.decode.plan.result.schedule, out.decode.pp.costs, p);
+    r.prefill_operators = pre.operators;
+    r.prefill_crossbars = pre.written;
+    r.decode_operators = dec.operators;
+    r.decode_crossbars = dec.written;
     r.writes_per_request = r.prefill_crossbars + out.spec.new_tokens * r.decode_crossbars;
     r.free_crossbars = pu.capacity - out.crossbars.at(pu.name);
     r.endurance_writes = pu.endurance_writes;
@@ -169,19 +183,18 @@ void Measure(const std::vector<CostModel>& steps, GenerationOutput* out) {
   const CostModel& ca = steps.front();
   const OpGraph& g = out->decode.pp.model.graph;
   const Schedule& planned = *out->decode.plan.result.schedule;
-  const Placement decode = Placement::Of(planned);
   auto resident = Resident(*pre.result.schedule, out->prefill.pp.costs);
   for (const auto& [p, ops] : Resident(planned, out->decode.pp.costs)) resident[p].insert(ops.begin(), ops.end());
   for (int p = 0; p < ca.num_pus(); ++p) {
     if (ca.pu(p).spatial) out->crossbars[ca.pu(p).name] = CrossbarsOf(resident[p], ca, p);
   }
-  const std::map<int, int64_t> union_xb = UnionCrossbars(*out);
+  const BesideOther decode(g, planned, out->decode.pp.costs, UnionCrossbars(*out));
   out->ttft_us = pre.result.schedule->makespan_us;
   std::optional<double> decode_energy = 0.0;
   out->tpot_us.clear();
   out->decode_us = 0;
   for (const CostModel& c : steps) {
-    const Schedule s = decode.On(g, BesideOther(c, planned, union_xb));
+    const Schedule s = decode.On(c);
     out->tpot_us.push_back(s.makespan_us);
     out->decode_us += s.makespan_us;
     decode_energy = decode_energy && s.energy_uj ? std::optional<double>(*decode_energy + *s.energy_uj) : std::nullopt;
@@ -361,14 +374,8 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
   TableCache cache;
   const int64_t la = g.prompt, lb = g.prompt + g.new_tokens - 1;
   HETPLAN_ASSIGN_OR_RETURN(out.prefill.pp, PrepareProblem(PhaseInputs(in, sig, g.prompt, 0), &cache));
-  for (const PuInfo& pu : out.prefill.pp.costs.pus()) {
-    if (pu.reprogram && spec.solver != "exact") {
-      return Error(ErrorCode::kUnsupported,
-                   "--llm: PU {} rewrites its crossbars (reprogram), which only --solver exact plans for two phases; "
-                   "use --solver exact, or set {}.reprogram=false",
-                   pu.name, pu.name);
-    }
-  }
+  // Before the decode's costs are measured: the method must plan the platform's rewrites.
+  HETPLAN_RETURN_IF_ERROR(CheckTwoPhaseMethod(out.prefill.pp.costs, spec.solver));
   HETPLAN_ASSIGN_OR_RETURN(out.decode.pp, PrepareProblem(PhaseInputs(in, sig, 1, la), &cache));
   HETPLAN_RETURN_IF_ERROR(SameGraph(out.prefill.pp.model, out.decode.pp.model, fmt::format("a past of {}", la)));
   const CostModel ca = out.decode.pp.costs;
@@ -409,9 +416,10 @@ Result<GenerationOutput> PlanGeneration(const PlanInputs& in, const GenerationSp
     HETPLAN_ASSIGN_OR_RETURN(const CostModel cm, costs_at(lm));
     out.check_past = lm;
     out.check_interpolated_us = out.tpot_us[static_cast<size_t>(lm - la)];
-    const Schedule& planned = *out.decode.plan.result.schedule;
-    out.check_obtained_us =
-        Placement::Of(planned).On(out.decode.pp.model.graph, BesideOther(cm, planned, UnionCrossbars(out))).makespan_us;
+    out.check_obtained_us = BesideOther(out.decode.pp.model.graph, *out.decode.plan.result.schedule, out.decode.pp.costs,
+                                        UnionCrossbars(out))
+                                .On(cm)
+                                .makespan_us;
   }
   return out;
 }

@@ -154,6 +154,17 @@ double ObjectiveOf(const Problem& pr, const Schedule& s) {
 
 namespace {
 
+// `c` re-timed on `a` with `rewritten`, in its order, when that fits the
+// crossbars and the endurance budget and is shorter; whether it was.
+bool TakeIfShorter(const Problem& pr, Candidate* c, std::vector<int> a, const std::vector<char>& rewritten) {
+  if (!FitsCapacity(pr, a, &rewritten)) return false;
+  Schedule s = ListSchedule(pr, a, &c->order, &rewritten);
+  if (!(s.makespan_us < c->schedule.makespan_us)) return false;
+  c->assignment = std::move(a);
+  c->schedule = std::move(s);
+  return true;
+}
+
 // Greedy rewrites from `base` (its rewritten operators `rewritten`) on PU rw.
 Candidate GreedyFrom(const Problem& pr, int rw, Candidate base, std::vector<char> rewritten) {
   const CostModel& c = *pr.costs;
@@ -172,16 +183,11 @@ Candidate GreedyFrom(const Problem& pr, int rw, Candidate base, std::vector<char
     std::vector<int> a = base.assignment;
     a[static_cast<size_t>(v)] = rw;
     rewritten[static_cast<size_t>(v)] = 1;
-    if (FitsCapacity(pr, a, &rewritten)) {
-      Schedule s = ListSchedule(pr, a, &base.order, &rewritten);
-      if (s.makespan_us < base.schedule.makespan_us) {
-        base.assignment = std::move(a);
-        base.schedule = std::move(s);
-        ++taken;
-        continue;
-      }
+    if (TakeIfShorter(pr, &base, std::move(a), rewritten)) {
+      ++taken;
+    } else {
+      rewritten[static_cast<size_t>(v)] = 0;
     }
-    rewritten[static_cast<size_t>(v)] = 0;
   }
   if (taken > 0) base.label += fmt::format(", {} more operator{} rewritten", taken, taken == 1 ? "" : "s");
   return base;
@@ -203,15 +209,11 @@ Candidate SettleResidents(const Problem& pr, int rw, Candidate c) {
   int settled = 0;
   for (const auto& [neg, v] : by_write) {
     rewritten[static_cast<size_t>(v)] = 0;
-    if (!cm.rewrite_only(v, rw) && FitsCapacity(pr, c.assignment, &rewritten)) {
-      Schedule s = ListSchedule(pr, c.assignment, &c.order, &rewritten);
-      if (s.makespan_us < c.schedule.makespan_us) {
-        c.schedule = std::move(s);
-        ++settled;
-        continue;
-      }
+    if (!cm.rewrite_only(v, rw) && TakeIfShorter(pr, &c, c.assignment, rewritten)) {
+      ++settled;
+    } else {
+      rewritten[static_cast<size_t>(v)] = 1;
     }
-    rewritten[static_cast<size_t>(v)] = 1;
   }
   if (settled > 0) c.label += fmt::format(", {} made resident again", settled);
   return c;

@@ -93,23 +93,36 @@ void CheckMetrics(const Json& g, const Json& prefill, const Json& decode, std::v
   }
 }
 
-// The weights either phase keeps on a spatial device fit it together.
-void CheckCrossbars(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
+// Per spatial device: its capacity and the crossbars of the weights either
+// phase keeps there (each weight once).
+struct Kept {
+  int64_t capacity = 0, used = 0;
+};
+std::map<std::string, Kept> KeptCrossbars(const Json& prefill, const Json& decode) {
   std::map<std::string, int64_t> capacity;
   std::map<std::string, std::map<std::string, int64_t>> resident;
   ResidentOps(prefill, &capacity, &resident);
   ResidentOps(decode, &capacity, &resident);
-  const Json reported = Member(Member(g, "metrics"), "crossbars");
+  std::map<std::string, Kept> out;
   for (const auto& [dev, cap] : capacity) {
-    int64_t used = 0;
-    for (const auto& [name, xb] : resident[dev]) used += xb;
-    if (used > cap) {
+    Kept& k = out[dev];
+    k.capacity = cap;
+    for (const auto& [name, xb] : resident[dev]) k.used += xb;
+  }
+  return out;
+}
+
+// The weights either phase keeps on a spatial device fit it together.
+void CheckCrossbars(const Json& g, const std::map<std::string, Kept>& kept, std::vector<std::string>& out) {
+  const Json reported = Member(Member(g, "metrics"), "crossbars");
+  for (const auto& [dev, k] : kept) {
+    if (k.used > k.capacity) {
       out.push_back(fmt::format("generation: device {}: the phases keep {} crossbars of weights together, over its {}",
-                                dev, used, cap));
+                                dev, k.used, k.capacity));
     }
     if (!reported.is_object() || !reported.contains(dev) || !reported[dev].is_number_integer() ||
-        reported[dev].get<int64_t>() != used) {
-      out.push_back(fmt::format("generation: metrics.crossbars.{} is not the {} crossbars both phases keep", dev, used));
+        reported[dev].get<int64_t>() != k.used) {
+      out.push_back(fmt::format("generation: metrics.crossbars.{} is not the {} crossbars both phases keep", dev, k.used));
     }
   }
 }
@@ -137,22 +150,17 @@ std::pair<int64_t, int64_t> PhaseRewrites(const Json& s, const std::string& dev)
 // weights both phases keep; both phases' writes (the prefill's once, the
 // decode's N times a request) within the endurance budget over the lifetime's
 // requests; and metrics.rewrites as they say.
-void CheckRewrites(const Json& g, const Json& prefill, const Json& decode, std::vector<std::string>& out) {
-  std::map<std::string, int64_t> capacity;
-  std::map<std::string, std::map<std::string, int64_t>> resident;
-  ResidentOps(prefill, &capacity, &resident);
-  ResidentOps(decode, &capacity, &resident);
+void CheckRewrites(const Json& g, const Json& prefill, const Json& decode, const std::map<std::string, Kept>& kept,
+                   std::vector<std::string>& out) {
   const Json m = Member(g, "metrics");
   const double n = static_cast<double>(Int(g, "new_tokens"));
   const Json devices = Member(prefill, "devices");
   bool any = false;
   for (const Json& d : devices.is_array() ? devices : Json::array()) {
-    if (!d.is_object() || !d.contains("reprogram") || !capacity.count(Text(d, "name"))) continue;
+    if (!d.is_object() || !d.contains("reprogram") || !kept.count(Text(d, "name"))) continue;
     any = true;
     const std::string dev = Text(d, "name");
-    int64_t kept = 0;
-    for (const auto& [name, xb] : resident[dev]) kept += xb;
-    const int64_t free = capacity[dev] - kept;
+    const int64_t free = kept.at(dev).capacity - kept.at(dev).used;
     const auto [a, peak_a] = PhaseRewrites(prefill, dev);
     const auto [b, peak_b] = PhaseRewrites(decode, dev);
     for (const auto& [phase, peak] : {std::pair{"prefill", peak_a}, std::pair{"decode", peak_b}}) {
@@ -189,7 +197,6 @@ void CheckRewrites(const Json& g, const Json& prefill, const Json& decode, std::
   }
 }
 
-// Status, bound and gap as the phases' solvers gave them.
 // The objective's value (request_latency: TTFT + N × TPOT; tokens_per_s:
 // N × TPOT; ttft: TTFT), with a TPOT bound met; status, bound and gap as the
 // phases' solvers gave them.
@@ -261,8 +268,9 @@ ValidationReport ValidateGenerationJson(const Json& g, const Json& prefill, cons
   }
   CheckSameModel(g, prefill, decode, r.violations);
   CheckMetrics(g, prefill, decode, r.violations);
-  CheckCrossbars(g, prefill, decode, r.violations);
-  CheckRewrites(g, prefill, decode, r.violations);
+  const std::map<std::string, Kept> kept = KeptCrossbars(prefill, decode);
+  CheckCrossbars(g, kept, r.violations);
+  CheckRewrites(g, prefill, decode, kept, r.violations);
   CheckSolver(g, prefill, decode, r.violations);
   return r;
 }

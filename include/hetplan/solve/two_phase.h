@@ -54,7 +54,19 @@ struct TwoPhaseResult {
   double seconds = 0;
 };
 
-// Errors: phases whose cost models differ in shape, a method that plans two
+// The operators a schedule rewrites on PU p, the crossbars they write each
+// run, and the most they hold at once.
+struct Rewrites {
+  int64_t operators = 0, written = 0, peak = 0;
+};
+Rewrites RewritesOn(const Schedule& s, const CostModel& c, int p);
+
+// Only `exact` plans rewrites under the search's branches: any other method
+// with a reprogramming PU is refused (one line naming the PU).
+Status CheckTwoPhaseMethod(const CostModel& c, const std::string& method);
+
+// Errors: phases whose cost models differ in shape, a method that
+// CheckTwoPhaseMethod refuses, a method that plans two
 // requests, a phase with no schedule at the root, or a second phase whose
 // shortest schedule exceeds second_cap_us (the message gives it).
 Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::string& method,

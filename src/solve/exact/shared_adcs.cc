@@ -68,7 +68,7 @@ class SharedAdcSearch {
     out.stats.segments = 1;
     out.stats.largest_segment = n_;
     if (auto warm = warm_start::BestHeuristic(pr_, cand_)) {
-      if (c_.has_reprogram()) warm = warm_start::WithGreedyRewrites(pr_, std::move(*warm));
+      warm = warm_start::WithGreedyRewrites(pr_, std::move(*warm));  // base itself without a reprogramming PU
       best_ = warm->schedule;
       upper_ = warm->schedule.makespan_us;
     }

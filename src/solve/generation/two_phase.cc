@@ -45,12 +45,6 @@ std::optional<CostModel> NodeCosts(const CostModel& c, const std::vector<Weight>
   CostModel out = c;
   const size_t nw = w.size();
   std::vector<int64_t> reserved(static_cast<size_t>(c.num_pus()), 0), forced_other(reserved.size(), 0);
-  const auto elsewhere = [&](const Weight& x) {
-    for (int q = 0; q < c.num_pus(); ++q) {
-      if (q != x.p && c.supported(x.v, q)) return true;
-    }
-    return false;
-  };
   for (size_t i = 0; i < nw; ++i) {
     const Weight& x = w[i];
     const bool reprogram = c.pu(x.p).reprogram && c.crossbars(x.v, x.p) > 0;
@@ -68,8 +62,7 @@ std::optional<CostModel> NodeCosts(const CostModel& c, const std::vector<Weight>
     } else if (state[i] == kOut && reprogram && rewrite != kOut) {
       out.set_rewrite_only(x.v, x.p);
     } else if (state[i] == kOut) {
-      if (!elsewhere(x)) return std::nullopt;
-      out.set_unsupported(x.v, x.p);
+      out.set_unsupported(x.v, x.p);  // nowhere else to run: the check below cuts the node
     } else if (rewrite == kOut) {
       out.set_no_rewrite(x.v, x.p);
     }
@@ -95,11 +88,8 @@ std::optional<CostModel> NodeCosts(const CostModel& c, const std::vector<Weight>
   return out;
 }
 
-// The crossbars a schedule rewrites on PU p: in all (written each run) and
-// at most at once.
-struct Rewrites {
-  int64_t written = 0, peak = 0;
-};
+}  // namespace
+
 Rewrites RewritesOn(const Schedule& s, const CostModel& c, int p) {
   Rewrites r;
   std::vector<std::pair<double, int64_t>> events;  // (time, ±crossbars); ends before starts at one time
@@ -107,6 +97,7 @@ Rewrites RewritesOn(const Schedule& s, const CostModel& c, int p) {
     const ScheduledOp& op = s.ops[v];
     if (op.device != p || !op.rewritten) continue;
     const int64_t xb = c.crossbars(static_cast<int>(v), p);
+    ++r.operators;
     r.written += xb;
     events.emplace_back(op.start_us, xb);
     events.emplace_back(op.finish_us, -xb);
@@ -116,6 +107,20 @@ Rewrites RewritesOn(const Schedule& s, const CostModel& c, int p) {
   for (const auto& [t, d] : events) r.peak = std::max(r.peak, now += d);
   return r;
 }
+
+Status CheckTwoPhaseMethod(const CostModel& c, const std::string& method) {
+  if (method == "exact") return Status::Ok();
+  for (const PuInfo& pu : c.pus()) {
+    if (!pu.reprogram) continue;
+    return Error(ErrorCode::kUnsupported,
+                 "two phases: PU {} rewrites its crossbars (reprogram), which only solver 'exact' plans for two phases "
+                 "(a weight resident in neither phase is rewrite-only); use --solver exact, or set {}.reprogram=false",
+                 pu.name, pu.name);
+  }
+  return Status::Ok();
+}
+
+namespace {
 
 struct Evaluated {
   bool infeasible = false;
@@ -243,7 +248,6 @@ class Search {
                    base.endurance_writes * static_cast<double>(std::max<int64_t>(free, 0));
     }
     if (e->fits && !endurance) {
-      e->fits = false;
       if (e->branch < 0) e->branch = RewriteBranch(state, *e);
       // Every rewrite fixed: each phase met the budget beside the other's
       // writes, so only rounding separates the two sums.
@@ -319,11 +323,7 @@ Result<TwoPhaseResult> SolveTwoPhase(const TwoPhaseProblem& problem, const std::
   if (a.num_ops() != b.num_ops() || a.num_pus() != b.num_pus() || a.num_edges() != b.num_edges()) {
     return Error(ErrorCode::kInvalidArgument, "two phases: the cost models differ in operators, PUs or edges");
   }
-  if (a.has_reprogram() && method != "exact") {
-    return Error(ErrorCode::kUnsupported,
-                 "two phases with a reprogramming PU: only solver 'exact' plans rewrites under the search's branches "
-                 "(a weight resident in neither phase, rewritten only); use --solver exact, or set reprogram=false");
-  }
+  HETPLAN_RETURN_IF_ERROR(CheckTwoPhaseMethod(a, method));
   Search search(problem, method, options);
   const size_t nw = search.weights().size();
   HETPLAN_ASSIGN_OR_RETURN(Evaluated root, search.Evaluate(State(3 * nw, kFree), 0.0, /*root=*/true));
