@@ -31,6 +31,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 CONFINED = [
     (re.compile(r'^(Cbc|Clp|Coin|Osi|Cgl)\w*\.hpp$'), {'src/solve/mip/cbc_driver.cc'}, 'CBC'),
     (re.compile(r'^onnxruntime'), {'src/ort/', 'src/cost/', 'src/deploy/'}, 'ONNX Runtime'),
+    (re.compile(r'^openvino/'), {'src/ov/'}, 'OpenVINO'),
 ]
 
 

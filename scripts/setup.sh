@@ -81,3 +81,4 @@ fi
 "$ROOT/scripts/setup_highs.sh"
 "$ROOT/scripts/setup_models_venv.sh"
 "$ROOT/scripts/setup_genai_venv.sh"
+"$ROOT/scripts/setup_openvino.sh"

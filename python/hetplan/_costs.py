@@ -84,10 +84,12 @@ def profile(model: Any, platform: Any = "klein-arm", *, pu: Optional[str] = None
             warmup: int = 20, runs: int = 200, model_runs: Optional[int] = None, in_context: bool = True,
             overrides: Any = None, cache_dir: Optional[PathLike] = _core.default_cache_dir,
             progress: Optional[ProfileProgress] = None) -> CostTable:
-    """Measures every operator on this host's CPU with ONNX Runtime, as
+    """Measures every operator on this host with ONNX Runtime, as
     ``hetplan profile MODEL --platform P`` does: the platform's first
-    ``cost: profile`` PU (or ``pu``), with that PU's threads unless
-    ``threads`` is given; the median of ``runs`` timed runs after ``warmup``.
+    ``cost: profile`` PU (or ``pu``), as it runs (its provider and cores, or
+    for ``runtime: openvino`` its OpenVINO device, docs/openvino.md), with
+    that PU's threads unless ``threads`` is given; the median of ``runs``
+    timed runs after ``warmup`` (OpenVINO: its per-node means).
     ``model_runs`` whole-model runs (``None``: ``runs`` / 2, from 3 to 50).
 
     The table is cached in ``cache_dir`` (``None``: measure afresh, cache

@@ -94,7 +94,9 @@ std::shared_ptr<CostTable> Profile(const ModelRef& model, const Platform& platfo
                                          std::optional<int> threads, int warmup, int runs, std::optional<int> model_runs,
                                          bool in_context, const std::string& cache_dir, py::object progress) {
   const ProcessingUnit* chosen = Unwrap(ProfiledPu(platform, pu));
-  ProfileOptions po;
+  Check(CheckPuRuntime(*chosen, platform.source + ": PU " + chosen->name));
+  // Measured as the PU runs: its runtime (OpenVINO's device), provider and cores.
+  ProfileOptions po = ForPu(ProfileOptions{}, *chosen);
   po.threads = threads.value_or(chosen->threads);
   po.warmup = warmup;
   po.runs = runs;
@@ -109,7 +111,7 @@ std::shared_ptr<CostTable> Profile(const ModelRef& model, const Platform& platfo
     };
   }
   auto table = call.Run<Result<CostTable>>([&]() -> Result<CostTable> {
-    HETPLAN_ASSIGN_OR_RETURN(CostTable t, ProfileOnnxRuntime(model.model, name, po));
+    HETPLAN_ASSIGN_OR_RETURN(CostTable t, ProfileOperators(model.model, name, po));
     if (!po.cache_dir.empty()) {
       // Later plans of this model with the same settings find it in memory,
       // under the key ResolveCosts looks up (it measures without progress).

@@ -26,6 +26,19 @@ def test_profile_measures_every_operator_and_caches(data, tmp_path):
     assert again.meta["cache"] == "hit" and again.rows == t.rows
 
 
+def test_profile_measures_an_openvino_pu_on_its_device(data, tmp_path):
+    platform = tmp_path / "ov.yaml"
+    platform.write_text("name: ov\npus:\n  - {name: ov, kind: cpu, cost: profile, runtime: openvino, device: CPU}\n")
+    t = hetplan.profile(hetplan.load_model(data / "tiny.onnx"), str(platform), warmup=1, runs=3, cache_dir=None)
+    assert t.meta["runtime"].startswith("openvino 2026.4") and t.meta["device"] == "CPU"
+    assert {r["op_name"] for r in t.rows if r["kind"] == "op"} == {"conv0", "relu0", "conv1"}
+    assert int(t.meta["executed_nodes"]) >= 2 and t.meta["precision"] == "f32"
+    missing = tmp_path / "gpu.yaml"
+    missing.write_text("name: g\npus:\n  - {name: g, kind: gpu, cost: profile, runtime: openvino, device: GPU}\n")
+    with pytest.raises(hetplan.UnsupportedError, match="OpenVINO device 'GPU' is not on this machine"):
+        hetplan.profile(hetplan.load_model(data / "tiny.onnx"), str(missing), warmup=1, runs=3, cache_dir=None)
+
+
 def test_profile_then_partition_measures_nothing_more(data, tmp_path):
     m = hetplan.load_model(data / "tiny.onnx")
     hetplan.profile(m, "klein-arm", warmup=1, runs=3, cache_dir=tmp_path)

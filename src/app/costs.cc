@@ -119,13 +119,16 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
           po.stage = [&in, name = pu.name](const std::string& what, double left) { in.stage(name, what, left); };
         }
         const auto t0 = std::chrono::steady_clock::now();
-        HETPLAN_ASSIGN_OR_RETURN(CostTable measured, ProfileOnnxRuntime(model, pu.name, po));
+        HETPLAN_ASSIGN_OR_RETURN(CostTable measured, ProfileOperators(model, pu.name, po));
         t = &tables.Put(key, std::move(measured));
         out.profiled.push_back({pu.name, pu.threads, Meta(*t, "cache", "off"),
                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
       }
       out.notes.push_back(fmt::format("{}: measured with {} on {} ({} thread{}{}{})", pu.name,
-                                      Meta(*t, "runtime", "onnxruntime"), Meta(*t, "cpu", "this host"), pu.threads,
+                                      Meta(*t, "runtime", "onnxruntime"),
+                                      pu.OpenVino() ? "device " + Meta(*t, "device", "CPU") + " of " + Meta(*t, "cpu", "this host")
+                                                    : Meta(*t, "cpu", "this host"),
+                                      pu.threads,
                                       pu.threads == 1 ? "" : "s",
                                       po.provider == "cpu" ? std::string() : ", provider " + po.provider,
                                       po.cores.empty() ? std::string()
@@ -149,7 +152,8 @@ Result<ResolvedCosts> ResolveCosts(const LoadedModel& model, const Platform& pla
       out.run_notes.push_back(fmt::format("{}: profile cache {}", pu.name, Meta(*t, "cache", "off")));
       out.sources.tables[pu.name] = *t;
       po.cache_dir.clear();
-      measured.push_back({pu.name, po, t});
+      // The co-run profiler measures with ONNX Runtime only.
+      if (!pu.OpenVino()) measured.push_back({pu.name, po, t});
     } else if (pu.cost_source == CostSource::kTable) {
       if (user_table != nullptr) {
         out.sources.tables[pu.name] = *user_table;

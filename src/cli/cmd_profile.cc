@@ -48,7 +48,17 @@ std::string Summary(const CostTable& table, const LoadedModel& model, const std:
     out += fmt::format("whole model    {} median (p10 {}, p90 {}; {} runs)\n", Ms(*table.model_median_us),
                        Ms(table.model_p10_us.value_or(0)), Ms(table.model_p90_us.value_or(0)),
                        meta("model_runs"));
-    out += fmt::format("sum of ops     {} (medians of {} runs each)\n", Ms(sum_us), meta("runs"));
+    if (meta("runtime").rfind("openvino", 0) == 0) {
+      out += fmt::format("sum of ops     {} (OpenVINO's per-node means over the same {} runs, device {}{})\n",
+                         Ms(sum_us), meta("runs"), meta("device"),
+                         meta("precision").empty() ? std::string() : ", precision " + meta("precision"));
+      out += fmt::format("nodes          {} executed; of {} ONNX nodes {} named by them, {} given to them through "
+                         "the graph; {} executed nodes split across operators\n",
+                         meta("executed_nodes"), meta("onnx_nodes"), meta("onnx_nodes_named"),
+                         meta("onnx_nodes_attributed"), meta("executed_nodes_split"));
+    } else {
+      out += fmt::format("sum of ops     {} (medians of {} runs each)\n", Ms(sum_us), meta("runs"));
+    }
     out += fmt::format("relative error {:+.1f} % (sum of operators vs whole model)\n",
                        (sum_us / *table.model_median_us - 1.0) * 100.0);
     if (!meta("in_context_run_us").empty()) {
@@ -97,7 +107,7 @@ std::string Summary(const CostTable& table, const LoadedModel& model, const std:
 
 void RegisterProfile(CLI::App& app) {
   auto* sub = app.add_subcommand(
-      "profile", "Measure each operator's cost on this host's CPU with ONNX Runtime; write a cost table");
+      "profile", "Measure each operator's cost on this host with ONNX Runtime (or OpenVINO: runtime: openvino); write a cost table");
   struct Opts {
     ModelOptions model;
     std::string pu = "cpu";
@@ -143,7 +153,7 @@ void RegisterProfile(CLI::App& app) {
     auto progress = std::make_shared<ProfileProgress>(isatty(fileno(stderr)) != 0);
     po.progress = [progress, pu = opts->pu](int done, int total) { progress->Operators(pu, done, total); };
     po.stage = [progress, pu = opts->pu](const std::string& what, double left) { progress->Stage(pu, what, left); };
-    auto table = ProfileOnnxRuntime(*model, opts->pu, po);
+    auto table = ProfileOperators(*model, opts->pu, po);
     progress->Clear();
     if (!table.ok()) return ReportError(table.status());
     Status st = SaveCostTable(*table, opts->out, opts->json);

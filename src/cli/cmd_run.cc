@@ -5,6 +5,8 @@
 
 #include "cli/commands.h"
 #include "hetplan/deploy/generation.h"
+#include "hetplan/deploy/export_openvino.h"
+#include "hetplan/deploy/export_ort.h"
 #include "hetplan/deploy/run.h"
 #include "hetplan/util/io.h"
 
@@ -188,6 +190,85 @@ int RunGenerate(const std::string& dir, const GenerateOptions& g, const std::str
   return r->tokens_equal.value_or(true) ? 0 : 1;
 }
 
+// `run SCHEDULE --hetero`: the plan as one model compiled on OpenVINO's HETERO device.
+int RunHetero(const std::string& schedule, const RunOptions& run, const std::vector<std::string>& device_flags,
+              const std::vector<std::string>& plugin_flags, const std::string& model, const std::string& json) {
+  HeteroRunOptions options;
+  auto devices = ParsePairs(device_flags, "--device", "cim=NPU");
+  if (!devices.ok()) return ReportError(devices.status());
+  auto plugins = ParsePairs(plugin_flags, "--plugin", "CPUB=libopenvino_intel_cpu_plugin.so");
+  if (!plugins.ok()) return ReportError(plugins.status());
+  options.devices = *devices;
+  options.plugins = *plugins;
+  options.runs = run.runs;
+  options.warmup = run.warmup;
+  if (run.rtol) options.rtol = *run.rtol;
+  if (run.atol) options.atol = *run.atol;
+  options.split.model_path = model;
+  auto r = RunOnHetero(schedule, options);
+  if (!r.ok()) return ReportError(r.status());
+  if (!json.empty()) {
+    if (Status st = WriteFileAtomic(json, HeteroRunToJson(*r).dump(1) + "\n"); !st.ok()) return ReportError(st);
+  }
+  std::string per_device;
+  for (const auto& [d, n] : r->operations) per_device += fmt::format("{}{} {}", per_device.empty() ? "" : ", ", d, n);
+  std::printf("model      %s: %d operations named by the plan, every operation set (%s)\n",
+              r->affinity.model_file.c_str(), r->affinity.operations, per_device.c_str());
+  std::printf("compiled   on %s: %d sub-models (the plan's segments: %d), executing on %s\n", r->device.c_str(),
+              r->submodels, r->plan_segments, fmt::format("{}", fmt::join(r->execution_devices, ", ")).c_str());
+  std::printf("measured   %.1f µs median (p10 %.1f, p90 %.1f; %d runs); %s alone %.1f µs; the plan predicted "
+              "%.1f µs\n", r->median_us, r->p10_us, r->p90_us, options.runs,
+              r->reference_device.c_str(),
+              r->reference_median_us, r->planned_us);
+  if (!r->outputs_match) {
+    std::fprintf(stderr, "hetplan: error: %s: the HETERO outputs differ from %s's alone (max abs %.3g, max rel "
+                 "%.3g) beyond atol %.3g + rtol %.3g; give --rtol and --atol to judge otherwise\n",
+                 schedule.c_str(), r->reference_device.c_str(), r->max_abs_diff, r->max_rel_diff, options.atol, options.rtol);
+    return 1;
+  }
+  std::printf("outputs    match the model on %s alone (max abs %.3g, max rel %.3g)\n", r->reference_device.c_str(),
+              r->max_abs_diff, r->max_rel_diff);
+  return 0;
+}
+
+// `run DIR --one-session`: an ort-layer-assignment export in one ONNX Runtime session.
+int RunOneSessionCommand(const std::string& dir, const RunOptions& run, const std::string& json) {
+  OneSessionOptions options;
+  options.runs = run.runs;
+  options.warmup = run.warmup;
+  if (run.threads > 0) options.threads = run.threads;
+  if (run.rtol) options.rtol = *run.rtol;
+  if (run.atol) options.atol = *run.atol;
+  auto r = RunOneSession(dir, options);
+  if (!r.ok()) return ReportError(r.status());
+  if (!json.empty()) {
+    if (Status st = WriteFileAtomic(json, OneSessionToJson(*r).dump(1) + "\n"); !st.ok()) return ReportError(st);
+  }
+  std::string ran;
+  for (const auto& [ep, n] : r->ran_on) ran += fmt::format("{}{} {}", ran.empty() ? "" : ", ", ep, n);
+  std::printf("record     %d nodes in ONNX Runtime's record (%s): %d as planned, %d elsewhere, %d made by its "
+              "fusions; %d annotated nodes not in it (removed by its optimizer)\n",
+              r->recorded_nodes, ran.c_str(), r->as_planned, r->elsewhere, r->unannotated, r->not_recorded);
+  std::printf("measured   %.1f µs median (p10 %.1f, p90 %.1f; %d runs); the model in a plain session %.1f µs\n",
+              r->median_us, r->p10_us, r->p90_us, options.runs, r->reference_median_us);
+  if (r->elsewhere > 0) {
+    std::fprintf(stderr, "hetplan: error: %s: %d nodes ran elsewhere than planned, e.g. %s; give those PUs a provider "
+                 "this ONNX Runtime has (export --device PU=...), or run where the planned providers are\n",
+                 dir.c_str(), r->elsewhere, r->first_elsewhere.c_str());
+    return 1;
+  }
+  if (r->mismatches > 0) {
+    std::fprintf(stderr, "hetplan: error: %s: %lld of %lld output elements differ from the plain session's beyond "
+                 "atol %.3g + rtol %.3g (max abs %.3g); give --rtol and --atol to judge otherwise\n", dir.c_str(),
+                 static_cast<long long>(r->mismatches), static_cast<long long>(r->elements), options.atol,
+                 options.rtol, r->max_abs_diff);
+    return 1;
+  }
+  std::printf("outputs    match the model in a plain session (%lld elements, max abs %.3g)\n",
+              static_cast<long long>(r->elements), r->max_abs_diff);
+  return 0;
+}
+
 }  // namespace
 
 void RegisterRun(CLI::App& app) {
@@ -201,9 +282,24 @@ void RegisterRun(CLI::App& app) {
     bool no_reference = false;
     bool sequential = false;
     int generate = 0;
+    bool hetero = false;
+    bool one_session = false;
+    std::vector<std::string> devices, plugins;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("dir", o->dir, "Folder written by hetplan split")->required();
+  sub->add_option("dir", o->dir, "Folder written by hetplan split (with --hetero: the schedule file; with "
+                                  "--one-session: the folder export --format ort-layer-assignment wrote)")->required();
+  sub->add_flag("--hetero", o->hetero,
+                "Run the schedule as one model compiled on OpenVINO's HETERO device, each operation's affinity from "
+                "the plan (docs/openvino.md); outputs checked against the first device alone");
+  sub->add_flag("--one-session", o->one_session,
+                "Run a folder written by export --format ort-layer-assignment in one ONNX Runtime session with its "
+                "layer assignment; fail when ONNX Runtime's record shows a node elsewhere than planned");
+  sub->add_option("--device", o->devices,
+                  "--hetero: the OpenVINO device of a PU that is not runtime: openvino, PU=DEVICE (repeatable)");
+  sub->add_option("--plugin", o->plugins,
+                  "--hetero: register an OpenVINO plugin library as a device, NAME=LIBRARY (repeatable), e.g. "
+                  "CPUB=libopenvino_intel_cpu_plugin.so for a second CPU device");
   sub->add_option("--runs", o->run.runs, "Timed runs (medians are reported)")->default_val(20);
   sub->add_option("--warmup", o->run.warmup, "Untimed runs first")->default_val(3);
   sub->add_flag("--resident,!--no-resident", o->run.resident,
@@ -235,6 +331,8 @@ void RegisterRun(CLI::App& app) {
                   "The host profile the plan was made from (hetplan profile --json, or the profile cache's "
                   ".json): explain each segment's error by operator and boundary costs");
   Register(sub, [o, sub]() -> int {
+    if (o->one_session) return RunOneSessionCommand(o->dir, o->run, o->json);
+    if (o->hetero) return RunHetero(o->dir, o->run, o->devices, o->plugins, o->model, o->json);
     if (o->generate != 0) {
       GenerateOptions g;
       g.new_tokens = o->generate;

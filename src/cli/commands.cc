@@ -38,6 +38,19 @@ int RunSelected(CLI::App& app) {
   return 2;
 }
 
+Result<std::map<std::string, std::string>> ParsePairs(const std::vector<std::string>& items, const std::string& flag,
+                                                      const std::string& example) {
+  std::map<std::string, std::string> out;
+  for (const std::string& p : items) {
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size()) {
+      return Error(ErrorCode::kInvalidArgument, "{} '{}': write KEY=VALUE, e.g. {} {}", flag, p, flag, example);
+    }
+    out[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  return out;
+}
+
 int ReportError(const Status& status) {
   std::fprintf(stderr, "hetplan: error: %s\n", status.message().c_str());
   switch (status.code()) {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -22,6 +24,11 @@ int RunSelected(CLI::App& app);
 
 // Prints "hetplan: error: <message>" on stderr; returns the exit code for it.
 int ReportError(const Status& status);
+
+// KEY=VALUE options (--device cim=NPU) as a map; one line naming the flag
+// and the bad item otherwise.
+Result<std::map<std::string, std::string>> ParsePairs(const std::vector<std::string>& items, const std::string& flag,
+                                                      const std::string& example);
 
 // Subcommand registration, one per file.
 void RegisterGraph(CLI::App& app);

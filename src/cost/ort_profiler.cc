@@ -40,6 +40,7 @@
 
 #include "ort/pinning.h"
 #include "ort/session.h"
+#include "ov/openvino.h"
 #include "hetplan/cost/sample_shapes.h"
 #include "hetplan/graph/float32_copy.h"
 #include "hetplan/graph/quantization.h"
@@ -650,6 +651,10 @@ std::string ProfileCacheKey(const LoadedModel& m, const std::string& pu_name, co
     for (const auto& [k, v] : o.provider_options) add("provider_option", k + "=" + v);
   }
   if (!o.cores.empty()) add("cores", fmt::format("{}", fmt::join(o.cores, ",")));
+  if (o.runtime == "openvino") {
+    add("runtime", "openvino " + ov_runtime::Version());
+    add("device", o.device);
+  }
   add("warmup", std::to_string(o.warmup));
   add("runs", std::to_string(o.runs));
   add("model_runs", std::to_string(ModelRuns(o)));

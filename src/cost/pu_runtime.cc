@@ -6,6 +6,7 @@
 
 #include "ort/pinning.h"
 #include "ort/session.h"
+#include "ov/openvino.h"
 
 namespace hetplan {
 
@@ -14,10 +15,13 @@ ProfileOptions ForPu(ProfileOptions o, const ProcessingUnit& pu) {
   o.provider = CanonicalProvider(pu.provider);
   o.provider_options = pu.provider_options;
   o.cores = pu.cores;
+  o.runtime = pu.runtime;
+  o.device = pu.OpenVino() ? pu.OpenVinoDevice() : std::string();
   return o;
 }
 
 Status CheckPuRuntime(const ProcessingUnit& pu, const std::string& where) {
+  if (pu.OpenVino()) return ov_runtime::CheckDevice(pu.OpenVinoDevice(), where + ".device");
   HETPLAN_RETURN_IF_ERROR(ort::CheckProvider(pu.provider, where + ".provider"));
   return ort::CheckCores(pu.cores, where + ".cores");
 }
@@ -26,7 +30,10 @@ Status CheckPuRuntimes(const Platform& platform, const std::vector<std::string>&
   auto where = [&](int i) { return fmt::format("{}: pus[{}] ({})", platform.source, i, platform.pus[static_cast<size_t>(i)].name); };
   for (const std::string& name : pus) {
     const int i = platform.FindPu(name);
-    if (i >= 0) HETPLAN_RETURN_IF_ERROR(ort::CheckProvider(platform.pus[static_cast<size_t>(i)].provider, where(i) + ".provider"));
+    if (i < 0) continue;
+    const ProcessingUnit& pu = platform.pus[static_cast<size_t>(i)];
+    HETPLAN_RETURN_IF_ERROR(pu.OpenVino() ? ov_runtime::CheckDevice(pu.OpenVinoDevice(), where(i) + ".device")
+                                          : ort::CheckProvider(pu.provider, where(i) + ".provider"));
   }
   for (const std::string& name : pus) {
     const int i = platform.FindPu(name);

@@ -429,6 +429,7 @@ Result<SplitResult> SplitModel(const LoadedModel& model, const PlanFile& plan, c
   if (model.model == nullptr) {
     return Error(ErrorCode::kInvalidArgument, "split: no ONNX model; load it with LoadOnnxModel first");
   }
+  HETPLAN_RETURN_IF_ERROR(deploy_internal::CheckOnnxRuntimePus(plan, schedule_label));
   const int violations = options.schedule_violations;
   if (plan.requests.size() > 1) return deploy_internal::SplitRequests(model, plan, violations, schedule_label, options);
   return deploy_internal::SplitOneRequest(model, plan, violations, schedule_label, options, {});

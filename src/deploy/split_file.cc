@@ -101,16 +101,29 @@ Result<LoadedModel> LoadPlannedModel(const PlanFile& plan, const std::string& pa
   return LoadOnnxModel(path, io);
 }
 
-Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const std::string& out_dir,
-                                      const SplitOptions& options) {
+namespace deploy_internal {
+
+Status CheckOnnxRuntimePus(const PlanFile& plan, const std::string& label) {
+  for (const PlanFileDevice& d : plan.devices) {
+    if (d.runtime == "openvino") {
+      return Error(ErrorCode::kUnsupported, "{}: PU '{}' runs on OpenVINO (device {}); split and run execute ONNX "
+                   "Runtime PUs only so far: plan with runtime: onnxruntime to split, or keep the plan's costs",
+                   label, d.name, d.device.empty() ? "CPU" : d.device);
+    }
+  }
+  return Status::Ok();
+}
+
+Result<ScheduleFile> ReadScheduleFile(const std::string& schedule_path) {
   HETPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(schedule_path, int64_t{1} << 30));
-  nlohmann::json schedule;
+  ScheduleFile f;
   try {
-    schedule = nlohmann::json::parse(text);
+    f.json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     return Error(ErrorCode::kParseError, "{}: not valid JSON ({}); give a schedule written by hetplan partition",
                  schedule_path, OneLine(e.what()));
   }
+  const nlohmann::json& schedule = f.json;
   if (!schedule.is_object() || !schedule.contains("model") || !schedule["model"].is_object() ||
       !schedule["model"].contains("file") || !schedule["model"]["file"].is_string()) {
     return Error(ErrorCode::kParseError,
@@ -123,7 +136,17 @@ Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const st
                  "{}: a generation file (partition --llm) splits into two phases: use SplitGenerationFile "
                  "(hetplan split does)", schedule_path);
   }
-  HETPLAN_ASSIGN_OR_RETURN(const PlanFile plan, ReadPlanFile(schedule, schedule_path));
+  HETPLAN_ASSIGN_OR_RETURN(f.plan, ReadPlanFile(schedule, schedule_path));
+  return f;
+}
+
+}  // namespace deploy_internal
+
+Result<SplitResult> SplitScheduleFile(const std::string& schedule_path, const std::string& out_dir,
+                                      const SplitOptions& options) {
+  HETPLAN_ASSIGN_OR_RETURN(const deploy_internal::ScheduleFile file, deploy_internal::ReadScheduleFile(schedule_path));
+  const nlohmann::json& schedule = file.json;
+  const PlanFile& plan = file.plan;
   HETPLAN_ASSIGN_OR_RETURN(
       LoadedModel model,
       deploy_internal::LoadScheduleModel(plan, schedule_path, options, options.dynamic_shapes));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
 
 #include "hetplan/deploy/split.h"
 #include "hetplan/plan/plan_file.h"
@@ -27,6 +28,29 @@ Result<SplitResult> SplitRequests(const LoadedModel& model, const PlanFile& sche
                                   const std::string& schedule_label, const SplitOptions& options);
 
 // --- the schedule's model (split_file.cc) ----------------------------------------
+
+// A schedule file (not a generation file) as JSON and as a PlanFile; errors
+// name the file and say what to give instead.
+struct ScheduleFile {
+  nlohmann::json json;
+  PlanFile plan;
+};
+Result<ScheduleFile> ReadScheduleFile(const std::string& schedule_path);
+// The planned model's file as an application reads it (its own nodes and
+// names). Error: weights in external data, a file that is no ONNX model.
+Result<onnx::ModelProto> ReadPlannedFile(const LoadedModel& model);
+// For each node of `source` (ReadPlannedFile): the PU of the plan's operator
+// that produces one of its outputs in the imported `model`; "" for a node the
+// import folded away (shape arithmetic).
+std::vector<std::string> PlannedPuOfFileNodes(const PlanFile& plan, const LoadedModel& model,
+                                              const onnx::ModelProto& source);
+// Gives each node of `source` without a PU in `pu` its nearest reader's,
+// else its nearest writer's (the file's nodes in topological order).
+void FillThroughFileGraph(const onnx::ModelProto& source, std::vector<std::string>* pu);
+
+// Ok when every PU of the plan runs on ONNX Runtime (what split and run
+// execute); else one line naming the first OpenVINO PU.
+Status CheckOnnxRuntimePus(const PlanFile& plan, const std::string& label);
 
 // The schedule's model (options.model_path, else model.file from the working
 // folder, then the schedule's folder) loaded as planned, its SHA-256 checked.

@@ -47,7 +47,7 @@ inline constexpr int kMaxThreads = 4096;
 // ---------------------------------------------------------------------------
 // Keys (platform_keys.cc).
 
-enum class Scope { kAll, kProfile, kTable, kCim, kRoofline };
+enum class Scope { kAll, kProfile, kTable, kCim, kRoofline, kDevice };  // kDevice: kinds cpu, gpu, npu
 enum class KeyType { kString, kInt, kNumber, kBool, kChoice, kList, kIntList, kNumberMap, kStringMap };
 
 struct KeySpec {

@@ -65,9 +65,13 @@ nlohmann::json PlatformToJson(const Platform& p) {
     u["execution"] = ToString(pu.execution);
     u["cost_source"] = ToString(pu.cost_source);
     u["power_w"] = pu.power_w ? nlohmann::json(*pu.power_w) : nlohmann::json(nullptr);
+    if (pu.OpenVino()) {  // only then, so that ONNX Runtime PUs' JSON stays what it was
+      u["runtime"] = pu.runtime;
+      u["device"] = pu.OpenVinoDevice();
+    }
     if (pu.cost_source == CostSource::kProfile) {
       u["threads"] = pu.threads;
-      u["provider"] = CanonicalProvider(pu.provider);
+      if (!pu.OpenVino()) u["provider"] = CanonicalProvider(pu.provider);
       u["provider_options"] = pu.provider_options;
       u["cores"] = pu.cores;
     }

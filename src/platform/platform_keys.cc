@@ -12,7 +12,7 @@
 namespace hetplan::platform_internal {
 namespace {
 
-constexpr std::array<KeySpec, 45> kPuKeys = {{
+constexpr std::array<KeySpec, 47> kPuKeys = {{
     {"name", Scope::kAll, KeyType::kString, false},
     {"kind", Scope::kAll, KeyType::kChoice, false},
     {"execution", Scope::kAll, KeyType::kChoice, true},
@@ -22,6 +22,8 @@ constexpr std::array<KeySpec, 45> kPuKeys = {{
     {"provider", Scope::kProfile, KeyType::kString, true},
     {"provider_options", Scope::kProfile, KeyType::kStringMap, true},
     {"cores", Scope::kProfile, KeyType::kIntList, true},
+    {"runtime", Scope::kDevice, KeyType::kString, true},
+    {"device", Scope::kDevice, KeyType::kString, true},
     {"table", Scope::kTable, KeyType::kString, true},
     {"crossbar_rows", Scope::kCim, KeyType::kInt, true},
     {"crossbar_cols", Scope::kCim, KeyType::kInt, true},
@@ -164,6 +166,7 @@ bool Applies(Scope scope, const ProcessingUnit& pu) {
     case Scope::kTable: return pu.cost_source == CostSource::kTable;
     case Scope::kCim: return pu.kind == PuKind::kCim;
     case Scope::kRoofline: return pu.cost_source == CostSource::kRoofline;
+    case Scope::kDevice: return pu.kind != PuKind::kCim;
   }
   return false;
 }
@@ -175,6 +178,7 @@ std::string ScopeText(Scope scope) {
     case Scope::kTable: return "PUs with cost: table";
     case Scope::kCim: return "PUs of kind: cim";
     case Scope::kRoofline: return "PUs with cost: roofline";
+    case Scope::kDevice: return "PUs of kind cpu, gpu or npu";
   }
   return "";
 }
@@ -210,6 +214,8 @@ Check SetPuScalar(ProcessingUnit& pu, std::string_view key, const Scalar& v) {
   if (key == "slice_mapping") return ParseChoice(v.text, kSliceMappings, &pu.cim.slice_mapping);
   if (key == "table") return ParseStringText(v, &pu.table);
   if (key == "provider") return ParseStringText(v, &pu.provider);
+  if (key == "runtime") return ParseStringText(v, &pu.runtime);
+  if (key == "device") return ParseStringText(v, &pu.device);
   if (key == "cores") {
     pu.cores.clear();
     for (const std::string& item : SplitList(v.text)) {

@@ -1,6 +1,8 @@
 // ValidatePlatform: every rule of docs/platform-format.md, on a platform
 // however it was built. The YAML reader runs the same rules with a locator
 // that turns key paths into file lines.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "hetplan/platform/platform.h"
@@ -25,6 +27,35 @@ constexpr std::array<std::string_view, 7> kReservedNames = {
 // cores (docs/platform-format.md).
 template <typename Key, typename Fail>
 Status ValidateRuntime(const ProcessingUnit& pu, const Key& key, const Fail& fail) {
+  if (std::find(kRuntimes.begin(), kRuntimes.end(), pu.runtime) == kRuntimes.end()) {
+    return fail(key("runtime"), fmt::format("unknown runtime '{}'", Shorten(pu.runtime)),
+                fmt::format("use one of: {}", JoinKeys(kRuntimes)));
+  }
+  if (pu.OpenVino()) {
+    if (pu.kind == PuKind::kCim) {
+      return fail(key("runtime"), "a CIM PU is not an OpenVINO device",
+                  "remove runtime: openvino, or make the PU kind cpu, gpu or npu");
+    }
+    if (CanonicalProvider(pu.provider) != "cpu") {
+      return fail(key("provider"), "names an ONNX Runtime execution provider, but the PU runs on OpenVINO",
+                  "remove provider, and name the OpenVINO device with device: (CPU, GPU, NPU, ...)");
+    }
+    if (!pu.cores.empty()) {
+      return fail(key("cores"), "pinning is not supported with runtime: openvino (OpenVINO places its own threads)",
+                  "remove cores");
+    }
+  } else if (!pu.device.empty()) {
+    return fail(key("device"), "names an OpenVINO device, but the PU runs on ONNX Runtime",
+                "add runtime: openvino, or remove device (ONNX Runtime PUs name a provider:)");
+  }
+  const bool plain = !pu.device.empty() && pu.device.size() <= 64 &&
+                     std::all_of(pu.device.begin(), pu.device.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_';
+                     });
+  if (!pu.device.empty() && !plain) {
+    return fail(key("device"), fmt::format("'{}' is not an OpenVINO device name", Shorten(pu.device)),
+                "name one device as OpenVINO spells it: CPU, GPU, GPU.1, NPU (a plan's split makes HETERO itself)");
+  }
   if (pu.provider.size() > kMaxPlatformStringChars) return fail(key("provider"), "longer than 4096 characters", "shorten it");
   if (CanonicalProvider(pu.provider).empty()) {
     return fail(key("provider"), fmt::format("unknown execution provider '{}'", Shorten(pu.provider)),
@@ -37,7 +68,7 @@ Status ValidateRuntime(const ProcessingUnit& pu, const Key& key, const Fail& fai
     }
     if (!IsUtf8(option) || !IsUtf8(value)) return fail(key("provider_options"), "is not valid UTF-8", "write the text in UTF-8");
   }
-  if (!pu.provider_options.empty() && CanonicalProvider(pu.provider) == "cpu") {
+  if (!pu.provider_options.empty() && CanonicalProvider(pu.provider) == "cpu" && !pu.OpenVino()) {
     return fail(key("provider_options"), "the cpu provider takes no options here",
                 "remove provider_options, or name the provider they belong to (provider: cuda, ...)");
   }

@@ -375,6 +375,8 @@ using PlanFileError = std::function<Status(const std::string& where, const std::
 void ReadRuntime(const nlohmann::json& pu, PlanFileDevice* dev) {
   if (!pu.is_object()) return;
   if (pu.contains("threads") && pu["threads"].is_number_integer()) dev->threads = pu["threads"].get<int>();
+  if (pu.contains("runtime") && pu["runtime"].is_string()) dev->runtime = pu["runtime"].get<std::string>();
+  if (pu.contains("device") && pu["device"].is_string()) dev->device = pu["device"].get<std::string>();
   if (!pu.contains("provider") || !pu["provider"].is_string()) return;
   dev->configured = true;
   dev->provider = pu["provider"].get<std::string>();

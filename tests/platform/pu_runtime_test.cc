@@ -15,6 +15,23 @@ Result<Platform> ParsePus(const std::string& pu_keys) {
   return ParsePlatformYaml("name: p\npus:\n  - name: cpu0\n    kind: cpu\n" + pu_keys, "p.yaml");
 }
 
+// PU keys that must fail, where the error must point and what it must say.
+struct Case {
+  std::string keys, where, what;
+};
+
+template <size_t N>
+void ExpectOneLineErrors(const Case (&cases)[N]) {
+  for (const Case& c : cases) {
+    auto p = ParsePus(c.keys);
+    ASSERT_FALSE(p.ok()) << c.keys;
+    const std::string& msg = p.status().message();
+    EXPECT_HAS(msg, c.where);
+    EXPECT_HAS(msg, c.what);
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
 TEST(PuRuntime, HostTwoCorePresetIsTwoPinnedCpuPus) {
   auto p = LoadPlatform("host-2core");
   ASSERT_TRUE(p.ok()) << p.status().message();
@@ -54,9 +71,7 @@ TEST(PuRuntime, ProviderNamesAreHetplansOrOrts) {
 }
 
 TEST(PuRuntime, BadConfigurationsAreOneLineErrorsWithTheLine) {
-  struct Case {
-    std::string keys, where, what;
-  } cases[] = {
+  const Case cases[] = {
       {"    provider: cdua\n", "p.yaml:5: pus[0].provider", "use one of: cpu, cuda"},
       {"    cores: [0, 0]\n", "pus[0].cores[1]", "listed twice"},
       {"    cores: [-1]\n", "pus[0].cores[0]", "out of range"},
@@ -65,14 +80,7 @@ TEST(PuRuntime, BadConfigurationsAreOneLineErrorsWithTheLine) {
       {"    provider_options: {device_id: 0}\n", "pus[0].provider_options", "cpu provider takes no options"},
       {"    cost: table\n    table: t.csv\n    cores: [0]\n", "pus[0].cores", "applies only to PUs with cost: profile"},
   };
-  for (const Case& c : cases) {
-    auto p = ParsePus(c.keys);
-    ASSERT_FALSE(p.ok()) << c.keys;
-    const std::string& msg = p.status().message();
-    EXPECT_HAS(msg, c.where);
-    EXPECT_HAS(msg, c.what);
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-  }
+  ExpectOneLineErrors(cases);
 }
 
 TEST(PuRuntime, OverridesSetProviderOptionsAndCores) {
@@ -103,6 +111,52 @@ TEST(PuRuntime, JsonCarriesTheConfiguration) {
   nlohmann::json k = PlatformToJson(*klein);
   EXPECT_FALSE(k["cim"].contains("provider"));
   EXPECT_EQ(k["cpu"]["cores"], nlohmann::json::array());
+}
+
+
+// runtime: openvino (docs/openvino.md): the device and its properties, the
+// BIDENT preset, and the combinations that cannot be.
+TEST(PuRuntime, OpenVinoPusNameTheirDevice) {
+  auto p = ParsePus("    cost: profile\n    runtime: openvino\n    device: GPU.1\n"
+                    "    provider_options: {INFERENCE_PRECISION_HINT: f16}\n");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(p->pus[0].OpenVino());
+  EXPECT_EQ(p->pus[0].OpenVinoDevice(), "GPU.1");
+  EXPECT_EQ(p->pus[0].provider_options.at("INFERENCE_PRECISION_HINT"), "f16");
+  nlohmann::json j = PlatformToJson(*p);
+  EXPECT_EQ(j["cpu0"]["runtime"], "openvino");
+  EXPECT_EQ(j["cpu0"]["device"], "GPU.1");
+  EXPECT_FALSE(j["cpu0"].contains("provider"));
+  auto plain = ParsePus("    runtime: openvino\n");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->pus[0].OpenVinoDevice(), "CPU");
+  ASSERT_TRUE(ApplyOverride(*plain, "cpu0.device=NPU").ok());
+  EXPECT_EQ(plain->pus[0].OpenVinoDevice(), "NPU");
+
+  auto bident = LoadPlatform("bident-lunar-lake");
+  ASSERT_TRUE(bident.ok()) << bident.status().message();
+  ASSERT_EQ(bident->pus.size(), 3u);
+  const char* devices[] = {"CPU", "GPU", "NPU"};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(bident->pus[i].OpenVino());
+    EXPECT_EQ(bident->pus[i].OpenVinoDevice(), devices[i]);
+    EXPECT_EQ(bident->pus[i].cost_source, CostSource::kProfile);
+  }
+}
+
+TEST(PuRuntime, OpenVinoMisconfigurationsAreOneLineErrors) {
+  const Case cases[] = {
+      {"    runtime: tvm\n", "pus[0].runtime", "use one of: onnxruntime, openvino"},
+      {"    device: GPU\n", "pus[0].device", "add runtime: openvino"},
+      {"    runtime: openvino\n    provider: cuda\n", "pus[0].provider", "name the OpenVINO device with device:"},
+      {"    runtime: openvino\n    cores: [0]\n", "pus[0].cores", "OpenVINO places its own threads"},
+      {"    runtime: openvino\n    device: \"HETERO:GPU,CPU\"\n", "pus[0].device", "not an OpenVINO device name"},
+  };
+  ExpectOneLineErrors(cases);
+  auto cim = ParsePlatformYaml("name: p\npus:\n  - {name: c, kind: cim, runtime: openvino}\n", "p.yaml");
+  ASSERT_FALSE(cim.ok());
+  EXPECT_HAS(cim.status().message(), "pus[0].runtime");
+  EXPECT_HAS(cim.status().message(), "PUs of kind cpu, gpu or npu");
 }
 
 }  // namespace

@@ -29,6 +29,10 @@ struct ProfileOptions {
   std::string provider = "cpu";
   std::map<std::string, std::string> provider_options;
   std::vector<int> cores;
+  // The runtime that measures: "onnxruntime" (the above) or "openvino"
+  // (ProfileOpenVino: `device`, with `provider_options` as its properties).
+  std::string runtime = "onnxruntime";
+  std::string device;
   int warmup = 20;      // untimed runs before timing (BIDENT: 20)
   int runs = 200;       // timed runs per operator (BIDENT: 200)
   // Timed runs of the whole model (with and without ORT's profiler); unset:
@@ -84,12 +88,30 @@ int ProfileWholeModelRuns(const ProfileOptions& o, int operators);
 Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu_name,
                                      const ProfileOptions& o);
 
+// BIDENT's measurement with OpenVINO (docs/openvino.md): the whole model
+// compiled on `o.device` with per-node counters on, warm-up then `runs`
+// inferences; each executed node's mean time goes to the operators whose
+// ONNX nodes it covers (its originalLayersNames, and the nodes no executed
+// node names, through the graph), split by their work where it covers
+// several. Every operator gets a row (0 µs where OpenVINO folded it away);
+// the meta says how many ONNX nodes were named and attributed, how many
+// executed nodes were split and the sum of operators against the whole
+// model's median. No boundary fit, no in-context run, no memory budget.
+// Cached like ProfileOnnxRuntime (the key adds the runtime, device, OpenVINO
+// version and properties). Errors: no OpenVINO in this build, a model with
+// external data, anything OpenVINO refuses (quoted in one line).
+Result<CostTable> ProfileOpenVino(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o);
+
+// ProfileOnnxRuntime or ProfileOpenVino, by `o.runtime`.
+Result<CostTable> ProfileOperators(const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o);
+
 // `o` with the PU's threads, provider, provider options and cores.
 ProfileOptions ForPu(ProfileOptions o, const ProcessingUnit& pu);
 
 // Whether this machine can run `pu` as configured: its provider is in the
 // installed ONNX Runtime (else one line naming it and the available ones)
-// and its cores are ones this process may use. `where` names the PU in the
+// and its cores are ones this process may use; for runtime: openvino, that
+// this build has OpenVINO and its device is on this machine. `where` names the PU in the
 // message, e.g. "platforms/host-2core.yaml: pus[1] (cpu1)".
 Status CheckPuRuntime(const ProcessingUnit& pu, const std::string& where);
 // CheckPuRuntime on the PUs of `platform` named in `pus`: every provider

@@ -33,6 +33,9 @@ struct PlanFileDevice {
   std::string provider = "cpu";
   std::map<std::string, std::string> provider_options;
   std::vector<int> cores;
+  // The platform's `runtime` ("onnxruntime", or "openvino" with its device).
+  std::string runtime = "onnxruntime";
+  std::string device;
 
   bool spatial() const { return execution == "spatial"; }
   // Runs here for real (a CPU, or a PU measured with ONNX Runtime) rather

@@ -188,6 +188,15 @@ struct ProcessingUnit {
   std::string provider = "cpu";
   std::map<std::string, std::string> provider_options;
   std::vector<int> cores;
+  // The runtime that measures and runs the PU: "onnxruntime" (the default,
+  // configured by `provider`) or "openvino" (docs/openvino.md), which runs
+  // it on the OpenVINO device `device` (CPU, GPU, GPU.1, NPU, ...; empty:
+  // CPU) and takes `provider_options` as that device's properties
+  // (INFERENCE_PRECISION_HINT: bf16, ...).
+  std::string runtime = "onnxruntime";
+  std::string device;
+  bool OpenVino() const { return runtime == "openvino"; }
+  std::string OpenVinoDevice() const { return device.empty() ? std::string("CPU") : device; }
   std::string table;    // CSV path for cost: table; LoadPlatform resolves it against the YAML's folder
   CimParams cim;        // meaningful for kind kCim
   RooflineParams roofline;  // meaningful for cost kRoofline
@@ -228,6 +237,9 @@ inline constexpr int kMaxCoreId = 4095;
 // the installed ONNX Runtime has one is checked where it is used
 // (cost/pu_runtime.h), not here: a platform file describes hardware that
 // need not be this machine.
+// The runtimes a PU may name (`runtime:`).
+inline constexpr std::array<std::string_view, 2> kRuntimes = {"onnxruntime", "openvino"};
+
 inline constexpr std::array<std::string_view, 13> kKnownProviders = {
     "cpu", "cuda", "tensorrt", "rocm", "openvino", "dnnl", "qnn", "snpe", "xnnpack", "coreml", "vitisai", "webgpu",
     "azure"};
