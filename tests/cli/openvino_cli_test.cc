@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "ov/openvino.h"
 #include "testing/helpers.h"
 #include "testing/scratch.h"
 
@@ -34,6 +35,7 @@ fs::path WritePlatform(const fs::path& dir, const std::string& second_device) {
 }
 
 TEST(CliOpenVino, APlatformMeasuredWithBothRuntimesPlansValidatesAndIsNotSplitYet) {
+  if (!hetplan::ov_runtime::Built()) GTEST_SKIP() << "this build has no OpenVINO (scripts/setup_openvino.sh)";
   const fs::path d = hetplan::test_util::FreshDir("hetplan_cli_ov_", "ok");
   const fs::path platform = WritePlatform(d, "CPU");
   CmdResult r = Hetplan("map " + kResnet18 + " --platform " + platform.string() + " --warmup 2 --runs 5 --out " +
@@ -54,6 +56,7 @@ TEST(CliOpenVino, APlatformMeasuredWithBothRuntimesPlansValidatesAndIsNotSplitYe
 }
 
 TEST(CliOpenVino, ADeviceThisMachineLacksIsRefusedBeforeMeasuring) {
+  if (!hetplan::ov_runtime::Built()) GTEST_SKIP() << "this build has no OpenVINO (scripts/setup_openvino.sh)";
   const fs::path d = hetplan::test_util::FreshDir("hetplan_cli_ov_", "gpu");
   const fs::path platform = WritePlatform(d, "GPU");
   CmdResult r = Hetplan("map " + kResnet18 + " --platform " + platform.string() + " --out " + (d / "s.json").string());
@@ -74,6 +77,7 @@ namespace {
 // `run SCHEDULE --hetero`: the plan compiled as one model on HETERO, its two
 // PUs on two OpenVINO devices (the CPU plugin registered again as CPUB).
 TEST(CliOpenVino, APlanRunsAsOneHeteroModelWithTheUnsplitOutputs) {
+  if (!hetplan::ov_runtime::Built()) GTEST_SKIP() << "this build has no OpenVINO (scripts/setup_openvino.sh)";
   for (const std::string model : {"resnet18", "resnet18_int8"}) {
     const std::string path = hetplan::test_util::Zoo(model);
     if (!fs::exists(path)) GTEST_SKIP() << path << " not built";
