@@ -108,6 +108,9 @@ class CMakeExtension(build_ext):
         if not configured:
             cmd = ["cmake", "-S", ROOT, "-B", out, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                    "-DHETPLAN_BUILD_TESTS=OFF", "-DHETPLAN_BUILD_BENCH=OFF", "-DHETPLAN_MPI=OFF",
+                   # The package carries ONNX Runtime's library, not OpenVINO's 162 MB of libraries: there a
+                   # runtime: openvino PU is refused in one line (docs/python.md); the build tree's module has it.
+                   "-DHETPLAN_OPENVINO=OFF",
                    f"-DHETPLAN_PYTHON={sys.executable}"]
             pybind11 = pybind11_dir()
             if pybind11:
