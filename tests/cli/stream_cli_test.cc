@@ -22,9 +22,13 @@ using hetplan::test_util::Hetplan;
 using hetplan::test_util::kResnet18;
 using hetplan::test_util::ReadJson;
 
+// Every plan of one test shares the test's own profile cache: the default one (.cache/hetplan in the working
+// folder) is shared with the tests running beside it, and two that profile the same key at once leave each run
+// with the costs of whichever profile it read (seen 2026-12-08: a free and a capped plan of the same test planned
+// from two different profiles, so the capped run's bound fell below the free optimum).
 std::string Plan(const fs::path& out, const std::string& extra) {
-  return "partition " + kResnet18 + " --platform klein-arm --warmup 1 --runs 2 --threads 1 --out " + out.string() +
-         " " + extra;
+  return "partition " + kResnet18 + " --platform klein-arm --warmup 1 --runs 2 --threads 1 --cache-dir " +
+         (out.parent_path() / "cache").string() + " --out " + out.string() + " " + extra;
 }
 
 TEST(CliStream, ThroughputPlanIsProvenValidatedAndNoSlowerThanTheLatencyPlan) {
@@ -80,7 +84,10 @@ TEST(CliStream, MaxLatencyBoundsOneInput) {
   const double fastest = ReadJson(d / "l.json")["makespan_us"].get<double>();
   const double cap = 1.5 * fastest;
   ASSERT_GT(free["makespan_us"].get<double>(), cap) << "the test wants a cap the unbounded plan misses";
-  CmdResult r = Hetplan(Plan(d / "cap.json", "--objective throughput --max-latency " + std::to_string(cap)));
+  // 60 s: the MIP with the latency bound does not finish on ResNet-18 (it ran to the default 600 s here); the
+  // checks below hold for whatever it has found by then.
+  CmdResult r = Hetplan(Plan(d / "cap.json", "--objective throughput --time-limit 60 --max-latency " +
+                                                 std::to_string(cap)));
   ASSERT_EQ(r.code, 0) << r.out;
   const auto s = ReadJson(d / "cap.json");
   EXPECT_LE(s["makespan_us"].get<double>(), cap * (1 + 1e-9));
@@ -88,6 +95,7 @@ TEST(CliStream, MaxLatencyBoundsOneInput) {
   // The unbounded optimum is a bound; optimal only where the bound is met.
   const double bound = s["solver"]["bound"].get<double>();
   EXPECT_GE(bound, free["initiation_interval_us"].get<double>() * (1 - 1e-9));
+  EXPECT_LE(bound, s["initiation_interval_us"].get<double>() * (1 + 1e-9));
   const std::string status = s["solver"]["status"].get<std::string>();
   EXPECT_TRUE(status == "heuristic" || status == "optimal" || status == "feasible") << status;
   if (status == "optimal") {
