@@ -196,21 +196,6 @@ Result<std::string> WholeModelBytes(const LoadedModel& m) {
 
 using cost_internal::CacheFile;
 
-// A cached table is used only when it is whole and made for this model under
-// this key; anything else (missing, corrupt, foreign) means measuring again.
-std::optional<CostTable> LoadCached(const LoadedModel& m, const std::string& pu_name,
-                                    const std::string& dir, const std::string& key) {
-  std::optional<CostTable> t = cost_internal::LoadCachedTable(m, dir, key);
-  if (!t) return std::nullopt;
-  if (!CheckCostTable(*t, m.graph, CacheFile(dir, key, ".json").string()).ok() || !t->model_median_us) {
-    return std::nullopt;
-  }
-  for (const Operator& op : m.graph.operators()) {
-    if (t->Find(op.name, pu_name) == nullptr) return std::nullopt;
-  }
-  return t;
-}
-
 // Each operator alone, its in-context share beside it: a row of `t` each;
 // the medians added to `sum_us`, the planned costs to `planned_us`.
 Status MeasureOperators(Ort::Env& env, const LoadedModel& m, const std::string& pu_name, const ProfileOptions& o,
@@ -502,6 +487,19 @@ std::optional<CostTable> LoadCachedTable(const LoadedModel& m, const std::string
   return std::move(t).value();
 }
 
+std::optional<CostTable> LoadWholeCachedTable(const LoadedModel& m, const std::string& pu_name, const std::string& dir,
+                                              const std::string& key) {
+  std::optional<CostTable> t = LoadCachedTable(m, dir, key);
+  if (!t) return std::nullopt;
+  if (!CheckCostTable(*t, m.graph, CacheFile(dir, key, ".json").string()).ok() || !t->model_median_us) {
+    return std::nullopt;
+  }
+  for (const Operator& op : m.graph.operators()) {
+    if (t->Find(op.name, pu_name) == nullptr) return std::nullopt;
+  }
+  return t;
+}
+
 void StoreInCache(const std::string& dir, const std::string& key, CostTable* t) {
   // A table the memory budget cut short (cuts or the in-context run left
   // out) is not what the key promises: used, never cached.
@@ -695,7 +693,7 @@ Result<CostTable> ProfileOnnxRuntime(const LoadedModel& m, const std::string& pu
   std::string key;
   if (!o.cache_dir.empty()) {
     key = ProfileCacheKey(m, pu_name, o);
-    if (auto cached = LoadCached(m, pu_name, o.cache_dir, key)) {
+    if (auto cached = cost_internal::LoadWholeCachedTable(m, pu_name, o.cache_dir, key)) {
       cached->meta["cache"] = "hit";
       cached->meta["cache_file"] = CacheFile(o.cache_dir, key, ".json").string();
       return std::move(*cached);

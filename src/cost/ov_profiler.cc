@@ -135,15 +135,10 @@ Result<CostTable> ProfileOpenVino(const LoadedModel& m, const std::string& pu_na
   std::string key;
   if (!o.cache_dir.empty()) {
     key = ProfileCacheKey(m, pu_name, o);
-    if (auto cached = cost_internal::LoadCachedTable(m, o.cache_dir, key)) {
-      bool whole = CheckCostTable(*cached, m.graph, CacheFile(o.cache_dir, key, ".json").string()).ok() &&
-                   cached->model_median_us.has_value();
-      for (const Operator& op : m.graph.operators()) whole = whole && cached->Find(op.name, pu_name) != nullptr;
-      if (whole) {
-        cached->meta["cache"] = "hit";
-        cached->meta["cache_file"] = CacheFile(o.cache_dir, key, ".json").string();
-        return std::move(*cached);
-      }
+    if (auto cached = cost_internal::LoadWholeCachedTable(m, pu_name, o.cache_dir, key)) {
+      cached->meta["cache"] = "hit";
+      cached->meta["cache_file"] = CacheFile(o.cache_dir, key, ".json").string();
+      return std::move(*cached);
     }
   }
   HETPLAN_ASSIGN_OR_RETURN(CostTable t, MeasureOpenVino(m, pu_name, o));

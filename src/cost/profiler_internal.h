@@ -36,6 +36,11 @@ inline std::filesystem::path CacheFile(const std::string& dir, const std::string
 // measured, and names this key and m's SHA-256; nullopt otherwise (missing,
 // corrupt, foreign: measure again). Each profiler adds its own completeness check.
 std::optional<CostTable> LoadCachedTable(const LoadedModel& m, const std::string& dir, const std::string& key);
+// LoadCachedTable, used only when it is whole: it checks against m's graph,
+// has the whole model's time and a row for every operator on `pu_name` (the
+// host profilers' caches, ONNX Runtime's and OpenVINO's).
+std::optional<CostTable> LoadWholeCachedTable(const LoadedModel& m, const std::string& pu_name, const std::string& dir,
+                                              const std::string& key);
 
 // Writes a freshly measured `t` to <dir>/<key>.csv and .json (a write error
 // goes to meta cache_error, not to the caller) and sets meta cache_key,

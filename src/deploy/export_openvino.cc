@@ -51,9 +51,9 @@ Result<std::map<std::string, std::string>> DevicesOf(const PlanFile& plan, const
 
 // The affinity, and the number of segments the plan splits the model into
 // (PlanSegments over the operators in their start order) into `segments`.
-Result<OpenVinoAffinity> Affinity(const std::string& schedule_path, const std::map<std::string, std::string>& devices,
-                                  const SplitOptions& options, int* segments) {
-  HETPLAN_ASSIGN_OR_RETURN(const deploy_internal::ScheduleFile file, deploy_internal::ReadScheduleFile(schedule_path));
+Result<OpenVinoAffinity> Affinity(const deploy_internal::ScheduleFile& file, const std::string& schedule_path,
+                                  const std::map<std::string, std::string>& devices, const SplitOptions& options,
+                                  int* segments) {
   const PlanFile& plan = file.plan;
   if (plan.requests.size() > 1) {
     return Error(ErrorCode::kUnsupported, "{}: a plan of {} requests is not one model's placement; export a "
@@ -110,15 +110,15 @@ Result<OpenVinoAffinity> Affinity(const std::string& schedule_path, const std::m
     out.affinity[op.name] = device;
   }
   out.operations = static_cast<int>(out.affinity.size());
-  std::vector<std::string> priorities;  // the platform's order
-  for (const PlanFileDevice& d : plan.devices) {
+  for (const PlanFileDevice& d : plan.devices) {  // the platform's order
     auto it = device_of_pu.find(d.name);
     if (it != device_of_pu.end() && out.per_device.count(it->second) &&
-        std::find(priorities.begin(), priorities.end(), it->second) == priorities.end()) {
-      priorities.push_back(it->second);
+        std::find(out.devices.begin(), out.devices.end(), it->second) == out.devices.end()) {
+      out.devices.push_back(it->second);
     }
   }
-  out.device = fmt::format("HETERO:{}", fmt::join(priorities, ","));
+  out.device = fmt::format("HETERO:{}", fmt::join(out.devices, ","));
+  out.pu_devices = device_of_pu;
   out.hetero = {{"format", "hetplan-openvino-affinity"},
                 {"schedule", fs::path(schedule_path).filename().string()},
                 {"model", {{"file", model.path}, {"sha256", model.sha256}}},
@@ -141,8 +141,9 @@ Result<OpenVinoAffinity> Affinity(const std::string& schedule_path, const std::m
 Result<OpenVinoAffinity> MakeOpenVinoAffinity(const std::string& schedule_path,
                                               const std::map<std::string, std::string>& devices,
                                               const SplitOptions& options) {
+  HETPLAN_ASSIGN_OR_RETURN(const deploy_internal::ScheduleFile file, deploy_internal::ReadScheduleFile(schedule_path));
   int segments = 0;
-  return Affinity(schedule_path, devices, options, &segments);
+  return Affinity(file, schedule_path, devices, options, &segments);
 }
 
 Result<OpenVinoAffinity> ExportOpenVinoAffinity(const std::string& schedule_path, const std::string& out_dir,
@@ -159,24 +160,20 @@ Result<OpenVinoAffinity> ExportOpenVinoAffinity(const std::string& schedule_path
 
 Result<HeteroRunReport> RunOnHetero(const std::string& schedule_path, const HeteroRunOptions& options) {
   HeteroRunReport out;
-  HETPLAN_ASSIGN_OR_RETURN(out.affinity, Affinity(schedule_path, options.devices, options.split, &out.plan_segments));
   HETPLAN_ASSIGN_OR_RETURN(const deploy_internal::ScheduleFile file, deploy_internal::ReadScheduleFile(schedule_path));
+  HETPLAN_ASSIGN_OR_RETURN(out.affinity,
+                           Affinity(file, schedule_path, options.devices, options.split, &out.plan_segments));
   out.planned_us = file.plan.makespan_us;
   ov_runtime::HeteroRequest r;
   r.model_path = out.affinity.model_file;
   for (const auto& [name, device] : out.affinity.affinity.items()) r.affinity[name] = device.get<std::string>();
-  const std::string list = out.affinity.device.substr(std::string("HETERO:").size());
-  for (size_t start = 0; start <= list.size();) {
-    const size_t end = std::min(list.find(',', start), list.size());
-    r.devices.push_back(list.substr(start, end - start));
-    start = end + 1;
-  }
+  r.devices = out.affinity.devices;
   r.plugins = options.plugins;
   // Each CPU device with the threads its PUs were planned with (the most of them).
   for (const PlanFileDevice& d : file.plan.devices) {
-    auto it = out.affinity.hetero["pu_devices"].find(d.name);
-    if (it == out.affinity.hetero["pu_devices"].end()) continue;
-    int& t = r.threads[it->get<std::string>()];
+    auto it = out.affinity.pu_devices.find(d.name);
+    if (it == out.affinity.pu_devices.end()) continue;
+    int& t = r.threads[it->second];
     t = std::max(t, std::max(d.threads, 1));
   }
   r.warmup = options.warmup;

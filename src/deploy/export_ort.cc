@@ -15,6 +15,7 @@
 #include <set>
 
 #include "deploy/split_internal.h"
+#include "hetplan/graph/graph_walk.h"
 #include "hetplan/platform/platform.h"
 #include "hetplan/util/io.h"
 #include "ort/session.h"
@@ -190,7 +191,10 @@ Result<OrtLayerAssignment> ExportOrtLayerAssignment(const std::string& schedule_
   HETPLAN_ASSIGN_OR_RETURN(LoadedModel model, deploy_internal::LoadScheduleModel(plan, schedule_path, options, false));
   HETPLAN_ASSIGN_OR_RETURN(onnx::ModelProto source, deploy_internal::ReadPlannedFile(model));
   std::vector<std::string> pu = deploy_internal::PlannedPuOfFileNodes(plan, model, source);
-  deploy_internal::FillThroughFileGraph(source, &pu);
+  // A node the plan folded away: its nearest reader's PU, else its nearest writer's.
+  FillFromNeighbours(
+      source.graph(), [&](int i) { return !pu[static_cast<size_t>(i)].empty(); },
+      [&](int to, int from) { pu[static_cast<size_t>(to)] = pu[static_cast<size_t>(from)]; });
   std::set<std::string> names;
   for (const auto& n : source.graph().node()) names.insert(n.name());
   auto* g = source.mutable_graph();

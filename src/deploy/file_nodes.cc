@@ -42,28 +42,4 @@ std::vector<std::string> PlannedPuOfFileNodes(const PlanFile& plan, const Loaded
   return pu;
 }
 
-void FillThroughFileGraph(const onnx::ModelProto& source, std::vector<std::string>* pu) {
-  const auto& nodes = source.graph().node();
-  std::unordered_map<std::string, std::vector<int>> readers;
-  std::unordered_map<std::string, int> writer;
-  for (int i = 0; i < nodes.size(); ++i) {
-    for (const std::string& t : nodes[i].input()) readers[t].push_back(i);
-    for (const std::string& t : nodes[i].output()) writer[t] = i;
-  }
-  auto& p = *pu;
-  for (int i = nodes.size(); i-- > 0;) {  // readers first (the file is in topological order)
-    for (const std::string& t : nodes[i].output()) {
-      for (int c : readers[t]) {
-        if (p[static_cast<size_t>(i)].empty()) p[static_cast<size_t>(i)] = p[static_cast<size_t>(c)];
-      }
-    }
-  }
-  for (int i = 0; i < nodes.size(); ++i) {
-    for (const std::string& t : nodes[i].input()) {
-      auto w = writer.find(t);
-      if (w != writer.end() && p[static_cast<size_t>(i)].empty()) p[static_cast<size_t>(i)] = p[static_cast<size_t>(w->second)];
-    }
-  }
-}
-
 }  // namespace hetplan::deploy_internal

@@ -44,9 +44,6 @@ Result<onnx::ModelProto> ReadPlannedFile(const LoadedModel& model);
 // import folded away (shape arithmetic).
 std::vector<std::string> PlannedPuOfFileNodes(const PlanFile& plan, const LoadedModel& model,
                                               const onnx::ModelProto& source);
-// Gives each node of `source` without a PU in `pu` its nearest reader's,
-// else its nearest writer's (the file's nodes in topological order).
-void FillThroughFileGraph(const onnx::ModelProto& source, std::vector<std::string>* pu);
 
 // Ok when every PU of the plan runs on ONNX Runtime (what split and run
 // execute); else one line naming the first OpenVINO PU.

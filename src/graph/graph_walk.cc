@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include <unordered_map>
+#include <vector>
+
 namespace hetplan {
 
 Status ForEachGraph(onnx::GraphProto* g, const std::function<Status(onnx::GraphProto*)>& f) {
@@ -40,6 +43,29 @@ Status ForEachStoredTensor(onnx::GraphProto* g,
     }
     return Status::Ok();
   });
+}
+
+void FillFromNeighbours(const onnx::GraphProto& g, const std::function<bool(int)>& has,
+                        const std::function<void(int to, int from)>& take) {
+  std::unordered_map<std::string, std::vector<int>> readers;
+  std::unordered_map<std::string, int> writer;
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const std::string& t : g.node(i).input()) readers[t].push_back(i);
+    for (const std::string& t : g.node(i).output()) writer[t] = i;
+  }
+  for (int i = g.node_size(); i-- > 0;) {  // readers come later: theirs are settled first
+    for (const std::string& t : g.node(i).output()) {
+      for (int c : readers[t]) {
+        if (!has(i) && has(c)) take(i, c);
+      }
+    }
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const std::string& t : g.node(i).input()) {
+      auto w = writer.find(t);
+      if (!has(i) && w != writer.end() && has(w->second)) take(i, w->second);
+    }
+  }
 }
 
 }  // namespace hetplan

@@ -4,6 +4,8 @@
 // docs/openvino.md.
 #include "ov/openvino.h"
 
+#include "hetplan/graph/graph_walk.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -289,30 +291,10 @@ Result<ModelProfile> Profile(const onnx::ModelProto& model, const std::string& l
   // Relus folded into a FakeQuantize): to the executed node of the nearest
   // consumer, else of the nearest producer (the graph is topologically sorted).
   const auto& g = model.graph();
-  std::unordered_map<std::string, std::vector<int>> readers;
-  std::unordered_map<std::string, int> writer;
-  for (int i = 0; i < g.node_size(); ++i) {
-    for (const std::string& t : g.node(i).input()) readers[t].push_back(i);
-    for (const std::string& t : g.node(i).output()) writer[t] = i;
-  }
   std::vector<int> got = owner;
-  for (int i = g.node_size(); i-- > 0;) {
-    if (got[static_cast<size_t>(i)] >= 0) continue;
-    for (const std::string& t : g.node(i).output()) {
-      for (int c : readers[t]) {
-        if (got[static_cast<size_t>(c)] >= 0 && got[static_cast<size_t>(i)] < 0) got[static_cast<size_t>(i)] = got[static_cast<size_t>(c)];
-      }
-    }
-  }
-  for (int i = 0; i < g.node_size(); ++i) {
-    if (got[static_cast<size_t>(i)] >= 0) continue;
-    for (const std::string& t : g.node(i).input()) {
-      auto w = writer.find(t);
-      if (w != writer.end() && got[static_cast<size_t>(w->second)] >= 0 && got[static_cast<size_t>(i)] < 0) {
-        got[static_cast<size_t>(i)] = got[static_cast<size_t>(w->second)];
-      }
-    }
-  }
+  FillFromNeighbours(
+      g, [&](int i) { return got[static_cast<size_t>(i)] >= 0; },
+      [&](int to, int from) { got[static_cast<size_t>(to)] = got[static_cast<size_t>(from)]; });
   for (int i = 0; i < g.node_size(); ++i) {
     const int e = got[static_cast<size_t>(i)];
     if (owner[static_cast<size_t>(i)] >= 0 || e < 0) continue;

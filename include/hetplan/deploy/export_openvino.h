@@ -26,6 +26,8 @@ struct OpenVinoAffinity {
   nlohmann::json hetero;                   // hetero.json: model, device string, counts
   std::map<std::string, int> per_device;   // operations per device
   std::string device;                      // "HETERO:CPU,GPU": what to compile on
+  std::vector<std::string> devices;        // its devices, in HETERO's priority order (the platform's)
+  std::map<std::string, std::string> pu_devices;  // each PU's OpenVINO device
   std::string model_file;
   int operations = 0;
 };

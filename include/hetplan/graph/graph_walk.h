@@ -25,4 +25,13 @@ Status ForEachGraph(onnx::GraphProto* g, const std::function<Status(onnx::GraphP
 Status ForEachStoredTensor(onnx::GraphProto* g,
                            const std::function<Status(onnx::TensorProto*, const std::string& what)>& f);
 
+// For each node of `g` (its nodes in topological order) that has no value
+// yet (`has(i)` false): the value of its nearest reader that has one (a pass
+// from the last node back), else of its nearest writer (a pass forward);
+// `take(i, j)` gives node i node j's value. What the exports and the
+// OpenVINO profiler give the nodes no planned or executed operation names
+// (folded shape arithmetic, a QDQ graph's DequantizeLinear).
+void FillFromNeighbours(const onnx::GraphProto& g, const std::function<bool(int)>& has,
+                        const std::function<void(int to, int from)>& take);
+
 }  // namespace hetplan
